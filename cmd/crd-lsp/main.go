@@ -1,0 +1,172 @@
+// Command crd-lsp is a language server and checker for Kubernetes CRD and
+// Crossplane YAML. See `crd-lsp help`.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/crd-lsp/crd-lsp/internal/lsp"
+)
+
+// Set with -ldflags "-X main.version=... -X main.commit=...".
+var (
+	version = "0.1.0-dev"
+	commit  = ""
+)
+
+const usage = `crd-lsp — a language server and checker for Kubernetes CRD and Crossplane YAML
+
+Usage:
+  crd-lsp [serve] [--stdio] [--log-level LEVEL]   speak LSP on stdin/stdout (the default)
+  crd-lsp check [flags] PATH...                   validate files or folders ("-" reads stdin)
+  crd-lsp version                                 print version, commit and Go version
+  crd-lsp help [COMMAND]                          show this help, or a command's flags
+
+Logs go to stderr only. The level comes from --log-level or the CRD_LSP_LOG
+environment variable: debug, info, warn (default) or error.
+
+Editors start "crd-lsp" (VS Code appends --stdio). Settings are read from the
+crdLsp section of workspace/configuration and from initializationOptions.
+
+Later releases add: render (preview what a Composition creates) and pull
+(pre-fill the package cache for CI).
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(args, stdin, stdout, stderr)
+	case "check":
+		return check(args, stdin, stdout, stderr)
+	case "version":
+		fmt.Fprintf(stdout, "crd-lsp %s\ncommit: %s\ngo: %s %s/%s\n", version, commitID(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return 0
+	case "help", "-h", "--help":
+		if len(args) > 0 && args[0] == "check" {
+			fs := checkFlags(stdout)
+			fmt.Fprint(stdout, checkUsage)
+			fs.PrintDefaults()
+			return 0
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "crd-lsp: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+}
+
+func commitID() string {
+	if commit != "" {
+		return commit
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return "unknown"
+}
+
+// newLogger logs to stderr at the level from the flag, else CRD_LSP_LOG.
+func newLogger(stderr io.Writer, flagLevel string) (*slog.Logger, error) {
+	level := flagLevel
+	if level == "" {
+		level = os.Getenv("CRD_LSP_LOG")
+	}
+	var l slog.Level
+	switch strings.ToLower(level) {
+	case "", "warn", "warning":
+		l = slog.LevelWarn
+	case "debug", "trace":
+		l = slog.LevelDebug
+	case "info":
+		l = slog.LevelInfo
+	case "error":
+		l = slog.LevelError
+	default:
+		return nil, fmt.Errorf("unknown log level %q (want debug, info, warn or error)", level)
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: l})), nil
+}
+
+func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var logLevel string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--stdio" || a == "-stdio":
+			// stdio is the only transport; accepted because VS Code appends it.
+		case a == "--log-level" || a == "-log-level":
+			if i+1 >= len(args) {
+				fmt.Fprintln(stderr, "crd-lsp: --log-level needs a value")
+				return 2
+			}
+			i++
+			logLevel = args[i]
+		case strings.HasPrefix(a, "--log-level=") || strings.HasPrefix(a, "-log-level="):
+			logLevel = a[strings.Index(a, "=")+1:]
+		case strings.HasPrefix(a, "--clientProcessId") || strings.HasPrefix(a, "--node-ipc") || strings.HasPrefix(a, "--socket"):
+			fmt.Fprintf(stderr, "crd-lsp: %s is not supported; use stdio\n", a)
+			return 2
+		default:
+			fmt.Fprintf(stderr, "crd-lsp: unknown flag %q for serve\n\n%s", a, usage)
+			return 2
+		}
+	}
+	log, err := newLogger(stderr, logLevel)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Logger: log, Version: version})
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, lsp.ErrExitWithoutShutdown):
+		return 1
+	case errors.Is(err, io.EOF):
+		log.Info("client closed the connection")
+		return 1
+	default:
+		log.Error("server stopped", "error", err)
+		return 1
+	}
+}
+
+// stdio joins stdin and stdout into the stream Serve wants.
+type stdio struct {
+	in  io.Reader
+	out io.Writer
+}
+
+func (s stdio) Read(p []byte) (int, error)  { return s.in.Read(p) }
+func (s stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
+func (s stdio) Close() error {
+	if c, ok := s.in.(io.Closer); ok {
+		_ = c.Close()
+	}
+	return nil
+}

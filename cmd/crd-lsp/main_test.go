@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	code, out, _ := runCmd(t, "", "version")
+	if code != 0 || !strings.Contains(out, "crd-lsp "+version) || !strings.Contains(out, runtime.Version()) || !strings.Contains(out, "commit: ") {
+		t.Errorf("version: code %d, output %q", code, out)
+	}
+	code, out, _ = runCmd(t, "", "help")
+	for _, want := range []string{"serve", "check", "version", "--log-level", "CRD_LSP_LOG", "render", "pull"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("help lacks %q (code %d)", want, code)
+		}
+	}
+	code, out, _ = runCmd(t, "", "help", "check")
+	if code != 0 || !strings.Contains(out, "-schemas") || !strings.Contains(out, "-output") {
+		t.Errorf("help check: code %d, %q", code, out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"frobnicate"},
+		{"check"},
+		{"check", "--output", "xml", "x.yaml"},
+		{"check", "--unknown-kind", "loud", "x.yaml"},
+		{"check", "does/not/exist.yaml"},
+		{"serve", "--log-level"},
+		{"serve", "--log-level", "chatty"},
+		{"--socket=1234"},
+	} {
+		if code, _, errOut := runCmd(t, "", args...); code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 with a message", args, code, errOut)
+		}
+	}
+}

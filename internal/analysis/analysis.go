@@ -1,0 +1,174 @@
+// Package analysis is crd-lsp's language logic: it takes an immutable parsed
+// file (internal/document) and an immutable schema snapshot
+// (internal/schemas) and returns plain results positioned by byte spans.
+//
+// Invariants: no LSP or JSON-RPC types, no network, no file-system access;
+// every function is safe to call concurrently on shared snapshots and honours
+// ctx cancellation. Results never depend on anything but the arguments.
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
+
+// Severity of a Diagnostic, ordered as LSP orders them.
+type Severity int
+
+const (
+	SeverityError Severity = iota + 1
+	SeverityWarning
+	SeverityInfo
+	SeverityHint
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SeverityError:
+		return "error"
+	case SeverityWarning:
+		return "warning"
+	case SeverityInfo:
+		return "info"
+	case SeverityHint:
+		return "hint"
+	}
+	return "unknown"
+}
+
+// ParseSeverity maps a setting value to a Severity; ok is false for "ignore",
+// "off" and "none", and for unrecognised values (callers keep their default).
+func ParseSeverity(s string) (sev Severity, ok bool) {
+	switch strings.ToLower(s) {
+	case "error":
+		return SeverityError, true
+	case "warning", "warn":
+		return SeverityWarning, true
+	case "info", "information":
+		return SeverityInfo, true
+	case "hint":
+		return SeverityHint, true
+	}
+	return 0, false
+}
+
+// Diagnostic is one problem found in a file.
+type Diagnostic struct {
+	Span     document.Span
+	Severity Severity
+	// Code is stable across releases; users and tests key on it.
+	Code    string
+	Message string
+}
+
+// Env is everything besides the file that analysis depends on.
+type Env struct {
+	Schemas *schemas.Store
+	// UnknownKind is the severity of "no schema for this kind"; zero silences it.
+	UnknownKind Severity
+}
+
+// Diagnose returns every diagnostic of f, sorted by position.
+func Diagnose(ctx context.Context, f *document.File, env Env) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range f.Docs {
+		if ctx.Err() != nil {
+			return nil
+		}
+		out = append(out, diagnoseDoc(ctx, d, env)...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Span.Start != out[j].Span.Start {
+			return out[i].Span.Start < out[j].Span.Start
+		}
+		return out[i].Message < out[j].Message
+	})
+	return out
+}
+
+func diagnoseDoc(ctx context.Context, d *document.Doc, env Env) []Diagnostic {
+	var out []Diagnostic
+	for _, e := range d.Errors {
+		out = append(out, Diagnostic{Span: e.Span, Severity: SeverityError, Code: "yaml-syntax", Message: e.Message})
+	}
+	if len(d.Errors) > 0 || d.Root == nil {
+		return out
+	}
+	obj, err := d.Object()
+	if err != nil {
+		return append(out, Diagnostic{Span: d.File.NodeSpan(d.Root), Severity: SeverityError, Code: "yaml-value", Message: err.Error()})
+	}
+	m, ok := obj.(map[string]any)
+	if !ok {
+		return out
+	}
+	return append(out, validateObject(ctx, d, m, env)...)
+}
+
+// resourceHeader reads apiVersion and kind. ok is false when the document is
+// not a Kubernetes object at all (neither field present), which is not an
+// error: plenty of YAML in a repository is something else.
+func resourceHeader(d *document.Doc, m map[string]any) (gvk schemas.GVK, diags []Diagnostic, ok bool) {
+	apiVersion, hasAV := m["apiVersion"]
+	kind, hasKind := m["kind"]
+	if !hasAV && !hasKind {
+		return gvk, nil, false
+	}
+	av, avOK := apiVersion.(string)
+	k, kOK := kind.(string)
+	switch {
+	case !hasAV:
+		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, true, SeverityError, "missing-apiversion", "missing required field \"apiVersion\"")}, false
+	case !hasKind:
+		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, SeverityError, "missing-kind", "missing required field \"kind\"")}, false
+	case !avOK || av == "":
+		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "type", "apiVersion must be a non-empty string such as \"apps/v1\"")}, false
+	case !kOK || k == "":
+		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, SeverityError, "type", "kind must be a non-empty string such as \"Deployment\"")}, false
+	}
+	group, version, found := strings.Cut(av, "/")
+	if !found {
+		group, version = "", av
+	}
+	if strings.Contains(version, "/") || version == "" {
+		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
+	}
+	return schemas.GVK{Group: group, Version: version, Kind: k}, nil, true
+}
+
+// at positions a diagnostic on path in d: on the key when onKey and the node
+// has one, on the value otherwise. A path that does not exist in the text
+// falls back to its nearest existing ancestor, never dropping the diagnostic;
+// the message then names the full path so nothing is lost.
+func at(d *document.Doc, p fieldpath.Path, onKey bool, sev Severity, code, msg string) Diagnostic {
+	key, val, ok := d.Spans(p)
+	if !ok {
+		var near fieldpath.Path
+		near, key, val = d.Nearest(p)
+		onKey = true
+		if len(near) == 0 {
+			// Nothing of the path exists: point at the kind, which names the object.
+			if k, v, ok := d.Spans(fieldpath.Path{fieldpath.Field("kind")}); ok {
+				key, val = k, v
+				onKey = false
+			}
+		}
+		if ps := p.String(); ps != "" && !strings.Contains(msg, ps) {
+			msg = ps + ": " + msg
+		}
+	}
+	span := val
+	if onKey && key != (document.Span{}) {
+		span = key
+	}
+	if span.End <= span.Start && key != (document.Span{}) {
+		span = key
+	}
+	return Diagnostic{Span: span, Severity: sev, Code: code, Message: msg}
+}

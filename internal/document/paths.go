@@ -1,0 +1,234 @@
+package document
+
+import (
+	"sort"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+)
+
+// Hit is what lies at an offset: the path of the deepest node there, its
+// key (nil for list items and the root) and value, and whether the offset
+// is on the key's text.
+type Hit struct {
+	Doc        *Doc
+	Path       fieldpath.Path
+	Key, Value *yaml.Node
+	OnKey      bool
+}
+
+// maxAliasDepth bounds alias and merge-key chains (yaml.v3 rejects cycles,
+// but a File's nodes are only trusted so far).
+const maxAliasDepth = 64
+
+// resolve follows alias nodes to the node they name.
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxAliasDepth; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// KeyName is the field name a mapping key stands for: a scalar key's
+// value (an alias key's target's value); "" for complex keys.
+func KeyName(k *yaml.Node) string {
+	if k = resolve(k); k != nil && k.Kind == yaml.ScalarNode {
+		return k.Value
+	}
+	return ""
+}
+
+// Lookup finds the node at p. It follows aliases and merge keys ("<<") for
+// traversal, so a path may go through an alias (spec.x where spec: *base)
+// or reach a field merged in from elsewhere. The nodes returned are the
+// ones written at the place found: for a field reached through an alias or
+// merge key that is the node under the anchor; a value that is itself an
+// alias is returned as the alias node. key is nil for list items and the
+// root. A literal "<<" merge key is found by its own name. A path with a
+// wildcard finds nothing.
+func (d *Doc) Lookup(p fieldpath.Path) (key, value *yaml.Node, ok bool) {
+	if d.Root == nil {
+		return nil, nil, false
+	}
+	value = d.Root
+	for _, seg := range p {
+		cur := resolve(value)
+		if cur == nil {
+			return nil, nil, false
+		}
+		switch seg.Kind {
+		case fieldpath.KindField:
+			k, v := mapGet(cur, seg.Field, 0)
+			if k == nil {
+				return nil, nil, false
+			}
+			key, value = k, v
+		case fieldpath.KindIndex:
+			if cur.Kind != yaml.SequenceNode || seg.Index < 0 || seg.Index >= len(cur.Content) {
+				return nil, nil, false
+			}
+			key, value = nil, cur.Content[seg.Index]
+		default:
+			return nil, nil, false
+		}
+	}
+	return key, value, true
+}
+
+// mapGet finds name in mapping m, then in the mappings merged into it, in
+// the order YAML gives them precedence. With duplicate keys the last wins,
+// as when decoding.
+func mapGet(m *yaml.Node, name string, depth int) (key, value *yaml.Node) {
+	if m == nil || m.Kind != yaml.MappingNode || depth > maxAliasDepth {
+		return nil, nil
+	}
+	for i := len(m.Content) - 2; i >= 0; i -= 2 {
+		if k := m.Content[i]; KeyName(k) == name {
+			return k, m.Content[i+1]
+		}
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if !isMergeKey(m.Content[i]) {
+			continue
+		}
+		v := resolve(m.Content[i+1])
+		if v == nil {
+			continue
+		}
+		sources := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			sources = v.Content
+		}
+		for _, s := range sources {
+			if k, val := mapGet(resolve(s), name, depth+1); k != nil {
+				return k, val
+			}
+		}
+	}
+	return nil, nil
+}
+
+// Spans returns the spans of the key and the value at p (see Lookup and
+// NodeSpan). The key span is zero for list items and the root. The root's
+// value span is its node's span.
+func (d *Doc) Spans(p fieldpath.Path) (key, value Span, ok bool) {
+	k, v, ok := d.Lookup(p)
+	if !ok {
+		return Span{}, Span{}, false
+	}
+	if k != nil {
+		key = d.File.NodeSpan(k)
+	}
+	return key, d.File.NodeSpan(v), true
+}
+
+// Nearest returns the longest prefix of p that exists in the document, with
+// its key and value spans, so that a problem reported at a path that is not
+// written (a missing required field) can still be positioned. When nothing
+// exists, not even a root, it returns the root path and the empty spans at
+// the document's start.
+func (d *Doc) Nearest(p fieldpath.Path) (fieldpath.Path, Span, Span) {
+	for i := len(p); i >= 0; i-- {
+		if k, v, ok := d.Spans(p[:i]); ok {
+			return p[:i:i], k, v
+		}
+	}
+	return fieldpath.Path{}, Span{}, Span{d.Span.Start, d.Span.Start}
+}
+
+// Walk calls fn for every key/value pair and list item, depth-first in text
+// order, with the path of the value. If fn returns false, the value's
+// children are skipped. Aliases are not entered (their anchors are walked
+// where they are written); merge keys are visited as the field "<<".
+func (d *Doc) Walk(fn func(p fieldpath.Path, key, value *yaml.Node) bool) {
+	if d.Root == nil {
+		return
+	}
+	var walk func(p fieldpath.Path, n *yaml.Node)
+	walk = func(p fieldpath.Path, n *yaml.Node) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				cp := p.Child(fieldpath.Field(KeyName(k)))
+				if fn(cp, k, v) {
+					walk(cp, v)
+				}
+			}
+		case yaml.SequenceNode:
+			for i, v := range n.Content {
+				cp := p.Child(fieldpath.Index(i))
+				if fn(cp, nil, v) {
+					walk(cp, v)
+				}
+			}
+		}
+	}
+	walk(nil, d.Root)
+}
+
+// At returns what lies at offset: the deepest key or value whose text
+// contains it (ends included, so a cursor just after a word still touches
+// it). On a key, OnKey is set. Between a key and its value on the key's
+// line ("key: |", "key:   value", "key:" with nothing after it), the hit
+// is that key's path with OnKey false. Elsewhere (indentation, comments,
+// blank lines) the hit is the innermost collection containing the offset.
+// ok is false when the document at offset has no Root. At does not enter
+// aliases: on "*name" the hit is the alias node. It costs O(depth × log
+// width).
+func (f *File) At(offset int) (Hit, bool) {
+	d := f.DocAt(offset)
+	if d == nil || d.Root == nil {
+		return Hit{Doc: d}, false
+	}
+	h := Hit{Doc: d, Value: d.Root}
+	for n := d.Root; n != nil; {
+		n = f.step(&h, n, offset)
+	}
+	return h, true
+}
+
+// step moves h one level down from collection n towards off, returning the
+// node to continue from (nil to stop).
+func (f *File) step(h *Hit, n *yaml.Node, off int) *yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode:
+		pairs := len(n.Content) / 2
+		// The last pair whose key starts at or before off.
+		i := sort.Search(pairs, func(i int) bool { return f.NodeSpan(n.Content[2*i]).Start > off }) - 1
+		if i < 0 {
+			return nil
+		}
+		k, v := n.Content[2*i], n.Content[2*i+1]
+		ks, vs := f.NodeSpan(k), f.NodeSpan(v)
+		m := f.Mapper
+		keyLine := m.LineOf(ks.End)
+		var next *yaml.Node
+		switch {
+		case ks.Contains(off):
+			h.OnKey = true
+		case vs.Len() > 0 && vs.Contains(off):
+			next = v
+		case off > ks.End && (off < vs.Start || vs.Len() == 0) && m.LineOf(off) == keyLine && off <= m.LineEnd(keyLine):
+			// After "key:" on its line, before the value.
+		default:
+			return nil
+		}
+		h.Path = h.Path.Child(fieldpath.Field(KeyName(k)))
+		h.Key, h.Value = k, v
+		return next
+	case yaml.SequenceNode:
+		i := sort.Search(len(n.Content), func(i int) bool { return f.NodeSpan(n.Content[i]).Start > off }) - 1
+		if i < 0 {
+			return nil
+		}
+		v := n.Content[i]
+		if f.NodeSpan(v).Contains(off) {
+			h.Path = h.Path.Child(fieldpath.Index(i))
+			h.Key, h.Value, h.OnKey = nil, v, false
+			return v
+		}
+	}
+	return nil
+}

@@ -1,0 +1,37 @@
+// This file converts between analysis results (byte spans) and LSP types.
+// All position arithmetic goes through document.Mapper.
+
+package lsp
+
+import (
+	"go.lsp.dev/protocol"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
+)
+
+func toProtocolRange(f *document.File, sp document.Span, enc document.Encoding) protocol.Range {
+	r, err := f.Mapper.Range(sp, enc)
+	if err != nil {
+		// Spans come from the same text, so this is a bug; degrade to the
+		// start of the file rather than dropping the result.
+		return protocol.Range{}
+	}
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
+		End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
+	}
+}
+
+func toProtocolDiagnostic(f *document.File, d analysis.Diagnostic, enc document.Encoding) protocol.Diagnostic {
+	out := protocol.Diagnostic{
+		Range:    toProtocolRange(f, d.Span, enc),
+		Severity: protocol.DiagnosticSeverity(d.Severity),
+		Source:   protocol.NewOptional("crd-lsp"),
+		Message:  protocol.String(d.Message),
+	}
+	if d.Code != "" {
+		out.Code = protocol.String(d.Code)
+	}
+	return out
+}

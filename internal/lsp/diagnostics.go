@@ -1,0 +1,135 @@
+// This file defines how diagnostics are computed and published.
+//
+// Every change to a document cancels the diagnosis of its previous version
+// and schedules a new one after Options.DiagnosticsDelay. Results are
+// published under a lock that re-checks the document's version, so a stale
+// result is never published after a newer one. Each publish carries the
+// full set for the URI (an empty set clears).
+
+package lsp
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
+)
+
+type diagnoser struct {
+	s *server
+
+	mu      sync.Mutex
+	pending map[uri.URI]context.CancelFunc
+
+	publishMu sync.Mutex
+}
+
+func newDiagnoser(s *server) *diagnoser {
+	return &diagnoser{s: s, pending: map[uri.URI]context.CancelFunc{}}
+}
+
+// schedule (re)starts the diagnosis of u.
+func (d *diagnoser) schedule(u uri.URI) {
+	d.mu.Lock()
+	if cancel, ok := d.pending[u]; ok {
+		cancel()
+	}
+	ctx, cancel := context.WithCancel(d.s.ctx)
+	d.pending[u] = cancel
+	d.mu.Unlock()
+
+	d.s.goBackground(func(context.Context) {
+		defer cancel()
+		timer := time.NewTimer(d.s.opts.DiagnosticsDelay)
+		defer timer.Stop()
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		d.run(ctx, u)
+	})
+}
+
+// scheduleAll re-diagnoses every open document (the schemas changed).
+func (d *diagnoser) scheduleAll() {
+	d.s.mu.Lock()
+	uris := make([]uri.URI, 0, len(d.s.open))
+	for u := range d.s.open {
+		uris = append(uris, u)
+	}
+	d.s.mu.Unlock()
+	for _, u := range uris {
+		d.schedule(u)
+	}
+}
+
+func (d *diagnoser) cancelAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for u, cancel := range d.pending {
+		cancel()
+		delete(d.pending, u)
+	}
+}
+
+// forget cancels work for a closed document and clears its diagnostics.
+func (d *diagnoser) forget(u uri.URI) {
+	d.mu.Lock()
+	if cancel, ok := d.pending[u]; ok {
+		cancel()
+		delete(d.pending, u)
+	}
+	d.mu.Unlock()
+	d.publishMu.Lock()
+	defer d.publishMu.Unlock()
+	d.s.mu.Lock()
+	_, reopened := d.s.open[u]
+	d.s.mu.Unlock()
+	if !reopened {
+		d.send(u, nil, nil, document.UTF16)
+	}
+}
+
+func (d *diagnoser) run(ctx context.Context, u uri.URI) {
+	f, store, set, enc, ready := d.s.snapshot(u)
+	if f == nil {
+		return
+	}
+	start := time.Now()
+	env := analysis.Env{Schemas: store}
+	if sev, ok := analysis.ParseSeverity(set.Validation.UnknownKind); ok && ready {
+		env.UnknownKind = sev
+	}
+	diags := analysis.Diagnose(ctx, f, env)
+	if ctx.Err() != nil {
+		return
+	}
+	d.publishMu.Lock()
+	defer d.publishMu.Unlock()
+	cur, _, _, _, _ := d.s.snapshot(u)
+	if cur != f || ctx.Err() != nil {
+		return // superseded: a newer version is (or will be) published instead
+	}
+	d.send(u, f, diags, enc)
+	d.s.log.Debug("diagnostics published", "uri", u, "version", f.Version, "count", len(diags), "took", time.Since(start))
+}
+
+// send publishes diags for u; f is nil to clear.
+func (d *diagnoser) send(u uri.URI, f *document.File, diags []analysis.Diagnostic, enc document.Encoding) {
+	params := &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: []protocol.Diagnostic{}}
+	if f != nil {
+		params.Version = protocol.NewOptional(f.Version)
+		for _, dg := range diags {
+			params.Diagnostics = append(params.Diagnostics, toProtocolDiagnostic(f, dg, enc))
+		}
+	}
+	if err := d.s.client.PublishDiagnostics(d.s.ctx, params); err != nil && d.s.ctx.Err() == nil {
+		d.s.log.Warn("publishDiagnostics failed", "error", err)
+	}
+}

@@ -1,0 +1,18 @@
+package lsp_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+)
+
+// TestGoldenSchemas validates real objects through the real server against
+// built-in schemas and the provider-upjet-aws CRDs of the shared corpus.
+func TestGoldenSchemas(t *testing.T) {
+	corpus := lsptest.CorpusDir(t)
+	lsptest.RunGoldenConfig(t, lsptest.Config{
+		Dir:     filepath.Join("..", "..", "testdata", "golden", "schemas"),
+		Folders: []string{filepath.Join(corpus, "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")},
+	})
+}

@@ -1,0 +1,139 @@
+// This file defines the lifecycle methods: initialize, initialized,
+// shutdown and exit.
+
+package lsp
+
+import (
+	"context"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+)
+
+func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	if s.initialized.Load() {
+		return nil, jsonrpc2.Errorf(codeInvalidRequest, "crd-lsp: initialize sent twice")
+	}
+	s.mu.Lock()
+	caps := params.Capabilities
+	// Negotiate the position encoding: UTF-8 when the client offers it
+	// (no conversion needed), else the mandatory UTF-16.
+	s.enc = document.UTF16
+	encName := protocol.PositionEncodingKindUTF16
+	if caps.General != nil {
+		for _, e := range caps.General.PositionEncodings {
+			if e == protocol.PositionEncodingKindUTF8 {
+				s.enc, encName = document.UTF8, e
+				break
+			}
+		}
+	}
+	if w := caps.Workspace; w != nil {
+		s.caps.configuration = w.Configuration != nil && *w.Configuration
+		s.caps.workspaceFolders = w.WorkspaceFolders != nil && *w.WorkspaceFolders
+		if w.DidChangeWatchedFiles != nil {
+			s.caps.watchedDynamic = w.DidChangeWatchedFiles.DynamicRegistration != nil && *w.DidChangeWatchedFiles.DynamicRegistration
+			s.caps.relativePatterns = w.DidChangeWatchedFiles.RelativePatternSupport != nil && *w.DidChangeWatchedFiles.RelativePatternSupport
+		}
+	}
+	if td := caps.TextDocument; td != nil && td.PublishDiagnostics != nil {
+		s.caps.diagnosticVersion = td.PublishDiagnostics.VersionSupport != nil && *td.PublishDiagnostics.VersionSupport
+	}
+
+	if folders, ok := params.WorkspaceFolders.Get(); ok && len(folders) > 0 {
+		for _, f := range folders {
+			s.folders = appendFolder(s.folders, f.URI)
+		}
+	} else if params.RootURI != nil && *params.RootURI != "" {
+		s.folders = appendFolder(s.folders, *params.RootURI)
+	} else if p, ok := params.RootPath.Get(); ok && p != "" {
+		s.folders = appendFolder(s.folders, uri.File(p))
+	}
+
+	if len(params.InitializationOptions) > 0 {
+		s.initOpts = append([]byte(nil), params.InitializationOptions...)
+		set, err := parseSettings(s.initOpts)
+		if err != nil {
+			s.log.Warn("ignoring initializationOptions", "error", err)
+		} else {
+			s.settings = set
+		}
+	}
+	if params.Trace != "" {
+		s.traceLevel.Store(params.Trace)
+	}
+	s.mu.Unlock()
+	s.initialized.Store(true)
+	s.log.Info("initialize", "client", params.ClientInfo.Name, "positionEncoding", encName, "folders", len(s.folders))
+
+	// Load built-in schemas and scan the workspace in the background:
+	// requests answer from whatever is loaded meanwhile.
+	s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
+
+	open, change := true, protocol.TextDocumentSyncKindIncremental
+	includeText := false
+	supported := true
+	return &protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			PositionEncoding: encName,
+			TextDocumentSync: &protocol.TextDocumentSyncOptions{
+				OpenClose: &open,
+				Change:    &change,
+				Save:      &protocol.SaveOptions{IncludeText: &includeText},
+			},
+			Workspace: &protocol.WorkspaceOptions{
+				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
+					Supported:           &supported,
+					ChangeNotifications: protocol.Boolean(true),
+				},
+			},
+		},
+		ServerInfo: protocol.ServerInfo{Name: "crd-lsp", Version: protocol.NewOptional(s.opts.Version)},
+	}, nil
+}
+
+func appendFolder(fs []folder, u uri.URI) []folder {
+	for _, f := range fs {
+		if f.uri == u {
+			return fs
+		}
+	}
+	p := u.FsPath()
+	if p == "" {
+		return fs
+	}
+	return append(fs, folder{uri: u, path: p})
+}
+
+func (s *server) Initialized(ctx context.Context, params *protocol.InitializedParams) error {
+	s.mu.Lock()
+	watch, pull := s.caps.watchedDynamic, s.caps.configuration
+	s.mu.Unlock()
+	// Talking to the client must not happen on the read goroutine.
+	s.goBackground(func(ctx context.Context) {
+		if watch {
+			s.registerWatchers(ctx)
+		}
+		if pull {
+			s.pullConfiguration(ctx)
+		}
+	})
+	return nil
+}
+
+func (s *server) Shutdown(ctx context.Context) error {
+	s.shutdownDone.Store(true)
+	s.diag.cancelAll()
+	s.log.Info("shutdown")
+	return nil
+}
+
+func (s *server) Exit(ctx context.Context) error {
+	s.exited.Store(true)
+	s.log.Info("exit", "afterShutdown", s.shutdownDone.Load())
+	s.cancel()
+	return s.conn.Close()
+}

@@ -1,0 +1,95 @@
+package lsp_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+)
+
+func TestPositionEncodingUTF8(t *testing.T) {
+	e := lsptest.StartInProcess(t, lsptest.Config{PositionEncodings: []string{"utf-8", "utf-16"}})
+	if got := e.InitializeResult().Capabilities.PositionEncoding; got != protocol.PositionEncodingKindUTF8 {
+		t.Fatalf("positionEncoding = %q, want utf-8", got)
+	}
+	// "é" is 2 bytes: the flow sequence opened after it starts at byte 8.
+	e.Open("/tmp/utf8.yaml", "café: [1, 2\n")
+	diags := e.AwaitDiagnostics("/tmp/utf8.yaml", 1, 5*time.Second)
+	if len(diags) != 1 {
+		t.Fatalf("diagnostics = %v", diags)
+	}
+	if d := diags[0]; d.Range.Start.Line != 0 {
+		t.Errorf("diagnostic on line %d, want 0", d.Range.Start.Line)
+	}
+}
+
+func TestIncrementalEditsUTF16(t *testing.T) {
+	e := lsptest.StartInProcess(t, lsptest.Config{})
+	e.Open("/tmp/emoji.yaml", "a: 😀x\nb: 1\n")
+	if diags := e.AwaitDiagnostics("/tmp/emoji.yaml", 1, 5*time.Second); len(diags) != 0 {
+		t.Fatalf("valid file has diagnostics: %v", diags)
+	}
+	// Replace "x" (UTF-16 column 5: 'a' ':' ' ' + 2 units of 😀) with ": [" -> a syntax error.
+	e.Edit("/tmp/emoji.yaml", lsptest.Edit{StartLine: 0, StartChar: 5, EndLine: 0, EndChar: 6, Text: "\nc: [\n"})
+	diags := e.AwaitDiagnostics("/tmp/emoji.yaml", 2, 5*time.Second)
+	if len(diags) == 0 {
+		t.Fatal("no diagnostic after breaking the file")
+	}
+	// Undo across lines: delete from after the emoji to the start of "b".
+	e.Edit("/tmp/emoji.yaml", lsptest.Edit{StartLine: 0, StartChar: 5, EndLine: 2, EndChar: 0, Text: "y\n"})
+	if diags := e.AwaitDiagnostics("/tmp/emoji.yaml", 3, 5*time.Second); len(diags) != 0 {
+		t.Fatalf("after repair: %v", diags)
+	}
+}
+
+func TestNoStalePublish(t *testing.T) {
+	e := lsptest.StartInProcess(t, lsptest.Config{})
+	e.Open("/tmp/rapid.yaml", "a: 1\n")
+	for i := 0; i < 20; i++ {
+		text := fmt.Sprintf("a: %d\n", i)
+		if i%2 == 0 {
+			text = fmt.Sprintf("a: [%d\n", i)
+		}
+		e.Change("/tmp/rapid.yaml", text)
+	}
+	last := e.Version("/tmp/rapid.yaml")
+	diags := e.AwaitDiagnostics("/tmp/rapid.yaml", last, 5*time.Second)
+	if len(diags) != 0 {
+		t.Errorf("last version is valid but has diagnostics: %v", diags)
+	}
+	time.Sleep(100 * time.Millisecond)
+	vs := e.PublishedVersions("/tmp/rapid.yaml")
+	for i := 1; i < len(vs); i++ {
+		if vs[i] < vs[i-1] {
+			t.Fatalf("version %d published after %d: %v", vs[i], vs[i-1], vs)
+		}
+	}
+	if vs[len(vs)-1] != last {
+		t.Errorf("last publish has version %d, want %d (%v)", vs[len(vs)-1], last, vs)
+	}
+}
+
+func TestWatcherRegistrationAndUnknownRequest(t *testing.T) {
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: t.TempDir(), WatchedFiles: true})
+	r := e.AwaitRegistration(protocol.MethodWorkspaceDidChangeWatchedFiles, 5*time.Second)
+	if len(r.RegisterOptions) == 0 {
+		t.Errorf("watcher registration has no options")
+	}
+	if err := e.Call("textDocument/semanticTokens/full", map[string]any{"textDocument": map[string]any{"uri": "file:///x.yaml"}}, nil); err == nil {
+		t.Error("an unimplemented request succeeded")
+	}
+	// Unknown notifications are ignored; the server keeps answering.
+	if err := e.Notify("crd-lsp/somethingNew", map[string]any{"x": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Shutdown(); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	e.Exit()
+	if err := e.ServeResult(5 * time.Second); err != nil {
+		t.Errorf("Serve after shutdown+exit = %v, want nil", err)
+	}
+}

@@ -1,0 +1,69 @@
+package lsp
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// rawClient speaks JSON-RPC without the LSP handshake.
+func rawClient(t *testing.T) (jsonrpc2.Conn, chan error) {
+	t.Helper()
+	serverEnd, clientEnd := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), serverEnd, Options{}) }()
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(clientEnd), jsonrpc2.WithCodec(Codec{}))
+	conn.Go(context.Background(), jsonrpc2.MethodNotFoundHandler)
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn, done
+}
+
+func TestRequestBeforeInitialize(t *testing.T) {
+	conn, _ := rawClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := conn.Call(ctx, "textDocument/hover", map[string]any{}, nil)
+	var werr *jsonrpc2.Error
+	if err == nil || !asRPC(err, &werr) || werr.Code != codeServerNotInitialized {
+		t.Fatalf("hover before initialize: %v, want code %d", err, codeServerNotInitialized)
+	}
+}
+
+func TestPanicIsRecovered(t *testing.T) {
+	panicProbe = true
+	defer func() { panicProbe = false }()
+	conn, _ := rawClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := conn.Call(ctx, "initialize", map[string]any{"capabilities": map[string]any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := conn.Call(ctx, panicProbeMethod, map[string]any{}, nil)
+	var werr *jsonrpc2.Error
+	if err == nil || !asRPC(err, &werr) || werr.Code != jsonrpc2.InternalError || !strings.Contains(werr.Message, "panic probe") {
+		t.Fatalf("panicking request: %v, want InternalError", err)
+	}
+	// Still alive.
+	if _, err := conn.Call(ctx, "shutdown", nil, nil); err != nil {
+		t.Fatalf("shutdown after a panic: %v", err)
+	}
+}
+
+func asRPC(err error, target **jsonrpc2.Error) bool {
+	for err != nil {
+		if e, ok := err.(*jsonrpc2.Error); ok {
+			*target = e
+			return true
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		err = u.Unwrap()
+	}
+	return false
+}

@@ -1,0 +1,150 @@
+// Package lsp is crd-lsp's Language Server Protocol layer: the only package
+// that knows LSP and JSON-RPC types. It owns the session (open files,
+// workspace folders, settings, the schema snapshot), turns protocol requests
+// into calls on internal/analysis, converts the plain results back, and
+// publishes diagnostics.
+//
+// One file per LSP method family; conversions between byte spans and LSP
+// positions go through document.Mapper with the negotiated encoding only.
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// Options configure a server.
+type Options struct {
+	// Logger receives the server's log; nil discards it. The server never
+	// writes logs to the LSP stream.
+	Logger *slog.Logger
+	// Version is reported in serverInfo.
+	Version string
+	// DiagnosticsDelay is how long the server waits after the last change
+	// before it computes diagnostics (later edits cancel earlier work).
+	// Zero means the default, 15ms.
+	DiagnosticsDelay time.Duration
+}
+
+// ErrExitWithoutShutdown is returned by Serve when the client sent exit
+// before shutdown; the process should then exit with status 1.
+var ErrExitWithoutShutdown = errors.New("exit received before shutdown")
+
+const (
+	codeServerNotInitialized = -32002
+	codeInvalidRequest       = -32600
+)
+
+// Serve speaks LSP over rwc until the client sends exit or closes the
+// stream. It returns nil after shutdown+exit, ErrExitWithoutShutdown for an
+// exit without shutdown, and the stream's error (io.EOF included) when the
+// peer went away.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.DiagnosticsDelay <= 0 {
+		opts.DiagnosticsDelay = 15 * time.Millisecond
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	stream := newResilientStream(rwc, opts.Logger)
+	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(Codec{}))
+	s := newServer(ctx, opts, conn)
+	conn.Go(ctx, protocol.CancelHandler(s.handle(protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler))))
+
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+		_ = conn.Close()
+		<-conn.Done()
+	}
+	s.stopBackground()
+	switch {
+	case s.exited.Load() && s.shutdownDone.Load():
+		return nil
+	case s.exited.Load():
+		return ErrExitWithoutShutdown
+	}
+	if err := conn.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return io.EOF
+}
+
+// panicProbe lets this package's tests prove that a panicking handler is
+// recovered; it is never set outside tests.
+var panicProbe = false
+
+const panicProbeMethod = "crd-lsp/test/panic"
+
+// syncMethods are handled in wire order on the read goroutine: document
+// state must change in the order the client sent it. They never call the
+// client synchronously (that would wait on the very reader they block).
+var syncMethods = map[string]bool{
+	protocol.MethodInitialize:                         true,
+	protocol.MethodInitialized:                        true,
+	protocol.MethodTextDocumentDidOpen:                true,
+	protocol.MethodTextDocumentDidChange:              true,
+	protocol.MethodTextDocumentDidClose:               true,
+	protocol.MethodTextDocumentDidSave:                true,
+	protocol.MethodWorkspaceDidChangeWatchedFiles:     true,
+	protocol.MethodWorkspaceDidChangeWorkspaceFolders: true,
+	protocol.MethodWorkspaceDidChangeConfiguration:    true,
+	protocol.MethodSetTrace:                           true,
+	protocol.MethodShutdown:                           true,
+	protocol.MethodExit:                               true,
+}
+
+// handle wraps the protocol dispatcher with the lifecycle rules, request
+// ordering and panic recovery.
+func (s *server) handle(next jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+		method := req.Method()
+		if !syncMethods[method] && req.IsCall() {
+			jsonrpc2.Async(ctx)
+		}
+		method = strings.Clone(method)
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("panic in LSP handler", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "crd-lsp: internal error while handling %s: %v", method, r)
+			}
+		}()
+		s.trace(method, req.IsCall())
+		if panicProbe && method == panicProbeMethod {
+			panic("panic probe")
+		}
+		if method != protocol.MethodInitialize && method != protocol.MethodExit && !s.initialized.Load() {
+			if req.IsCall() {
+				return nil, jsonrpc2.Errorf(codeServerNotInitialized, "crd-lsp: %s before initialize", method)
+			}
+			return nil, nil
+		}
+		if s.shutdownDone.Load() && method != protocol.MethodExit && req.IsCall() {
+			return nil, jsonrpc2.Errorf(codeInvalidRequest, "crd-lsp: %s after shutdown", method)
+		}
+		if !req.IsCall() && strings.HasPrefix(method, "$/") && method != protocol.MethodCancelRequest && method != protocol.MethodSetTrace {
+			return nil, nil // optional notifications may be ignored
+		}
+		result, err = next(ctx, req)
+		if err != nil && !req.IsCall() {
+			// Notifications get no reply; an unknown one is simply ignored.
+			if !errors.Is(err, jsonrpc2.ErrMethodNotFound) {
+				s.log.Warn("notification failed", "method", method, "error", err)
+			}
+			return nil, nil
+		}
+		return result, err
+	}
+}

@@ -1,0 +1,72 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Settings is the `crdLsp` configuration object. Clients send it as
+// initializationOptions and answer workspace/configuration with it; the two
+// carry the same shape. Unknown keys are ignored so that newer editor
+// extensions keep working with older servers.
+type Settings struct {
+	// CrossplaneVersion selects the built-in Crossplane schemas ("v1" or
+	// "v2") when no crossplane.yaml pins spec.crossplane.version.
+	CrossplaneVersion string `json:"crossplaneVersion,omitempty"`
+	Schemas           struct {
+		// Include and Exclude are globs (relative to a workspace folder)
+		// that limit which files are scanned for CRDs and XRDs.
+		Include []string `json:"include,omitempty"`
+		Exclude []string `json:"exclude,omitempty"`
+		// MaxFileSize skips larger files while scanning (bytes).
+		MaxFileSize int64 `json:"maxFileSize,omitempty"`
+	} `json:"schemas"`
+	Validation struct {
+		// UnknownKind is the severity of documents whose kind no schema
+		// defines: "error", "warning" (default), "info" or "ignore".
+		UnknownKind string `json:"unknownKind,omitempty"`
+		// CompositionMode is the default schema-aware validation mode for
+		// Compositions: "strict", "loose" or "warn" (default).
+		CompositionMode string `json:"compositionMode,omitempty"`
+	} `json:"validation"`
+	Registries struct {
+		Default  string   `json:"default,omitempty"`
+		Insecure []string `json:"insecure,omitempty"`
+	} `json:"registries"`
+	CacheDir string `json:"cacheDir,omitempty"`
+	LogLevel string `json:"logLevel,omitempty"`
+}
+
+func defaultSettings() Settings {
+	var s Settings
+	s.Validation.UnknownKind = "warning"
+	s.Validation.CompositionMode = "warn"
+	s.Schemas.MaxFileSize = 10 << 20
+	return s
+}
+
+// parseSettings overlays raw (the crdLsp object, or an object that holds it
+// under "crdLsp") on the defaults. Empty or null input gives the defaults.
+func parseSettings(raw []byte) (Settings, error) {
+	s := defaultSettings()
+	if len(raw) == 0 || string(raw) == "null" {
+		return s, nil
+	}
+	var wrapper map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &wrapper); err != nil {
+		return s, fmt.Errorf("crdLsp settings must be a JSON object: %w", err)
+	}
+	if inner, ok := wrapper["crdLsp"]; ok {
+		raw = inner
+		if string(raw) == "null" {
+			return s, nil
+		}
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return defaultSettings(), fmt.Errorf("invalid crdLsp settings: %w", err)
+	}
+	if s.Schemas.MaxFileSize <= 0 {
+		s.Schemas.MaxFileSize = 10 << 20
+	}
+	return s, nil
+}

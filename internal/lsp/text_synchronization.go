@@ -1,0 +1,144 @@
+// This file defines the document synchronisation notifications.
+
+package lsp
+
+import (
+	"context"
+	"os"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
+	td := params.TextDocument
+	f := document.Parse(string(td.URI), td.Version, []byte(td.Text))
+	s.mu.Lock()
+	s.open[td.URI] = f
+	schemaChanged := s.syncBufferSchemasLocked(td.URI, f.Text)
+	s.mu.Unlock()
+	s.afterChange(td.URI, schemaChanged)
+	return nil
+}
+
+func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
+	td := params.TextDocument
+	s.mu.Lock()
+	old, ok := s.open[td.URI]
+	enc := s.enc
+	s.mu.Unlock()
+	if !ok {
+		s.log.Warn("didChange for a document that is not open", "uri", td.URI)
+		return nil
+	}
+	if td.Version <= old.Version {
+		s.log.Warn("didChange with a version that is not newer; ignored", "uri", td.URI, "have", old.Version, "got", td.Version)
+		return nil
+	}
+	changes := make([]document.Change, 0, len(params.ContentChanges))
+	for _, c := range params.ContentChanges {
+		switch c := c.(type) {
+		case *protocol.TextDocumentContentChangePartial:
+			r := document.Range{
+				Start: document.Position{Line: int(c.Range.Start.Line), Character: int(c.Range.Start.Character)},
+				End:   document.Position{Line: int(c.Range.End.Line), Character: int(c.Range.End.Character)},
+			}
+			changes = append(changes, document.Change{Range: &r, Text: c.Text})
+		case *protocol.TextDocumentContentChangeWholeDocument:
+			changes = append(changes, document.Change{Text: c.Text})
+		}
+	}
+	text, err := document.ApplyChanges(old.Text, changes, enc)
+	if err != nil {
+		// The client and server disagree about the text; there is no way
+		// to recover a correct buffer, so say so loudly.
+		s.log.Error("cannot apply didChange; document is out of sync", "uri", td.URI, "error", err)
+		s.showMessage(protocol.MessageTypeError, "crd-lsp: lost track of "+string(td.URI)+" ("+err.Error()+"); close and reopen the file")
+		return nil
+	}
+	f := document.Parse(string(td.URI), td.Version, text)
+	s.mu.Lock()
+	if cur, ok := s.open[td.URI]; !ok || cur != old {
+		s.mu.Unlock()
+		return nil // closed or changed meanwhile (cannot happen: sync methods are ordered)
+	}
+	s.open[td.URI] = f
+	schemaChanged := s.syncBufferSchemasLocked(td.URI, f.Text)
+	s.mu.Unlock()
+	s.afterChange(td.URI, schemaChanged)
+	return nil
+}
+
+func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
+	// The buffer already is the truth; a save changes nothing we analyse.
+	return nil
+}
+
+func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
+	u := params.TextDocument.URI
+	s.mu.Lock()
+	delete(s.open, u)
+	// The disk copy takes over again for schemas the buffer defined.
+	schemaChanged := false
+	if p := u.FsPath(); p != "" && s.inWorkspaceLocked(p) {
+		content, err := os.ReadFile(p)
+		if err != nil {
+			content = nil
+		}
+		schemaChanged = s.setWorkspaceSchemaFileLocked(p, content)
+	}
+	s.mu.Unlock()
+	s.diag.forget(u)
+	if schemaChanged {
+		s.diag.scheduleAll()
+	}
+	return nil
+}
+
+// afterChange schedules diagnostics for u, or for every open file when the
+// change altered the schemas others depend on.
+func (s *server) afterChange(u uri.URI, schemaChanged bool) {
+	if schemaChanged {
+		s.diag.scheduleAll()
+		return
+	}
+	s.diag.schedule(u)
+}
+
+// syncBufferSchemasLocked lets an open buffer's CRDs/XRDs win over its disk
+// copy. It reports whether the schema store changed.
+func (s *server) syncBufferSchemasLocked(u uri.URI, text []byte) bool {
+	p := u.FsPath()
+	if p == "" || !workspace.IsYAML(p) {
+		return false
+	}
+	if !s.diskSchemas[p] && !workspace.MayDefineSchemas(text) {
+		return false
+	}
+	return s.setWorkspaceSchemaFileLocked(p, text)
+}
+
+func (s *server) inWorkspaceLocked(p string) bool {
+	for _, f := range s.folders {
+		if isUnder(f.path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *server) showMessage(t protocol.MessageType, msg string) {
+	go func() {
+		_ = s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: t, Message: msg})
+	}()
+}
+
+// logMessage writes to the client's log (the editor's output panel).
+func (s *server) logMessage(t protocol.MessageType, msg string) {
+	go func() {
+		_ = s.client.LogMessage(s.ctx, &protocol.LogMessageParams{Type: t, Message: "crd-lsp: " + msg})
+	}()
+}

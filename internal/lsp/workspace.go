@@ -1,0 +1,236 @@
+// This file defines the workspace notifications: folders, watched files and
+// configuration, and the (re)loading of the schema store they drive.
+
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+func (s *server) DidChangeWorkspaceFolders(ctx context.Context, params *protocol.DidChangeWorkspaceFoldersParams) error {
+	s.mu.Lock()
+	for _, r := range params.Event.Removed {
+		kept := s.folders[:0]
+		for _, f := range s.folders {
+			if f.uri != r.URI {
+				kept = append(kept, f)
+			}
+		}
+		s.folders = kept
+	}
+	for _, a := range params.Event.Added {
+		s.folders = appendFolder(s.folders, a.URI)
+	}
+	s.mu.Unlock()
+	s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
+	return nil
+}
+
+func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.DidChangeConfigurationParams) error {
+	s.mu.Lock()
+	pull := s.caps.configuration
+	s.mu.Unlock()
+	if pull {
+		s.goBackground(func(ctx context.Context) { s.pullConfiguration(ctx) })
+		return nil
+	}
+	if len(params.Settings) > 0 {
+		set, err := parseSettings(params.Settings)
+		if err != nil {
+			s.log.Warn("ignoring didChangeConfiguration settings", "error", err)
+			return nil
+		}
+		s.applySettings(set)
+	}
+	return nil
+}
+
+// pullConfiguration asks the client for the crdLsp section.
+func (s *server) pullConfiguration(ctx context.Context) {
+	section := "crdLsp"
+	res, err := s.client.Configuration(ctx, &protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}})
+	if err != nil {
+		s.log.Warn("workspace/configuration failed", "error", err)
+		return
+	}
+	if len(res) == 0 || len(res[0]) == 0 || string(res[0]) == "null" {
+		return // the client has no crdLsp settings; keep initializationOptions
+	}
+	set, err := parseSettings(res[0])
+	if err != nil {
+		s.log.Warn("ignoring crdLsp configuration", "error", err)
+		s.showMessage(protocol.MessageTypeWarning, "crd-lsp: "+err.Error())
+		return
+	}
+	s.applySettings(set)
+}
+
+func (s *server) applySettings(set Settings) {
+	s.mu.Lock()
+	old := s.settings
+	s.settings = set
+	s.mu.Unlock()
+	s.log.Info("settings applied", "crossplaneVersion", set.CrossplaneVersion, "unknownKind", set.Validation.UnknownKind)
+	if old.CrossplaneVersion != set.CrossplaneVersion || !equalStrings(old.Schemas.Include, set.Schemas.Include) ||
+		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || old.Schemas.MaxFileSize != set.Schemas.MaxFileSize {
+		s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
+		return
+	}
+	s.diag.scheduleAll()
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// registerWatchers asks the client to report changes to YAML files made
+// outside the editor.
+func (s *server) registerWatchers(ctx context.Context) {
+	opts := protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: []protocol.FileSystemWatcher{
+		{GlobPattern: protocol.Pattern("**/*.{yaml,yml}")},
+	}}
+	raw, err := protocol.Marshal(&opts)
+	if err != nil {
+		s.log.Error("marshal watcher registration", "error", err)
+		return
+	}
+	err = s.client.RegisterCapability(ctx, &protocol.RegistrationParams{Registrations: []protocol.Registration{{
+		ID:              "crd-lsp-watch-yaml",
+		Method:          protocol.MethodWorkspaceDidChangeWatchedFiles,
+		RegisterOptions: raw,
+	}}})
+	if err != nil {
+		s.log.Warn("client/registerCapability for file watching failed", "error", err)
+	}
+}
+
+func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.DidChangeWatchedFilesParams) error {
+	changed := false
+	s.mu.Lock()
+	for _, ev := range params.Changes {
+		p := ev.URI.FsPath()
+		if p == "" || !workspace.IsYAML(p) || !s.inWorkspaceLocked(p) {
+			continue
+		}
+		if _, open := s.open[ev.URI]; open {
+			continue // the buffer wins while the file is open
+		}
+		var content []byte
+		if ev.Type != protocol.FileChangeTypeDeleted {
+			content, _ = os.ReadFile(p)
+		}
+		if s.setWorkspaceSchemaFileLocked(p, content) {
+			changed = true
+		}
+		if filepath.Base(p) == "crossplane.yaml" {
+			s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
+		}
+	}
+	s.mu.Unlock()
+	if changed {
+		s.diag.scheduleAll()
+	}
+	return nil
+}
+
+// setWorkspaceSchemaFileLocked feeds (or, for nil/irrelevant content,
+// removes) one workspace file in the schema store. It reports whether the
+// store changed.
+func (s *server) setWorkspaceSchemaFileLocked(p string, content []byte) bool {
+	if content != nil && workspace.MayDefineSchemas(content) {
+		s.store = s.store.WithFile(workspace.Source(p), p, content)
+		s.diskSchemas[p] = true
+		return true
+	}
+	if s.diskSchemas[p] {
+		s.store = s.store.WithoutFile(p)
+		delete(s.diskSchemas, p)
+		return true
+	}
+	return false
+}
+
+// reloadSchemas rebuilds the store from scratch: built-ins for the targeted
+// Crossplane version, every schema file under the workspace folders, and
+// open buffers over their disk copies. A newer reload supersedes an older
+// one still running.
+func (s *server) reloadSchemas(ctx context.Context) {
+	s.mu.Lock()
+	s.scanGen++
+	gen := s.scanGen
+	roots := make([]string, len(s.folders))
+	for i, f := range s.folders {
+		roots[i] = f.path
+	}
+	set := s.settings
+	s.mu.Unlock()
+
+	major, from := workspace.CrossplaneMajor(roots, set.CrossplaneVersion)
+	st, err := workspace.Builtins(major)
+	if err != nil {
+		s.log.Error("loading built-in schemas", "error", err)
+		s.showMessage(protocol.MessageTypeError, "crd-lsp: "+err.Error())
+	}
+	s.log.Info("built-in schemas loaded", "crossplane", major, "from", from)
+	opts := workspace.Options{Include: set.Schemas.Include, Exclude: set.Schemas.Exclude, MaxFileSize: set.Schemas.MaxFileSize}
+	disk := map[string]bool{}
+	for _, root := range roots {
+		files, skipped, err := workspace.Scan(ctx, root, opts, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			s.log.Warn("scanning workspace folder", "folder", root, "error", err)
+		}
+		for _, sk := range skipped {
+			s.log.Info("skipped while scanning", "file", sk.Path, "reason", sk.Reason)
+		}
+		batch := make([]schemas.FileInput, 0, len(files))
+		for _, f := range files {
+			batch = append(batch, schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content})
+			disk[f.Path] = true
+		}
+		st = st.WithFiles(batch)
+		s.log.Info("workspace folder scanned", "folder", root, "schemaFiles", len(files))
+	}
+	s.mu.Lock()
+	if gen != s.scanGen {
+		s.mu.Unlock()
+		return
+	}
+	s.store = st
+	s.diskSchemas = disk
+	s.schemasReady = true
+	for u, f := range s.open {
+		s.syncBufferSchemasLocked(u, f.Text)
+	}
+	kinds := len(s.store.Kinds())
+	s.mu.Unlock()
+	s.diag.scheduleAll()
+	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace)", kinds, major, from, len(disk)))
+}
+
+func isUnder(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+var _ uri.URI

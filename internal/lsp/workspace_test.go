@@ -1,0 +1,112 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+)
+
+const dbCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: databases.example.org
+spec:
+  group: example.org
+  names: {kind: Database, plural: databases}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                engine: {type: string, enum: [postgres, mysql]}
+`
+
+const dbObject = `apiVersion: example.org/v1
+kind: Database
+metadata:
+  name: orders
+spec:
+  engine: oracle
+`
+
+func codes(diags []protocol.Diagnostic) string {
+	var out []string
+	for _, d := range diags {
+		out = append(out, lsptest.Code(d))
+	}
+	return strings.Join(out, ",")
+}
+
+// awaitCodes waits until path's latest diagnostics have exactly these codes.
+func awaitCodes(t *testing.T, e *lsptest.Editor, path, want string) []protocol.Diagnostic {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		d := e.Diagnostics(path)
+		if codes(d) == want {
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: diagnostics %q, want codes %q: %v", path, codes(d), want, d)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestWorkspaceSchemasFollowFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(dbCRD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, WatchedFiles: true})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("db.yaml", dbObject)
+	d := awaitCodes(t, e, "db.yaml", "enum")
+	if d[0].Range.Start.Line != 5 || d[0].Range.Start.Character != 10 {
+		t.Errorf("enum error at %v, want 5:10", d[0].Range.Start)
+	}
+
+	// The CRD is deleted outside the editor: the kind becomes unknown.
+	e.RemoveFile("crd.yaml")
+	awaitCodes(t, e, "db.yaml", "unknown-kind")
+
+	// It comes back with oracle allowed.
+	e.WriteFile("crd.yaml", strings.Replace(dbCRD, "[postgres, mysql]", "[postgres, mysql, oracle]", 1))
+	awaitCodes(t, e, "db.yaml", "")
+
+	// An open buffer wins over the disk: narrowing the enum in the editor
+	// re-validates the object without a save.
+	e.Open("crd.yaml", strings.Replace(dbCRD, "[postgres, mysql]", "[postgres, mysql, oracle]", 1))
+	e.Change("crd.yaml", dbCRD)
+	awaitCodes(t, e, "db.yaml", "enum")
+
+	// Closing the buffer brings back the disk version (oracle allowed).
+	e.Close("crd.yaml")
+	awaitCodes(t, e, "db.yaml", "")
+}
+
+func TestSettingsUnknownKindSeverity(t *testing.T) {
+	dir := t.TempDir()
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"validation": map[string]any{"unknownKind": "error"}}})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("x.yaml", "apiVersion: example.org/v1\nkind: Nope\nmetadata:\n  name: x\n")
+	d := awaitCodes(t, e, "x.yaml", "unknown-kind")
+	if d[0].Severity != protocol.DiagnosticSeverityError || d[0].Range.Start.Line != 1 {
+		t.Errorf("unknown kind = %+v, want an error on line 1", d[0])
+	}
+	e.SetSettings(map[string]any{"validation": map[string]any{"unknownKind": "ignore"}})
+	awaitCodes(t, e, "x.yaml", "")
+}

@@ -1,0 +1,441 @@
+package schemas
+
+import (
+	"bytes"
+	"strings"
+
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+type defKind int
+
+const (
+	defCRD defKind = iota
+	defXRD
+	defMRD
+)
+
+// definition is one CRD, XRD or MRD document found by the index scan.
+type definition struct {
+	kind        defKind
+	apiVersion  string
+	docIndex    int
+	text        []byte
+	name        string
+	group       string
+	kindName    string
+	plural      string
+	scope       string
+	versions    []scannedVersion
+	claimKind   string
+	claimPlural string
+	description string
+}
+
+type scannedVersion struct {
+	name   string
+	served bool
+}
+
+// scanDefinitions finds the schema definitions in a multi-document YAML
+// text without parsing it: a line scan that tracks the key path by
+// indentation and never looks inside schemas (lines indented deeper than
+// the few keys the index needs are skipped after counting their spaces).
+// A document the scan cannot read fully (flow style, odd layout) is parsed
+// properly instead.
+func scanDefinitions(content []byte) []*definition {
+	var out []*definition
+	for i, doc := range splitDocs(content) {
+		if !bytes.Contains(doc, []byte("ResourceDefinition")) {
+			continue
+		}
+		d, ok := scanDoc(doc)
+		if !ok {
+			d = parseDoc(doc)
+		}
+		if d == nil {
+			continue
+		}
+		d.docIndex = i
+		d.text = doc
+		out = append(out, d)
+	}
+	return out
+}
+
+// splitDocs splits a YAML stream at "---" lines.
+func splitDocs(content []byte) [][]byte {
+	var docs [][]byte
+	start := 0
+	for off := 0; off < len(content); {
+		end := bytes.IndexByte(content[off:], '\n')
+		if end < 0 {
+			end = len(content)
+		} else {
+			end += off
+		}
+		line := content[off:end]
+		if len(line) >= 3 && line[0] == '-' && line[1] == '-' && line[2] == '-' &&
+			(len(line) == 3 || line[3] == ' ' || line[3] == '\r' || line[3] == '\t') {
+			docs = append(docs, content[start:off])
+			start = end + 1
+			if start > len(content) {
+				start = len(content)
+			}
+		}
+		off = end + 1
+	}
+	return append(docs, content[start:])
+}
+
+func classify(apiVersion, kind string) (defKind, bool) {
+	group, _, _ := strings.Cut(apiVersion, "/")
+	switch {
+	case group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition":
+		return defCRD, true
+	case group == "apiextensions.crossplane.io" && kind == "CompositeResourceDefinition":
+		return defXRD, true
+	case group == "apiextensions.crossplane.io" && kind == "ManagedResourceDefinition":
+		return defMRD, true
+	}
+	return 0, false
+}
+
+// The key paths the scan records; "[]" is a list item.
+const (
+	pAPIVersion  = "apiVersion"
+	pKind        = "kind"
+	pName        = "metadata.name"
+	pGroup       = "spec.group"
+	pNamesKind   = "spec.names.kind"
+	pNamesPlural = "spec.names.plural"
+	pScope       = "spec.scope"
+	pClaimKind   = "spec.claimNames.kind"
+	pClaimPlural = "spec.claimNames.plural"
+	pVersion     = "spec.versions[]"
+	pVersionName = "spec.versions[].name"
+	pServed      = "spec.versions[].served"
+	pDescription = "spec.versions[].schema.openAPIV3Schema.description"
+)
+
+// maxDepth is the deepest key path the scan records (pDescription).
+const maxDepth = 6
+
+type frame struct {
+	indent int
+	key    string
+}
+
+// scanDoc reads the index fields of one document. ok is false when the
+// document needs a real parse.
+func scanDoc(doc []byte) (d *definition, ok bool) {
+	d = &definition{}
+	var kind string
+	var stack [maxDepth + 2]frame
+	depth := 0
+	// limit: lines indented deeper than this cannot hold an index key; it
+	// is fixed once the indentation unit is known.
+	limit := 1 << 30
+	pendingDescription := false // a block scalar: the next line is its text
+	descIndent := 0
+	// contIndent: deeper lines continue the scalar value of the key at
+	// this indentation.
+	contIndent := 1 << 30
+lines:
+	for off := 0; off < len(doc); {
+		end := bytes.IndexByte(doc[off:], '\n')
+		if end < 0 {
+			end = len(doc)
+		} else {
+			end += off
+		}
+		line := doc[off:end]
+		off = end + 1
+		indent := 0
+		for indent < len(line) && line[indent] == ' ' {
+			indent++
+		}
+		if pendingDescription {
+			if indent >= len(line) || len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			if indent > descIndent {
+				d.description = shortDescription(string(bytes.TrimSpace(line)))
+			}
+			pendingDescription = false
+		}
+		if indent > limit {
+			continue
+		}
+		rest := bytes.TrimRight(line[indent:], " \t\r")
+		if len(rest) == 0 || rest[0] == '#' {
+			continue
+		}
+		if indent > contIndent {
+			// The continuation of a multi-line scalar (a description's
+			// "* item" or "[link]" lines): text, not structure.
+			continue
+		}
+		contIndent = 1 << 30
+		if rest[0] == '\t' {
+			return nil, false
+		}
+		if indent == 0 && bytes.HasPrefix(rest, []byte("---")) {
+			continue
+		}
+		if limit == 1<<30 && indent > 0 {
+			// The first indented line sets the unit; the deepest recorded
+			// key sits maxDepth-1 levels down, plus one "- " per list.
+			limit = indent*(maxDepth-1) + 2
+		}
+		for depth > 0 && stack[depth-1].indent >= indent {
+			depth--
+		}
+		for len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ') {
+			if depth == len(stack) {
+				continue lines
+			}
+			stack[depth] = frame{indent, "[]"}
+			depth++
+			if pathIs(stack[:depth], pVersion) {
+				d.versions = append(d.versions, scannedVersion{served: true})
+			}
+			trimmed := bytes.TrimLeft(rest[1:], " ")
+			indent += len(rest) - len(trimmed)
+			rest = trimmed
+		}
+		if len(rest) == 0 {
+			continue
+		}
+		if rest[0] == '{' || rest[0] == '[' || rest[0] == '&' || rest[0] == '*' || rest[0] == '?' {
+			return nil, false // flow style, anchors, complex keys: parse properly
+		}
+		if key, value, isKey := splitKey(rest); isKey {
+			if depth == len(stack) {
+				continue
+			}
+			stack[depth] = frame{indent, key}
+			depth++
+			if value != "" {
+				contIndent = indent
+			}
+			if depth > maxDepth+1 {
+				continue
+			}
+			p := stack[:depth]
+			switch {
+			case pathIs(p, pAPIVersion):
+				d.apiVersion = value
+			case pathIs(p, pKind):
+				kind = value
+			case pathIs(p, pName):
+				d.name = value
+			case pathIs(p, pGroup):
+				d.group = value
+			case pathIs(p, pNamesKind):
+				d.kindName = value
+			case pathIs(p, pNamesPlural):
+				d.plural = value
+			case pathIs(p, pScope):
+				d.scope = value
+			case pathIs(p, pClaimKind):
+				d.claimKind = value
+			case pathIs(p, pClaimPlural):
+				d.claimPlural = value
+			case pathIs(p, pVersionName):
+				if n := len(d.versions); n > 0 {
+					d.versions[n-1].name = value
+				}
+			case pathIs(p, pServed):
+				if n := len(d.versions); n > 0 {
+					d.versions[n-1].served = value == "true"
+				}
+			case d.description == "" && pathIs(p, pDescription):
+				if value == "" || value[0] == '|' || value[0] == '>' {
+					pendingDescription, descIndent = true, indent
+				} else {
+					d.description = shortDescription(value)
+				}
+			}
+		}
+	}
+	k, known := classify(d.apiVersion, kind)
+	if !known {
+		return nil, true
+	}
+	d.kind = k
+	if d.group == "" || d.kindName == "" || len(d.versions) == 0 {
+		return nil, false
+	}
+	for _, v := range d.versions {
+		if v.name == "" {
+			return nil, false
+		}
+	}
+	return d, true
+}
+
+// pathIs reports whether the stack spells path (keys joined by ".", list
+// items as "[]" without a dot).
+func pathIs(stack []frame, path string) bool {
+	i := 0
+	for n, f := range stack {
+		if f.key == "[]" {
+			if !strings.HasPrefix(path[i:], "[]") {
+				return false
+			}
+			i += 2
+			continue
+		}
+		if n > 0 {
+			if i >= len(path) || path[i] != '.' {
+				return false
+			}
+			i++
+		}
+		if !strings.HasPrefix(path[i:], f.key) {
+			return false
+		}
+		i += len(f.key)
+	}
+	return i == len(path)
+}
+
+// splitKey reads "key: value" (the value without quotes or a trailing
+// comment). Only the key and value of index lines become strings.
+func splitKey(s []byte) (key, value string, ok bool) {
+	var k []byte
+	rest := s
+	if s[0] == '"' || s[0] == '\'' {
+		end := bytes.IndexByte(s[1:], s[0])
+		if end < 0 {
+			return "", "", false
+		}
+		k, rest = s[1:end+1], s[end+2:]
+		if len(rest) == 0 || rest[0] != ':' {
+			return "", "", false
+		}
+	} else {
+		i := bytes.IndexByte(s, ':')
+		for i > 0 && i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\t' {
+			j := bytes.IndexByte(s[i+1:], ':')
+			if j < 0 {
+				return "", "", false
+			}
+			i += j + 1
+		}
+		if i <= 0 {
+			return "", "", false
+		}
+		k, rest = s[:i], s[i:]
+	}
+	v := bytes.TrimSpace(rest[1:])
+	if len(v) > 0 && (v[0] == '"' || v[0] == '\'') {
+		if end := bytes.LastIndexByte(v, v[0]); end > 0 {
+			v = v[1:end]
+		}
+	} else if j := bytes.Index(v, []byte(" #")); j >= 0 {
+		v = bytes.TrimSpace(v[:j])
+	}
+	return string(k), string(v), true
+}
+
+// shortDescription is the first sentence of a description, for completion
+// lists.
+func shortDescription(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// parseDoc reads a definition the line scan could not (flow style, odd
+// indentation) with a real YAML parser.
+func parseDoc(doc []byte) *definition {
+	var m struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Spec struct {
+			Group string `json:"group"`
+			Scope string `json:"scope"`
+			Names struct {
+				Kind   string `json:"kind"`
+				Plural string `json:"plural"`
+			} `json:"names"`
+			ClaimNames *struct {
+				Kind   string `json:"kind"`
+				Plural string `json:"plural"`
+			} `json:"claimNames"`
+			Versions []struct {
+				Name   string `json:"name"`
+				Served *bool  `json:"served"`
+				Schema *struct {
+					OpenAPIV3Schema *struct {
+						Description string `json:"description"`
+					} `json:"openAPIV3Schema"`
+				} `json:"schema"`
+			} `json:"versions"`
+		} `json:"spec"`
+	}
+	if err := sigsyaml.Unmarshal(doc, &m); err != nil {
+		return nil
+	}
+	k, ok := classify(m.APIVersion, m.Kind)
+	if !ok || m.Spec.Group == "" || m.Spec.Names.Kind == "" {
+		return nil
+	}
+	d := &definition{kind: k, apiVersion: m.APIVersion, name: m.Metadata.Name, group: m.Spec.Group, kindName: m.Spec.Names.Kind, plural: m.Spec.Names.Plural, scope: m.Spec.Scope}
+	if m.Spec.ClaimNames != nil {
+		d.claimKind, d.claimPlural = m.Spec.ClaimNames.Kind, m.Spec.ClaimNames.Plural
+	}
+	for _, v := range m.Spec.Versions {
+		if v.Name == "" {
+			continue
+		}
+		d.versions = append(d.versions, scannedVersion{name: v.Name, served: v.Served == nil || *v.Served})
+		if d.description == "" && v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			d.description = shortDescription(v.Schema.OpenAPIV3Schema.Description)
+		}
+	}
+	if len(d.versions) == 0 {
+		return nil
+	}
+	return d
+}
+
+// Scopes as the index derives them, consistent with internal/xcrd.
+func (d *definition) xrScope() Scope {
+	switch d.kind {
+	case defXRD:
+		// v1 XRDs define cluster scoped XRs; v2 XRDs default to Namespaced
+		// (LegacyCluster and Cluster are cluster scoped).
+		if strings.HasSuffix(d.apiVersion, "/v2") && (d.scope == "" || d.scope == string(Namespaced)) {
+			return Namespaced
+		}
+		return Cluster
+	default:
+		if d.scope == string(Cluster) {
+			return Cluster
+		}
+		// CRDs must state a scope (ValidateCRD reports a missing one);
+		// MRDs mirror CRDs. Namespaced is the safer assumption: a
+		// namespace is then allowed, not required.
+		return Namespaced
+	}
+}
+
+// offersClaim mirrors xcrd.ForCompositeResourceClaim: a v1 XRD, or a v2 XRD
+// with scope LegacyCluster, that names a claim kind.
+func (d *definition) offersClaim() bool {
+	if d.kind != defXRD || d.claimKind == "" {
+		return false
+	}
+	return !strings.HasSuffix(d.apiVersion, "/v2") || d.scope == "LegacyCluster"
+}

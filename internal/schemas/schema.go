@@ -1,0 +1,290 @@
+package schemas
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"weak"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/crd-lsp/crd-lsp/internal/xcrd"
+)
+
+type role int
+
+const (
+	roleMain  role = iota // the CRD / MRD kind, or an XRD's composite resource
+	roleClaim             // an XRD's claim
+)
+
+// Schema is one GVK's schema from one source. Its exported fields come from
+// the index scan; everything derived from the schema itself is built on
+// first use.
+type Schema struct {
+	GVK    GVK
+	Scope  Scope
+	Source Source
+	Plural string
+	// CRDName is metadata.name of the defining CRD, XRD or MRD.
+	CRDName string
+	// Description is the first sentence of the version's
+	// openAPIV3Schema.description ("" if none).
+	Description string
+	// Path is the store path (WithFile's path) that defined the schema.
+	Path string
+
+	docIndex int
+	role     role
+	def      *defRef
+}
+
+// defRef is one definition document as indexed. It resolves, on first use,
+// to the built definition shared by every document with the same content.
+type defRef struct {
+	text []byte
+	kind defKind
+
+	once sync.Once
+	b    *built
+}
+
+func (r *defRef) built() *built {
+	r.once.Do(func() { r.b = sharedBuilt(r.text, r.kind) })
+	return r.b
+}
+
+// built holds what is derived from one definition document's content.
+type built struct {
+	text   []byte
+	kind   defKind
+	digest [32]byte
+
+	once sync.Once
+	crds map[role]*apiextensionsv1.CustomResourceDefinition
+	errs map[role]error
+
+	mu       sync.Mutex
+	versions map[versionKey]*versionValidator
+}
+
+type versionKey struct {
+	role    role
+	version string
+}
+
+// versionValidator is everything the API server builds to serve one
+// version of a CRD.
+type versionValidator struct {
+	once       sync.Once
+	scope      Scope
+	gvk        GVK
+	structural *structuralschema.Structural // with defaults pruned, as served
+	validator  validation.SchemaValidator
+	cel        *cel.Validator
+	preserve   bool  // spec.preserveUnknownFields: no pruning
+	hasStatus  bool  // the status subresource: create drops status
+	err        error // the schema cannot be served
+}
+
+// The digest cache shares built definitions across stores, sources and
+// edits that restore earlier content. It holds them weakly: a definition no
+// store references any more is collected and its entry removed.
+var (
+	digestMu    sync.Mutex
+	digestCache = map[[32]byte]weak.Pointer[built]{}
+	// builds counts structural schema builds, for tests.
+	builds atomic.Int64
+)
+
+func sharedBuilt(text []byte, kind defKind) *built {
+	d := sha256.Sum256(text)
+	digestMu.Lock()
+	defer digestMu.Unlock()
+	if wp, ok := digestCache[d]; ok {
+		if b := wp.Value(); b != nil {
+			return b
+		}
+	}
+	b := &built{text: text, kind: kind, digest: d}
+	digestCache[d] = weak.Make(b)
+	runtime.AddCleanup(b, func(d [32]byte) {
+		digestMu.Lock()
+		if wp, ok := digestCache[d]; ok && wp.Value() == nil {
+			delete(digestCache, d)
+		}
+		digestMu.Unlock()
+	}, d)
+	return b
+}
+
+func (b *built) load() {
+	b.once.Do(func() {
+		b.crds = map[role]*apiextensionsv1.CustomResourceDefinition{}
+		b.errs = map[role]error{}
+		switch b.kind {
+		case defCRD, defMRD:
+			// An MRD's spec mirrors a CRD's; its apiVersion and kind are
+			// not read by the conversion.
+			var crd apiextensionsv1.CustomResourceDefinition
+			if err := sigsyaml.Unmarshal(b.text, &crd); err != nil {
+				b.errs[roleMain] = fmt.Errorf("reading the definition: %w", err)
+				return
+			}
+			b.crds[roleMain] = &crd
+		case defXRD:
+			var obj map[string]any
+			if err := sigsyaml.Unmarshal(b.text, &obj); err != nil {
+				b.errs[roleMain] = fmt.Errorf("reading the XRD: %w", err)
+				b.errs[roleClaim] = b.errs[roleMain]
+				return
+			}
+			if xr, err := xcrd.ForCompositeResource(obj); err != nil {
+				b.errs[roleMain] = fmt.Errorf("deriving the composite resource schema: %w", err)
+			} else {
+				b.crds[roleMain] = xr
+			}
+			if claim, err := xcrd.ForCompositeResourceClaim(obj); err != nil {
+				b.errs[roleClaim] = fmt.Errorf("deriving the claim schema: %w", err)
+			} else {
+				b.crds[roleClaim] = claim
+			}
+		}
+	})
+}
+
+func (sc *Schema) validatorFor() *versionValidator {
+	b := sc.def.built()
+	b.load()
+	key := versionKey{sc.role, sc.GVK.Version}
+	b.mu.Lock()
+	if b.versions == nil {
+		b.versions = map[versionKey]*versionValidator{}
+	}
+	vv := b.versions[key]
+	if vv == nil {
+		vv = &versionValidator{}
+		b.versions[key] = vv
+	}
+	b.mu.Unlock()
+	vv.once.Do(func() {
+		crd := b.crds[sc.role]
+		if crd == nil {
+			vv.err = b.errs[sc.role]
+			if vv.err == nil {
+				vv.err = fmt.Errorf("%s defines no schema for %s", sc.CRDName, sc.GVK)
+			}
+			return
+		}
+		vv.build(crd, sc.GVK)
+	})
+	return vv
+}
+
+// build does what the API server's CRD handler does to serve a version:
+// convert the v1 schema to the internal type, make it structural, prune
+// defaults, and build the OpenAPI schema validator and CEL validator.
+func (vv *versionValidator) build(crd *apiextensionsv1.CustomResourceDefinition, gvk GVK) {
+	builds.Add(1)
+	vv.gvk = gvk
+	vv.scope = Cluster
+	if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
+		vv.scope = Namespaced
+	}
+	vv.preserve = crd.Spec.PreserveUnknownFields
+	var v1val *apiextensionsv1.CustomResourceValidation
+	found := false
+	for i := range crd.Spec.Versions {
+		if v := &crd.Spec.Versions[i]; v.Name == gvk.Version {
+			v1val, found = v.Schema, true
+			vv.hasStatus = v.Subresources != nil && v.Subresources.Status != nil
+		}
+	}
+	if !found {
+		vv.err = fmt.Errorf("%s has no version %s", crd.Name, gvk.Version)
+		return
+	}
+	if v1val == nil || v1val.OpenAPIV3Schema == nil {
+		// No schema: the API server accepts anything (and prunes nothing
+		// only with preserveUnknownFields; v1 CRDs must have a schema, which
+		// ValidateCRD reports).
+		vv.preserve = true
+		vv.structural = &structuralschema.Structural{Generic: structuralschema.Generic{Type: "object"}, Extensions: structuralschema.Extensions{XPreserveUnknownFields: true}}
+		return
+	}
+	var internal apiextensions.CustomResourceValidation
+	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v1val, &internal, nil); err != nil {
+		vv.err = fmt.Errorf("converting the schema: %w", err)
+		return
+	}
+	sv, _, err := validation.NewSchemaValidator(internal.OpenAPIV3Schema)
+	if err != nil {
+		vv.err = fmt.Errorf("building the schema validator: %w", err)
+		return
+	}
+	vv.validator = sv
+	ss, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+	if err != nil {
+		vv.err = fmt.Errorf("the schema is not structural: %w", err)
+		return
+	}
+	ss = ss.DeepCopy()
+	if err := structuraldefaulting.PruneDefaults(ss); err != nil {
+		vv.err = fmt.Errorf("pruning defaults: %w", err)
+		return
+	}
+	vv.structural = ss
+	vv.cel = cel.NewValidator(ss, true, celconfig.PerCallLimit)
+}
+
+// Structural returns the structural schema of this GVK as the API server
+// serves it (defaults pruned), built on first use and cached by the content
+// digest of the defining document. Callers must not modify it.
+func (sc *Schema) Structural() (*structuralschema.Structural, error) {
+	vv := sc.validatorFor()
+	if vv.structural == nil {
+		return nil, vv.err
+	}
+	return vv.structural, nil
+}
+
+// CRD returns the CustomResourceDefinition this schema belongs to: the
+// document itself for a CRD or MRD, the derived XR or claim CRD for an XRD.
+// Callers must not modify it.
+func (sc *Schema) CRD() (*apiextensionsv1.CustomResourceDefinition, error) {
+	b := sc.def.built()
+	b.load()
+	if crd := b.crds[sc.role]; crd != nil {
+		return crd, nil
+	}
+	return nil, b.errs[sc.role]
+}
+
+// Validate checks obj (a JSON-compatible value: map[string]any, []any,
+// string, int64, float64, bool, nil) as the API server would on create. obj
+// is not modified. The result is sorted by path, then message.
+func (sc *Schema) Validate(ctx context.Context, obj map[string]any) []Error {
+	vv := sc.validatorFor()
+	if vv.validator == nil && vv.structural == nil {
+		return []Error{{OnKey: true, Severity: SeverityWarning, Code: "schema",
+			Message: fmt.Sprintf("cannot validate against %s from %s: %v", sc.GVK, sourceName(sc.Source), vv.err)}}
+	}
+	return validateObject(ctx, vv, obj)
+}
+
+func sourceName(s Source) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.File
+}

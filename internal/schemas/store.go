@@ -1,0 +1,270 @@
+package schemas
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// GVK names a kind at one version.
+type GVK struct{ Group, Version, Kind string }
+
+// APIVersion is the apiVersion field value: "group/version" or "version".
+func (g GVK) APIVersion() string {
+	if g.Group == "" {
+		return g.Version
+	}
+	return g.Group + "/" + g.Version
+}
+
+// String is "apps/v1, Kind=Deployment", as apimachinery prints a GVK.
+func (g GVK) String() string { return g.APIVersion() + ", Kind=" + g.Kind }
+
+// SourceKind ranks schema sources: a higher kind wins.
+type SourceKind int
+
+const (
+	SourceBuiltin   SourceKind = iota // embedded Kubernetes / Crossplane schemas
+	SourceWorkspace                   // CRDs, XRDs, MRDs in the user's files
+	SourcePackage                     // a package pinned by crossplane.yaml
+)
+
+func (k SourceKind) String() string {
+	switch k {
+	case SourceBuiltin:
+		return "built-in"
+	case SourceWorkspace:
+		return "workspace"
+	case SourcePackage:
+		return "package"
+	}
+	return "unknown"
+}
+
+// Source says where a schema came from.
+type Source struct {
+	Kind    SourceKind
+	Name    string // "kubernetes v1.35", "crossplane v2.3.4", a workspace path, a package reference
+	Version string
+	File    string // the file that defined it, if any
+}
+
+// Scope of a kind.
+type Scope string
+
+const (
+	Namespaced Scope = "Namespaced"
+	Cluster    Scope = "Cluster"
+)
+
+// KindInfo summarises one known GVK (its winning schema).
+type KindInfo struct {
+	GVK         GVK
+	Scope       Scope
+	Plural      string
+	Source      Source
+	Description string // first sentence of the schema's description
+	// Schema is the winning schema, for details; building it is lazy.
+	Schema *Schema
+}
+
+// Store is an immutable snapshot of all known schemas. Every With* method
+// returns a new Store sharing structure with the old one, which stays valid
+// and unchanged; Stores are safe for concurrent use.
+type Store struct {
+	files pmap[string, *fileEntry]
+	// gvks holds, per GVK, every candidate schema in rank order.
+	gvks pmap[GVK, []*Schema]
+	n    int // number of schemas over all files
+
+	kindsOnce sync.Once
+	kinds     []KindInfo
+}
+
+type fileEntry struct {
+	path    string
+	src     Source
+	schemas []*Schema
+}
+
+// NewStore returns an empty store.
+func NewStore() *Store { return &Store{} }
+
+// WithFile returns a store in which path's definitions are those found in
+// content (replacing what path defined before); s is unchanged. Only the
+// index fields of each CRD, XRD or MRD document are read; schemas are built
+// on first use. The cost is O(size of content + GVKs of path · log n).
+// content is copied: the caller may reuse it.
+func (s *Store) WithFile(src Source, path string, content []byte) *Store {
+	n := s.clone()
+	n.setFile(src, path, content)
+	return n
+}
+
+// FileInput is one file for WithFiles.
+type FileInput struct {
+	Source  Source
+	Path    string
+	Content []byte
+}
+
+// WithFiles is WithFile for many files at once.
+func (s *Store) WithFiles(in []FileInput) *Store {
+	n := s.clone()
+	for _, f := range in {
+		n.setFile(f.Source, f.Path, f.Content)
+	}
+	return n
+}
+
+// WithoutFile returns a store without path's definitions.
+func (s *Store) WithoutFile(path string) *Store {
+	if _, ok := s.files.get(path); !ok {
+		return s
+	}
+	n := s.clone()
+	n.removeFile(path)
+	return n
+}
+
+func (s *Store) clone() *Store {
+	return &Store{files: s.files, gvks: s.gvks, n: s.n}
+}
+
+// setFile and removeFile mutate a Store that nobody else has seen yet.
+func (s *Store) setFile(src Source, path string, content []byte) {
+	s.removeFile(path)
+	var defs []*definition
+	if len(content) > 0 {
+		defs = scanDefinitions(bytes.Clone(content))
+	}
+	if len(defs) == 0 {
+		return
+	}
+	e := &fileEntry{path: path, src: src}
+	for _, d := range defs {
+		e.schemas = append(e.schemas, indexedSchemas(d, src, path)...)
+	}
+	s.files = s.files.set(path, e)
+	for _, sc := range e.schemas {
+		old, _ := s.gvks.get(sc.GVK)
+		list := make([]*Schema, 0, len(old)+1)
+		list = append(append(list, old...), sc)
+		slices.SortStableFunc(list, func(a, b *Schema) int {
+			if ranksBefore(a, b) {
+				return -1
+			}
+			if ranksBefore(b, a) {
+				return 1
+			}
+			return 0
+		})
+		s.gvks = s.gvks.set(sc.GVK, list)
+	}
+	s.n += len(e.schemas)
+}
+
+func (s *Store) removeFile(path string) {
+	e, ok := s.files.get(path)
+	if !ok {
+		return
+	}
+	s.files = s.files.del(path)
+	for _, sc := range e.schemas {
+		old, _ := s.gvks.get(sc.GVK)
+		list := make([]*Schema, 0, len(old))
+		for _, o := range old {
+			if o.Path != path {
+				list = append(list, o)
+			}
+		}
+		if len(list) == 0 {
+			s.gvks = s.gvks.del(sc.GVK)
+		} else {
+			s.gvks = s.gvks.set(sc.GVK, list)
+		}
+	}
+	s.n -= len(e.schemas)
+}
+
+// ranksBefore: package > workspace > built-in, then by path, then by the
+// document's position in its file.
+func ranksBefore(a, b *Schema) bool {
+	if a.Source.Kind != b.Source.Kind {
+		return a.Source.Kind > b.Source.Kind
+	}
+	if a.Path != b.Path {
+		return a.Path < b.Path
+	}
+	return a.docIndex < b.docIndex
+}
+
+// Lookup returns the highest-ranked schema for gvk.
+func (s *Store) Lookup(gvk GVK) (*Schema, bool) {
+	list, _ := s.gvks.get(gvk)
+	if len(list) == 0 {
+		return nil, false
+	}
+	return list[0], true
+}
+
+// Candidates returns every schema known for gvk, best first.
+func (s *Store) Candidates(gvk GVK) []*Schema {
+	list, _ := s.gvks.get(gvk)
+	return append([]*Schema(nil), list...)
+}
+
+// Kinds lists every known GVK (its winning schema), sorted by group,
+// version and kind. The result is shared: do not modify it.
+func (s *Store) Kinds() []KindInfo {
+	s.kindsOnce.Do(func() {
+		out := make([]KindInfo, 0, s.gvks.Len())
+		s.gvks.each(func(gvk GVK, list []*Schema) {
+			sc := list[0]
+			out = append(out, KindInfo{GVK: gvk, Scope: sc.Scope, Plural: sc.Plural, Source: sc.Source, Description: sc.Description, Schema: sc})
+		})
+		slices.SortFunc(out, func(x, y KindInfo) int {
+			a, b := x.GVK, y.GVK
+			return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Version, b.Version), cmp.Compare(a.Kind, b.Kind))
+		})
+		s.kinds = out
+	})
+	return s.kinds
+}
+
+// FileGVKs lists what path defines, in document order.
+func (s *Store) FileGVKs(path string) []GVK {
+	f, _ := s.files.get(path)
+	if f == nil {
+		return nil
+	}
+	out := make([]GVK, 0, len(f.schemas))
+	for _, sc := range f.schemas {
+		out = append(out, sc.GVK)
+	}
+	return out
+}
+
+// Len is the number of indexed GVK definitions (all sources).
+func (s *Store) Len() int { return s.n }
+
+func (s *Store) String() string { return fmt.Sprintf("schemas.Store(%d files)", s.files.Len()) }
+
+// indexedSchemas turns an indexed definition into the Schemas of every GVK
+// it serves (an XRD's claim too, when it offers one). Nothing is built.
+func indexedSchemas(d *definition, src Source, path string) []*Schema {
+	ref := &defRef{text: d.text, kind: d.kind}
+	var out []*Schema
+	for _, v := range d.versions {
+		if !v.served {
+			continue
+		}
+		out = append(out, &Schema{GVK: GVK{d.group, v.name, d.kindName}, Scope: d.xrScope(), Source: src, Plural: d.plural, CRDName: d.name, Description: d.description, Path: path, docIndex: d.docIndex, def: ref, role: roleMain})
+		if d.offersClaim() {
+			out = append(out, &Schema{GVK: GVK{d.group, v.name, d.claimKind}, Scope: Namespaced, Source: src, Plural: d.claimPlural, CRDName: d.name, Path: path, docIndex: d.docIndex, def: ref, role: roleClaim})
+		}
+	}
+	return out
+}

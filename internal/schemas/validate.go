@@ -1,0 +1,318 @@
+package schemas
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/api/operation"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/features"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+)
+
+// validateObject runs the API server's create path for a custom resource
+// (see apiextensions-apiserver's customresource_handler.go
+// unstructuredSchemaCoercer and registry/customresource strategy.go):
+//
+//  1. decoding: ObjectMeta is read strictly (unknown metadata fields are
+//     reported), unknown fields are pruned (reported, not fatal), non-nullable
+//     nulls without defaults are dropped, embedded ObjectMeta is coerced;
+//  2. defaulting (so CEL rules see defaulted fields, e.g. upjet's
+//     managementPolicies); then, with the status subresource, status is
+//     dropped (PrepareForCreate), so only its unknown fields are reported;
+//  3. validation: apiVersion/kind, ObjectMeta, the OpenAPI schema, embedded
+//     resources' ObjectMeta, list-type map/set uniqueness, and, when none
+//     of those found a blocking error, CEL x-kubernetes-validations (no old
+//     object, so transition rules are skipped).
+func validateObject(ctx context.Context, vv *versionValidator, in map[string]any) (out []Error) {
+	defer func() {
+		// The API server's code is not written for arbitrary input; a crash
+		// must become a diagnostic, never take the server down.
+		if r := recover(); r != nil {
+			out = append(out, Error{Severity: SeverityWarning, Code: "schema", OnKey: true, Message: fmt.Sprintf("validation stopped early: %v", r)})
+			sortErrors(out)
+		}
+	}()
+	obj, _ := deepCopyJSON(in).(map[string]any)
+	r := &resolver{in: in}
+	ss := vv.structural
+
+	// apiVersion and kind must name this schema; the API server stops here
+	// otherwise.
+	if errs := validateTypeMeta(obj, vv.gvk); len(errs) > 0 {
+		return r.convert(errs, "invalid")
+	}
+
+	// 1. Decoding.
+	kind, apiVersion := obj["kind"], obj["apiVersion"]
+	meta, foundMeta, metaUnknown, err := objectmeta.GetObjectMetaWithOptions(obj, objectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		// The API server rejects the request; report and carry on with the
+		// fields that do decode.
+		out = append(out, r.metadataDecodeError(err))
+		meta, foundMeta, metaUnknown, _ = objectmeta.GetObjectMetaWithOptions(obj, objectmeta.ObjectMetaOptions{DropMalformedFields: true, ReturnUnknownFieldPaths: true})
+	}
+	unknown := metaUnknown
+	if ss != nil && !vv.preserve {
+		unknown = append(unknown, structuralpruning.PruneWithOptions(obj, ss, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, ss)
+	}
+	if ss != nil {
+		ferr, paths := objectmeta.CoerceWithOptions(nil, obj, ss, false, objectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+		if ferr != nil {
+			out = append(out, r.convert(field.ErrorList{ferr}, "metadata")...)
+		}
+		unknown = append(unknown, paths...)
+	}
+	for _, u := range unknown {
+		out = append(out, r.unknownField(u, ss))
+	}
+	if kind != nil {
+		obj["kind"] = kind
+	}
+	if apiVersion != nil {
+		obj["apiVersion"] = apiVersion
+	}
+	if foundMeta && meta != nil {
+		_ = objectmeta.SetObjectMeta(obj, meta)
+	}
+
+	// 2. Defaulting.
+	if ss != nil {
+		structuraldefaulting.Default(obj, ss)
+	}
+
+	// PrepareForCreate: with the status subresource, create drops status.
+	if vv.hasStatus {
+		delete(obj, "status")
+	}
+
+	// 3. Validation.
+	var errs field.ErrorList
+	errs = append(errs, validateObjectMeta(ctx, meta, vv.scope)...)
+	errs = append(errs, validation.ValidateCustomResource(nil, obj, vv.validator)...)
+	if ss != nil {
+		errs = append(errs, objectmeta.Validate(ctx, nil, obj, ss, false)...)
+		errs = append(errs, listtype.ValidateListSetsAndMaps(nil, ss, obj)...)
+	}
+	out = append(out, r.convert(errs, "")...)
+	if vv.cel != nil {
+		if blocked(errs) {
+			out = append(out, Error{OnKey: true, Severity: SeverityInfo, Code: "cel",
+				Message: "some validation rules (x-kubernetes-validations) were not checked because the object was invalid; correct the existing errors to complete validation"})
+		} else {
+			celErrs, _ := vv.cel.Validate(ctx, nil, ss, obj, nil, celconfig.RuntimeCELCostBudget)
+			out = append(out, r.convert(celErrs, "cel")...)
+		}
+	}
+	if vv.err != nil {
+		out = append(out, Error{OnKey: true, Severity: SeverityWarning, Code: "schema",
+			Message: fmt.Sprintf("only partly validated: %v", vv.err)})
+	}
+	sortErrors(out)
+	return dedupe(out)
+}
+
+// blocked mirrors the API server's hasBlockingErr: CEL rules are not run on
+// an object with these errors.
+func blocked(errs field.ErrorList) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
+}
+
+// validateTypeMeta is customResourceValidator.ValidateTypeMeta.
+func validateTypeMeta(obj map[string]any, gvk GVK) field.ErrorList {
+	var errs field.ErrorList
+	if k, _ := obj["kind"].(string); k != gvk.Kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), obj["kind"], fmt.Sprintf("must be %v", gvk.Kind)))
+	}
+	if av, _ := obj["apiVersion"].(string); av != gvk.APIVersion() {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), obj["apiVersion"], fmt.Sprintf("must be %v", gvk.APIVersion())))
+	}
+	return errs
+}
+
+// validateObjectMeta applies the API server's ObjectMeta rules on create,
+// with two adjustments for files: a missing namespace on a namespaced kind
+// is fine (kubectl fills it in), and generateName stands in for a missing
+// name (the server generates the name before validating).
+func validateObjectMeta(ctx context.Context, meta *metav1.ObjectMeta, scope Scope) field.ErrorList {
+	if meta == nil {
+		meta = &metav1.ObjectMeta{}
+	}
+	m := meta.DeepCopy()
+	generated := false
+	if m.Name == "" && m.GenerateName != "" {
+		// What names.SimpleNameGenerator does, with a fixed suffix.
+		base := m.GenerateName
+		if len(base) > 58 {
+			base = base[:58]
+		}
+		m.Name, generated = base+"x7k2q", true
+	}
+	errs := apimachineryvalidation.ValidateObjectMetaDeclaratively(ctx, operation.Create, m, nil, scope == Namespaced,
+		apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"), utilfeature.DefaultFeatureGate.Enabled(features.DeclarativeValidationBeta))
+	var kept field.ErrorList
+	for _, e := range errs {
+		switch {
+		case e.Field == "metadata.namespace" && e.Type == field.ErrorTypeRequired:
+			continue
+		case e.Field == "metadata.name" && generated:
+			e.Field = "metadata.generateName"
+			e.BadValue = meta.GenerateName
+		}
+		kept = append(kept, e)
+	}
+	return kept
+}
+
+// deepCopyJSON copies a JSON-compatible value, normalising Go integer and
+// float types that YAML decoders produce to int64 and float64.
+func deepCopyJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = deepCopyJSON(x)
+		}
+		return m
+	case []any:
+		l := make([]any, len(v))
+		for i, x := range v {
+			l[i] = deepCopyJSON(x)
+		}
+		return l
+	case int:
+		return int64(v)
+	case int32:
+		return int64(v)
+	case uint64:
+		return int64(v)
+	case uint32:
+		return int64(v)
+	case uint:
+		return int64(v)
+	case float32:
+		return float64(v)
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[fmt.Sprint(k)] = deepCopyJSON(x)
+		}
+		return m
+	}
+	return v
+}
+
+func (r *resolver) unknownField(p string, ss *structuralschema.Structural) Error {
+	path := r.resolve(p)
+	last, _ := path.Last()
+	return Error{Path: path, OnKey: true, Code: "unknown-field", Message: unknownMessage(last.Field, siblingsOf(ss, path))}
+}
+
+func (r *resolver) metadataDecodeError(err error) Error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "json: ")
+	return Error{Path: fieldpath.Path{fieldpath.Field("metadata")}, Code: "metadata", Message: "invalid metadata: " + msg}
+}
+
+func unknownMessage(name string, candidates []string) string {
+	msg := fmt.Sprintf("unknown field %q", name)
+	best, bestD := "", 4
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD && d <= len(name)/2+1 || d == bestD && d <= len(name)/2+1 && c < best {
+			best, bestD = c, d
+		}
+	}
+	if best != "" {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return msg
+}
+
+// siblingsOf lists the properties of the object that holds the field at p.
+func siblingsOf(s *structuralschema.Structural, p fieldpath.Path) []string {
+	cur := s
+	parent := p.Parent()
+	if len(parent) == 1 && parent[0] == fieldpath.Field("metadata") {
+		return metadataFields
+	}
+	for _, seg := range parent {
+		if cur == nil {
+			return nil
+		}
+		switch seg.Kind {
+		case fieldpath.KindIndex:
+			cur = cur.Items
+		case fieldpath.KindField:
+			if prop, ok := cur.Properties[seg.Field]; ok {
+				cur = &prop
+			} else if cur.AdditionalProperties != nil {
+				cur = cur.AdditionalProperties.Structural
+			} else {
+				return nil
+			}
+		}
+	}
+	if cur == nil {
+		return nil
+	}
+	out := make([]string, 0, len(cur.Properties))
+	for k := range cur.Properties {
+		out = append(out, k)
+	}
+	return out
+}
+
+var metadataFields = []string{"name", "generateName", "namespace", "labels", "annotations", "finalizers", "ownerReferences", "uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "managedFields", "selfLink"}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func dedupe(errs []Error) []Error {
+	seen := map[string]bool{}
+	out := errs[:0]
+	for _, e := range errs {
+		k := e.Path.String() + "\x00" + e.Code + "\x00" + e.Message
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/schemas/builtin"
+)
+
+// DefaultCrossplaneMajor is targeted when neither crossplane.yaml nor the
+// settings say otherwise.
+const DefaultCrossplaneMajor = 2
+
+var majorRE = regexp.MustCompile(`v?(\d+)(\.|$|\s)`)
+
+// CrossplaneMajor decides which Crossplane major version the workspace
+// targets: spec.crossplane.version of a crossplane.yaml at one of the roots
+// (its lowest bound), else the crdLsp.crossplaneVersion setting, else v2.
+// from says where the answer came from, for logs and hover.
+func CrossplaneMajor(roots []string, setting string) (major int, from string) {
+	for _, r := range roots {
+		p := filepath.Join(r, "crossplane.yaml")
+		content, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var meta struct {
+			Spec struct {
+				Crossplane struct {
+					Version string `yaml:"version"`
+				} `yaml:"crossplane"`
+			} `yaml:"spec"`
+		}
+		if yaml.Unmarshal(content, &meta) != nil || meta.Spec.Crossplane.Version == "" {
+			continue
+		}
+		if m, ok := parseMajor(meta.Spec.Crossplane.Version); ok {
+			return m, p
+		}
+	}
+	if m, ok := parseMajor(setting); ok {
+		return m, "setting crdLsp.crossplaneVersion"
+	}
+	return DefaultCrossplaneMajor, "default"
+}
+
+func parseMajor(s string) (int, bool) {
+	m := majorRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || (n != 1 && n != 2) {
+		return 0, false
+	}
+	return n, true
+}
+
+var builtinStores sync.Map // major → *builtinStore
+
+type builtinStore struct {
+	once  sync.Once
+	store *schemas.Store
+	err   error
+}
+
+// Builtins returns a store holding the embedded Kubernetes, Crossplane
+// (for the given major version) and function input schemas. It is built
+// once per process and shared (stores are immutable).
+func Builtins(major int) (*schemas.Store, error) {
+	v, _ := builtinStores.LoadOrStore(major, &builtinStore{})
+	b := v.(*builtinStore)
+	b.once.Do(func() { b.store, b.err = loadBuiltins(major) })
+	return b.store, b.err
+}
+
+func loadBuiltins(major int) (*schemas.Store, error) {
+	st := schemas.NewStore()
+	k8s, err := builtin.Kubernetes()
+	if err != nil {
+		return st, fmt.Errorf("built-in Kubernetes schemas: %w", err)
+	}
+	xp, err := builtin.Crossplane(major)
+	if err != nil {
+		return st, fmt.Errorf("built-in Crossplane schemas: %w", err)
+	}
+	fns, err := builtin.Functions()
+	if err != nil {
+		return st, fmt.Errorf("built-in function schemas: %w", err)
+	}
+	var batch []schemas.FileInput
+	for _, set := range []builtin.Set{k8s, xp, fns} {
+		name := set.Name
+		if set.Version != "" {
+			name += " " + set.Version
+		}
+		for _, f := range set.Files {
+			src := schemas.Source{Kind: schemas.SourceBuiltin, Name: name, Version: set.Version, File: f.Name}
+			batch = append(batch, schemas.FileInput{Source: src, Path: "builtin:" + f.Name, Content: f.Data})
+		}
+	}
+	return st.WithFiles(batch), nil
+}
+
+// Source is the schema source of a workspace file.
+func Source(path string) schemas.Source {
+	return schemas.Source{Kind: schemas.SourceWorkspace, Name: path, File: path}
+}

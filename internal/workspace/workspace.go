@@ -1,0 +1,159 @@
+// Package workspace finds the YAML files of a workspace folder: the files
+// that may define schemas (CRDs, XRDs, MRDs) and the files a check run
+// validates. It is the only place that walks directories.
+//
+// Invariants: read-only (never writes user files); skips .git, node_modules,
+// vendor and hidden folders; honours include/exclude globs relative to the
+// folder; files above the size limit are reported, never read whole.
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Options limit a scan.
+type Options struct {
+	Include     []string // globs relative to the root; empty means every YAML file
+	Exclude     []string // globs relative to the root
+	MaxFileSize int64    // 0 means no limit
+}
+
+// File is one YAML file found by a scan.
+type File struct {
+	Path    string
+	Content []byte
+}
+
+// Skipped names a file left out and why, so callers can log it.
+type Skipped struct {
+	Path   string
+	Reason string
+}
+
+// IsYAML reports whether name has a .yaml or .yml extension.
+func IsYAML(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// MayDefineSchemas is a cheap pre-filter: content that cannot define a CRD,
+// XRD or MRD is not worth indexing.
+func MayDefineSchemas(content []byte) bool {
+	return bytes.Contains(content, []byte("CustomResourceDefinition")) ||
+		bytes.Contains(content, []byte("CompositeResourceDefinition")) ||
+		bytes.Contains(content, []byte("ManagedResourceDefinition"))
+}
+
+func skipDir(name string) bool {
+	return name == "node_modules" || name == "vendor" || (strings.HasPrefix(name, ".") && name != "." && name != "..")
+}
+
+// Scan walks root and returns its YAML files (content read when keep
+// returns true for the path and size, else Content is nil), sorted by path.
+func Scan(ctx context.Context, root string, opts Options, keep func(path string, content []byte) bool) ([]File, []Skipped, error) {
+	var files []File
+	var skipped []Skipped
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			skipped = append(skipped, Skipped{Path: p, Reason: err.Error()})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != root && skipDir(d.Name()) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !IsYAML(p) || !d.Type().IsRegular() {
+			return nil
+		}
+		if !Matches(root, p, opts) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			skipped = append(skipped, Skipped{Path: p, Reason: err.Error()})
+			return nil
+		}
+		if opts.MaxFileSize > 0 && info.Size() > opts.MaxFileSize {
+			skipped = append(skipped, Skipped{Path: p, Reason: "larger than the size limit"})
+			return nil
+		}
+		content, err := os.ReadFile(p)
+		if err != nil {
+			skipped = append(skipped, Skipped{Path: p, Reason: err.Error()})
+			return nil
+		}
+		if keep != nil && !keep(p, content) {
+			return nil
+		}
+		files = append(files, File{Path: p, Content: content})
+		return nil
+	})
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, skipped, err
+}
+
+// Matches applies the include/exclude globs to p, a path under root. Globs
+// use path.Match syntax per segment plus "**" for any number of segments.
+func Matches(root, p string, opts Options) bool {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = p
+	}
+	rel = filepath.ToSlash(rel)
+	for _, g := range opts.Exclude {
+		if Glob(g, rel) {
+			return false
+		}
+	}
+	if len(opts.Include) == 0 {
+		return true
+	}
+	for _, g := range opts.Include {
+		if Glob(g, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// Glob matches a slash-separated name against pattern, where "**" matches
+// zero or more whole segments and other segments follow path.Match.
+func Glob(pattern, name string) bool {
+	return globSegs(strings.Split(pattern, "/"), strings.Split(name, "/"))
+}
+
+func globSegs(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(name); i++ {
+				if globSegs(pat[1:], name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, err := path.Match(pat[0], name[0]); err != nil || !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}
