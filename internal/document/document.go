@@ -156,6 +156,9 @@ func (d *Doc) parse(src []byte) {
 	if n.Kind != yaml.DocumentNode || len(n.Content) == 0 {
 		return
 	}
+	if c := n.Content[0]; c.Kind == yaml.ScalarNode && c.Tag == "!!null" && c.Value == "" && c.Anchor == "" && c.Style&yaml.TaggedStyle == 0 {
+		return // nothing written: an empty document
+	}
 	d.Root = n.Content[0]
 	d.rebase(d.Root)
 	d.File.indexSpans(d.Root, d.Span.End)

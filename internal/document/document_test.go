@@ -1,34 +1,66 @@
 package document
 
 import (
-	"os"
-	"path/filepath"
+	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"gopkg.in/yaml.v3"
+
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 )
 
-func mustParse(t *testing.T, p string) fieldpath.Path {
+func path(t testing.TB, s string) fieldpath.Path {
 	t.Helper()
-	var out fieldpath.Path
-	for _, part := range strings.Split(p, ".") {
-		name, rest, _ := strings.Cut(part, "[")
-		if name != "" {
-			out = append(out, fieldpath.Field(name))
-		}
-		for rest != "" {
-			idx, more, _ := strings.Cut(rest, "]")
-			n := 0
-			for _, c := range idx {
-				n = n*10 + int(c-'0')
+	p, err := fieldpath.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSplitDocuments(t *testing.T) {
+	cases := []struct {
+		src   string
+		docs  []string // the text of each document's Span
+		roots []bool   // whether each has a Root
+	}{
+		{"", []string{""}, []bool{false}},
+		{"# only a comment\n", []string{"# only a comment\n"}, []bool{false}},
+		{"---\n", []string{"---\n"}, []bool{false}},
+		{"---\n---\n", []string{"---\n", "---\n"}, []bool{false, false}},
+		{"a: 1\n---\nb: 2\n", []string{"a: 1\n", "---\nb: 2\n"}, []bool{true, true}},
+		{"# c\n---\na: 1\n", []string{"# c\n---\na: 1\n"}, []bool{true}},
+		{"a: 1\n...\n---\nb: 2\n", []string{"a: 1\n...\n", "---\nb: 2\n"}, []bool{true, true}},
+		{"a: 1\n...\n# trailing\n", []string{"a: 1\n...\n# trailing\n"}, []bool{true}},
+		{"a: 1\n...\nb: 2\n", []string{"a: 1\n...\n", "b: 2\n"}, []bool{true, true}},
+		{"%YAML 1.1\n---\na: 1\n", []string{"%YAML 1.1\n---\na: 1\n"}, []bool{true}},
+		{"--- |\n  text\n", []string{"--- |\n  text\n"}, []bool{true}},
+		{"a: 1\n---   \nb: 2", []string{"a: 1\n", "---   \nb: 2"}, []bool{true, true}},
+		{"a: 1\n--- # c\nb: 2", []string{"a: 1\n", "--- # c\nb: 2"}, []bool{true, true}},
+		{"a: ---\n----\n", []string{"a: ---\n----\n"}, []bool{false}}, // "----" is not a marker (and a syntax error here)
+		{"a: 1\r\n---\r\nb: 2\r\n", []string{"a: 1\r\n", "---\r\nb: 2\r\n"}, []bool{true, true}},
+		{"a: 1\r---\rb: 2\r", []string{"a: 1\r", "---\rb: 2\r"}, []bool{true, true}},
+		{"\ufeff---\na: 1\n---\nb: 2\n", []string{"\ufeff---\na: 1\n", "---\nb: 2\n"}, []bool{true, true}},
+		{"---\n---\na: 1\n---\n", []string{"---\n", "---\na: 1\n", "---\n"}, []bool{false, true, false}},
+	}
+	for _, c := range cases {
+		f := Parse("t.yaml", 1, []byte(c.src))
+		var got []string
+		var roots []bool
+		for i, d := range f.Docs {
+			got = append(got, c.src[d.Span.Start:d.Span.End])
+			roots = append(roots, d.Root != nil)
+			if d.Index != i || d.File != f {
+				t.Errorf("%q: doc %d: Index %d, File %p", c.src, i, d.Index, d.File)
 			}
-			out = append(out, fieldpath.Index(n))
-			rest = strings.TrimPrefix(more, "[")
+		}
+		if !reflect.DeepEqual(got, c.docs) || !reflect.DeepEqual(roots, c.roots) {
+			t.Errorf("%q: docs %q roots %v; want %q %v", c.src, got, roots, c.docs, c.roots)
 		}
 	}
-	return out
 }
 
 const threeDocs = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: second\n data:\n  b: \"2\"\n---\napiVersion: v1\nkind: ConfigMap\n"
@@ -38,188 +70,244 @@ func TestSyntaxErrorInMiddleDocument(t *testing.T) {
 	if len(f.Docs) != 3 {
 		t.Fatalf("%d docs, want 3", len(f.Docs))
 	}
-	if f.Docs[0].Root == nil || f.Docs[2].Root == nil || len(f.Docs[0].Errors)+len(f.Docs[2].Errors) != 0 {
-		t.Fatalf("documents 1 and 3 should parse cleanly: %v %v", f.Docs[0].Errors, f.Docs[2].Errors)
+	for _, i := range []int{0, 2} {
+		if d := f.Docs[i]; d.Root == nil || len(d.Errors) != 0 {
+			t.Errorf("doc %d: Root %v, errors %v", i, d.Root, d.Errors)
+		}
+	}
+	if f.Docs[1].Root != nil {
+		t.Error("doc 2 has a Root despite its syntax error")
 	}
 	errs := f.Docs[1].Errors
 	if len(errs) != 1 {
 		t.Fatalf("errors = %v", errs)
 	}
 	line, col := f.Mapper.LineCol(errs[0].Span.Start)
-	if line != 10 || col != 2 || errs[0].Message != "did not find expected key" {
-		t.Errorf("error at %d:%d %q, want 10:2 \"did not find expected key\"", line, col, errs[0].Message)
+	if line != 10 || col != 2 || errs[0].Message != "did not find expected key" || threeDocs[errs[0].Span.Start:errs[0].Span.End] != "data:" {
+		t.Errorf("error at %d:%d %q on %q; want 10:2 \"did not find expected key\" on \"data:\"",
+			line, col, errs[0].Message, threeDocs[errs[0].Span.Start:errs[0].Span.End])
+	}
+	// Positions in the third document are absolute.
+	k, _, _ := f.Docs[2].Spans(path(t, "kind"))
+	if l, c := f.Mapper.LineCol(k.Start); l != 14 || c != 1 {
+		t.Errorf("doc 3 kind at %d:%d, want 14:1", l, c)
+	}
+	if f.Docs[2].Root.Line != 13 {
+		t.Errorf("doc 3 Root.Line = %d, want 13 (absolute)", f.Docs[2].Root.Line)
 	}
 }
 
-func TestSpansAndAt(t *testing.T) {
-	src := "# head\napiVersion: v1\nspec:\n  name: \"a b\"   # c\n  list:\n    - x\n    - key: 'it''s'\n      blk: |\n        one\n        two\n\n  é: 😀z\n  flow: {a: [1, 2], b: c}\n  empty:\n  plain: multi\n    line\n"
-	f := Parse("t.yaml", 1, []byte(src))
-	d := f.Docs[0]
-	if len(d.Errors) != 0 {
-		t.Fatal(d.Errors)
-	}
-	cases := []struct{ path, key, value string }{
-		{"apiVersion", "apiVersion", "v1"},
-		{"spec.name", "name", `"a b"`},
-		{"spec.list[0]", "", "x"},
-		{"spec.list[1].key", "key", `'it''s'`},
-		{"spec.list[1].blk", "blk", "|\n        one\n        two"},
-		{"spec.é", "é", "😀z"},
-		{"spec.flow", "flow", "{a: [1, 2], b: c}"},
-		{"spec.flow.a[1]", "", "2"},
-		{"spec.empty", "empty", ""},
-		{"spec.plain", "plain", "multi\n    line"},
+func TestSyntaxErrorPositions(t *testing.T) {
+	cases := []struct {
+		src, msg, at string // at: the text from the error's start to its line end
+		line         int
+	}{
+		{"a: 1\n\tb: 2\n", "found a tab character that violates indentation", "\tb: 2", 2},
+		{"a: 1\nb:\n\t- x\n", "found character that cannot start any token", "\t- x", 3},
+		{"key: \"unterminated\nnext: 1\nz: 2\n", "found unexpected end of stream", "\"unterminated", 1},
+		{"a: [1, 2\nb: 3\n", "did not find expected ',' or ']'", "a: [1, 2", 1},
+		{"a:\n  b: 1\n c: 2\n", "did not find expected key", "c: 2", 3},
+		{"a:\n  b: 1\n    c: 2\n", "mapping values are not allowed in this context", "c: 2", 3},
+		{"- a\nb: 1\n", "did not find expected '-' indicator", "b: 1", 2},
+		{"a: 1\n# c\n\n  - x\n", "did not find expected key", "- x", 4},
+		{"a: &x 1\nb: *y\n", "unknown anchor 'y' referenced", "b: *y", 2},
+		{"a: @x\n", "found character that cannot start any token", "@x", 1},
+		{"x: 1\n---\nz: 1\nkey: 'it\n\n# trailing\n", "found unexpected end of stream", "'it", 4},
+		{"\ufeffa: @x\r\nb: 1\r\n", "found character that cannot start any token", "@x", 1},
+		{"é: 😀\n  bad: 1\n", "mapping values are not allowed in this context", "bad: 1", 2},
 	}
 	for _, c := range cases {
-		k, v, ok := d.Spans(mustParse(t, c.path))
-		if !ok {
-			t.Errorf("%s: not found", c.path)
+		f := Parse("t.yaml", 1, []byte(c.src))
+		var errs []Error
+		for _, d := range f.Docs {
+			errs = append(errs, d.Errors...)
+		}
+		if len(errs) != 1 {
+			t.Errorf("%q: errors %v", c.src, errs)
 			continue
 		}
-		if got := src[k.Start:k.End]; got != c.key {
-			t.Errorf("%s: key %q, want %q", c.path, got, c.key)
+		e := errs[0]
+		line, _ := f.Mapper.LineCol(e.Span.Start)
+		if e.Message != c.msg || line != c.line || c.src[e.Span.Start:e.Span.End] != c.at {
+			t.Errorf("%q: %q at line %d on %q; want %q at line %d on %q", c.src, e.Message, line, c.src[e.Span.Start:e.Span.End], c.msg, c.line, c.at)
 		}
-		if got := src[v.Start:v.End]; got != c.value {
-			t.Errorf("%s: value %q, want %q", c.path, got, c.value)
-		}
-		if c.key != "" {
-			h, ok := f.At(k.Start)
-			if !ok || h.Path.String() != mustParse(t, c.path).String() || !h.OnKey {
-				t.Errorf("At(key of %s) = %v onKey=%v", c.path, h.Path, h.OnKey)
-			}
-		}
-	}
-	// Cursor after "empty:" on its line is the empty value.
-	off := strings.Index(src, "empty:") + len("empty:")
-	if h, _ := f.At(off); h.Path.String() != "spec.empty" || h.OnKey {
-		t.Errorf("At(after empty:) = %v onKey=%v", h.Path, h.OnKey)
-	}
-	if p, _, _ := d.Nearest(mustParse(t, "spec.list[1].missing.deeper")); p.String() != "spec.list[1]" {
-		t.Errorf("Nearest = %v", p)
 	}
 }
 
-func TestObjectAnchorsAndYAML11(t *testing.T) {
-	src := "base: &b\n  x: 1\n  v: on\nuse:\n  <<: *b\n  z: 2.5\nbig: 9007199254740993\n"
+func TestDuplicateKeys(t *testing.T) {
+	src := "a: 1\nb:\n  x: 1\n  x: 2\na: 3\n"
+	f := Parse("t.yaml", 1, []byte(src))
+	d := f.Docs[0]
+	if d.Root == nil {
+		t.Fatal("no Root: duplicate keys are not a syntax error")
+	}
+	var got []string
+	for _, e := range d.Errors {
+		l, c := f.Mapper.LineCol(e.Span.Start)
+		got = append(got, fmt.Sprintf("%d:%d-%d %s", l, c, e.Span.Len(), e.Message))
+	}
+	want := []string{`4:3-1 mapping key "x" already defined at line 3`, `5:1-1 mapping key "a" already defined at line 1`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("errors %q, want %q", got, want)
+	}
+	if _, err := d.Object(); !errors.Is(err, ErrSyntax) {
+		t.Errorf("Object: %v, want ErrSyntax", err)
+	}
+	// Lookup finds the last of duplicate keys, the one decoding keeps.
+	if _, v, ok := d.Lookup(path(t, "a")); !ok || v.Value != "3" {
+		t.Errorf("Lookup(a) = %v", v)
+	}
+	// Merge keys are not duplicates of each other or of real keys.
+	f = Parse("t.yaml", 1, []byte("b: &b {x: 1}\nc: &c {y: 1}\nm:\n  <<: *b\n  <<: *c\n  x: 2\n"))
+	if len(f.Docs[0].Errors) != 0 {
+		t.Errorf("merge keys: %v", f.Docs[0].Errors)
+	}
+}
+
+func TestObject(t *testing.T) {
+	src := "base: &b\n  x: 1\n  v: on\nuse:\n  <<: *b\n  z: 2.5\n  w: 1.0\nbig: 9007199254740993\n" +
+		"bools: [yes, No, y, off, true, \"yes\"]\noct: 0777\nhex: 0x1F\nnull1:\nnull2: ~\nstr: \"1\"\n1: numkey\nlist: [a, *b]\n"
 	f := Parse("t.yaml", 1, []byte(src))
 	obj, err := f.Docs[0].Object()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := obj.(map[string]any)
-	use := m["use"].(map[string]any)
-	if use["x"] != int64(1) || use["v"] != true || use["z"] != 2.5 || m["big"] != int64(9007199254740993) {
-		t.Errorf("object = %#v", m)
+	want := map[string]any{
+		"base":  map[string]any{"x": int64(1), "v": true},
+		"use":   map[string]any{"x": int64(1), "v": true, "z": 2.5, "w": int64(1)},
+		"big":   int64(9007199254740993),
+		"bools": []any{true, false, true, false, true, "yes"},
+		"oct":   int64(511),
+		"hex":   int64(31),
+		"null1": nil,
+		"null2": nil,
+		"str":   "1",
+		"1":     "numkey",
+		"list":  []any{"a", map[string]any{"x": int64(1), "v": true}},
 	}
-	if k, v, ok := f.Docs[0].Lookup(mustParse(t, "use.x")); !ok || k.Value != "x" || v.Value != "1" {
-		t.Errorf("Lookup through merge key failed")
+	if !reflect.DeepEqual(obj, want) {
+		t.Errorf("Object =\n%#v\nwant\n%#v", obj, want)
+	}
+	for _, c := range []struct {
+		src  string
+		want any
+	}{
+		{"", nil},
+		{"# c\n", nil},
+		{"---\n", nil},
+		{"- 1\n- x\n", []any{int64(1), "x"}},
+		{"\ufeffa: 1\r\n", map[string]any{"a": int64(1)}},
+		{"a: 1\n---\nb: 2\n", map[string]any{"a": int64(1)}},
+		{"x: 1.5e3\n", map[string]any{"x": int64(1500)}}, // JSON 1500, as kubectl sends it
+		{"x: 1.25\n", map[string]any{"x": 1.25}},
+	} {
+		got, err := Parse("t.yaml", 1, []byte(c.src)).Docs[0].Object()
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: Object = %#v, %v; want %#v", c.src, got, err, c.want)
+		}
+	}
+	f = Parse("t.yaml", 1, []byte("a: 1\n---\nb: [\n---\nc: 3\n"))
+	if _, err := f.Docs[1].Object(); !errors.Is(err, ErrSyntax) {
+		t.Errorf("syntax error: %v", err)
+	}
+	if got, err := f.Docs[2].Object(); err != nil || !reflect.DeepEqual(got, map[string]any{"c": int64(3)}) {
+		t.Errorf("doc after an error: %v, %v", got, err)
 	}
 }
 
-func TestDuplicateKeys(t *testing.T) {
-	f := Parse("t.yaml", 1, []byte("a: 1\nb: 2\na: 3\n"))
-	errs := f.Docs[0].Errors
-	if len(errs) != 1 || errs[0].Span != (Span{10, 11}) {
-		t.Fatalf("errors = %v", errs)
+// TestNodeLinesAndColumns pins down how yaml.v3 counts (and so what
+// nodeStart converts): Line is absolute after Parse, Column is 1-based in
+// code points, a BOM is not counted, "\r\n" and a lone "\r" end one line.
+func TestNodeLinesAndColumns(t *testing.T) {
+	src := "\ufeffk: v\r\n\"é😀\": {a: x}\rz:\tw\n"
+	f := Parse("t.yaml", 1, []byte(src))
+	d := f.Docs[0]
+	_, a, _ := d.Lookup(path(t, `[é😀].a`))
+	if a == nil || a.Line != 2 || a.Column != 11 {
+		t.Fatalf("node a: %+v", a)
+	}
+	if sp := f.NodeSpan(a); src[sp.Start:sp.End] != "x" {
+		t.Errorf("span of a: %q", src[sp.Start:sp.End])
+	}
+	_, w, _ := d.Lookup(path(t, "z"))
+	if w.Line != 3 || w.Column != 4 {
+		t.Errorf("node w at %d:%d", w.Line, w.Column)
+	}
+	if sp := f.NodeSpan(w); src[sp.Start:sp.End] != "w" {
+		t.Errorf("span of w: %q", src[sp.Start:sp.End])
+	}
+	k, _, _ := d.Spans(path(t, "k"))
+	if k != (Span{3, 4}) {
+		t.Errorf("key k span %v, want 3-4 (after the BOM)", k)
+	}
+	if r, _ := f.Mapper.Range(f.NodeSpan(a), UTF16); r != (Range{Position{1, 11}, Position{1, 12}}) {
+		t.Errorf("UTF-16 range of a: %v", r)
 	}
 }
 
-func TestEdgeDocuments(t *testing.T) {
-	for _, src := range []string{"", "# only a comment\n", "---\n", "---\n---\n", "...\n", "a: 1\n...\n---\nb: 2\n", "\ufeffa: 1\n", "a: [1\n", "\t\tb: 2\n", "key: \"unterminated\n"} {
+func TestParseNeverPanics(t *testing.T) {
+	inputs := []string{"", "\ufeff", "\xff\xfe", "\r", "\r\r\n", "---", "...", "--- |", "a: |", "- ", "-", ":", "? ", "? a\n: b\n",
+		"a: [1", "a: {", "*x", "&a [*a]", "a: &a\n  b: *a\n", "<<: *x", "<<: [*x]", "a: !!binary x", "\t\tb: 2\n",
+		"key: \"unterminated\n", "a: 'x''", strings.Repeat("[", 100000), strings.Repeat("- ", 5000) + "x",
+		"a:\n  - b\n  -\n  - {c: [d, {e: f}]}\n", "%YAML 1.1\n%TAG ! tag:x,2000:\n--- !foo\na: 1\n", "a: b\x00c\n",
+		"? [a, b]\n: c\n", "{? a: b}\n", "[a: b, c]\n", "&k key: v\n*k : w\n", "a: |2\n    x\n  y\n", "a: >+\n\n  x\n\n\nb: 1\n"}
+	for _, src := range inputs {
 		f := Parse("t.yaml", 1, []byte(src))
-		for _, d := range f.Docs {
-			if d.Span.Start < 0 || d.Span.End > len(src) || d.Span.Start > d.Span.End {
-				t.Errorf("%q: bad doc span %v", src, d.Span)
-			}
-			for _, e := range d.Errors {
-				if e.Span.Start > e.Span.End || e.Span.End > len(src) {
-					t.Errorf("%q: bad error span %v", src, e)
-				}
-			}
-			_, _ = d.Object()
-			d.Walk(func(fieldpath.Path, *yaml.Node, *yaml.Node) bool { return true })
-		}
-		for off := 0; off <= len(src); off++ {
-			f.At(off)
-		}
-	}
-	f := Parse("t.yaml", 1, []byte("\ufeffa: 1\n"))
-	if _, v, _ := f.Docs[0].Spans(mustParse(t, "a")); v != (Span{6, 7}) {
-		t.Errorf("BOM: value span %v", v)
+		checkFileInvariants(t, f)
 	}
 }
 
-func corpusDir(t testing.TB) string {
-	dir := os.Getenv("CRD_LSP_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus")
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"a: 1\n---\nb: [x, y]\n", "a: |\n  x\n", "k: &a {x: *a}", threeDocs, "\ufeffé: 😀\r\n", "- ? a\n  : b\n"} {
+		f.Add(s)
 	}
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("corpus not found at %s", dir)
-		}
-		t.Skipf("corpus not found at %s", dir)
-	}
-	return dir
-}
-
-// TestCorpusRoundTrip checks, for every node of every corpus YAML file, that
-// Spans(path) covers the node's text and At() inside it returns the path.
-func TestCorpusRoundTrip(t *testing.T) {
-	root := corpusDir(t)
-	files := 0
-	err := filepath.WalkDir(root, func(p string, de os.DirEntry, err error) error {
-		if err != nil || de.IsDir() || (filepath.Ext(p) != ".yaml" && filepath.Ext(p) != ".yml") {
-			return err
-		}
-		files++
-		text, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		f := Parse(p, 1, text)
-		big := len(text) > 200<<10
-		for _, d := range f.Docs {
-			if len(d.Errors) > 0 {
-				t.Errorf("%s: %v", p, d.Errors)
-				continue
-			}
-			n := 0
-			d.Walk(func(path fieldpath.Path, k, v *yaml.Node) bool {
-				n++
-				ks, vs, ok := d.Spans(path)
-				if !ok {
-					t.Errorf("%s: %s: Spans not found", p, path)
-					return false
-				}
-				if k != nil && string(text[ks.Start:ks.End]) != k.Value && !strings.ContainsAny(string(text[ks.Start:ks.End]), "\"'") {
-					t.Errorf("%s: %s: key text %q, want %q", p, path, text[ks.Start:ks.End], k.Value)
-				}
-				if v.Kind == yaml.ScalarNode && v.Style == 0 && v.Value != "" && !strings.Contains(v.Value, "\n") && strings.Join(strings.Fields(string(text[vs.Start:vs.End])), " ") != strings.Join(strings.Fields(v.Value), " ") {
-					t.Errorf("%s: %s: value text %q, want %q", p, path, text[vs.Start:vs.End], v.Value)
-				}
-				if big && n%37 != 0 {
-					return true
-				}
-				if k != nil {
-					if h, ok := f.At(ks.Start); !ok || !h.OnKey || !h.Path.Equal(path) {
-						t.Errorf("%s: At(key %s) = %s onKey=%v", p, path, h.Path, h.OnKey)
-					}
-				}
-				if v.Kind == yaml.ScalarNode && vs.End > vs.Start {
-					if h, ok := f.At(vs.Start + (vs.End-vs.Start)/2); !ok || h.OnKey || !h.Path.Equal(path) {
-						t.Errorf("%s: At(value %s) = %s onKey=%v", p, path, h.Path, h.OnKey)
-					}
-				}
-				return true
-			})
-		}
-		return nil
+	f.Fuzz(func(t *testing.T, src string) {
+		checkFileInvariants(t, Parse("t.yaml", 1, []byte(src)))
 	})
-	if err != nil {
-		t.Fatal(err)
+}
+
+// checkFileInvariants checks what must hold for any input: documents cover
+// the text in order, spans are within it, and every query answers.
+func checkFileInvariants(t *testing.T, f *File) {
+	t.Helper()
+	n := len(f.Text)
+	if len(f.Docs) == 0 {
+		t.Fatalf("%q: no documents", f.Text)
 	}
-	if files < 2000 {
-		t.Errorf("only %d corpus files seen", files)
+	at := 0
+	for _, d := range f.Docs {
+		if d.Span.Start != at || d.Span.End < d.Span.Start || d.Span.End > n {
+			t.Fatalf("%q: doc %d span %v (previous end %d)", f.Text, d.Index, d.Span, at)
+		}
+		at = d.Span.End
+		for _, e := range d.Errors {
+			if e.Span.Start < d.Span.Start || e.Span.End > d.Span.End || e.Span.Start > e.Span.End || strings.HasPrefix(e.Message, "yaml:") {
+				t.Errorf("%q: doc %d: bad error %v", f.Text, d.Index, e)
+			}
+		}
+		_, _ = d.Object()
+		d.Walk(func(p fieldpath.Path, k, v *yaml.Node) bool {
+			ks, vs, ok := d.Spans(p)
+			if ok && (ks.Start > ks.End || vs.Start > vs.End || vs.End > n || ks.End > n) {
+				t.Errorf("%q: %s: spans %v %v", f.Text, p, ks, vs)
+			}
+			if np, _, nv := d.Nearest(p.Child(fieldpath.Field("zz"))); ok && (!np.Equal(p) && !isScalarParent(v) || nv != vs) {
+				t.Errorf("%q: Nearest(%s.zz) = %s %v, want %s %v", f.Text, p, np, nv, p, vs)
+			}
+			return true
+		})
+	}
+	if at != n {
+		t.Fatalf("%q: documents end at %d of %d", f.Text, at, n)
+	}
+	step := 1
+	if n > 5000 {
+		step = n / 997
+	}
+	for off := -1; off <= n+1; off += step {
+		f.At(off)
+		f.DocAt(off)
 	}
 }
+
+func isScalarParent(v *yaml.Node) bool { return v.Kind != yaml.MappingNode }

@@ -48,32 +48,42 @@ func KeyName(k *yaml.Node) string {
 // root. A literal "<<" merge key is found by its own name. A path with a
 // wildcard finds nothing.
 func (d *Doc) Lookup(p fieldpath.Path) (key, value *yaml.Node, ok bool) {
-	if d.Root == nil {
+	n, key, value := d.lookup(p)
+	if n < len(p) {
 		return nil, nil, false
 	}
+	return key, value, true
+}
+
+// lookup follows p as far as it exists: n segments, reaching key and
+// value (value nil when the document has no Root).
+func (d *Doc) lookup(p fieldpath.Path) (n int, key, value *yaml.Node) {
+	if d.Root == nil {
+		return 0, nil, nil
+	}
 	value = d.Root
-	for _, seg := range p {
+	for i, seg := range p {
 		cur := resolve(value)
 		if cur == nil {
-			return nil, nil, false
+			return i, key, value
 		}
 		switch seg.Kind {
 		case fieldpath.KindField:
 			k, v := mapGet(cur, seg.Field, 0)
 			if k == nil {
-				return nil, nil, false
+				return i, key, value
 			}
 			key, value = k, v
 		case fieldpath.KindIndex:
 			if cur.Kind != yaml.SequenceNode || seg.Index < 0 || seg.Index >= len(cur.Content) {
-				return nil, nil, false
+				return i, key, value
 			}
 			key, value = nil, cur.Content[seg.Index]
 		default:
-			return nil, nil, false
+			return i, key, value
 		}
 	}
-	return key, value, true
+	return len(p), key, value
 }
 
 // mapGet finds name in mapping m, then in the mappings merged into it, in
@@ -129,12 +139,15 @@ func (d *Doc) Spans(p fieldpath.Path) (key, value Span, ok bool) {
 // exists, not even a root, it returns the root path and the empty spans at
 // the document's start.
 func (d *Doc) Nearest(p fieldpath.Path) (fieldpath.Path, Span, Span) {
-	for i := len(p); i >= 0; i-- {
-		if k, v, ok := d.Spans(p[:i]); ok {
-			return p[:i:i], k, v
-		}
+	n, k, v := d.lookup(p)
+	if v == nil {
+		return fieldpath.Path{}, Span{}, Span{d.Span.Start, d.Span.Start}
 	}
-	return fieldpath.Path{}, Span{}, Span{d.Span.Start, d.Span.Start}
+	var ks Span
+	if k != nil {
+		ks = d.File.NodeSpan(k)
+	}
+	return p[:n:n], ks, d.File.NodeSpan(v)
 }
 
 // Walk calls fn for every key/value pair and list item, depth-first in text

@@ -132,8 +132,19 @@ func (s *server) Shutdown(ctx context.Context) error {
 }
 
 func (s *server) Exit(ctx context.Context) error {
-	s.exited.Store(true)
+	if s.exited.Swap(true) {
+		return nil
+	}
+	close(s.exitCh)
 	s.log.Info("exit", "afterShutdown", s.shutdownDone.Load())
 	s.cancel()
-	return s.conn.Close()
+	// Close from outside this handler: Close waits for in-flight handlers,
+	// this one included.
+	go func() { _ = s.conn.Close() }()
+	return nil
+}
+
+// Request answers every method the server does not implement.
+func (s *server) Request(ctx context.Context, method string, params any) (any, error) {
+	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "crd-lsp: method not found: %s", method)
 }

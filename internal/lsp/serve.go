@@ -65,9 +65,19 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 
 	select {
 	case <-conn.Done():
+	case <-s.exitCh:
+		// A blocked read of stdin cannot be interrupted on every platform;
+		// after exit, give the connection a moment to wind down, no more.
+		select {
+		case <-conn.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
 	case <-ctx.Done():
 		_ = conn.Close()
-		<-conn.Done()
+		select {
+		case <-conn.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 	s.stopBackground()
 	switch {
@@ -88,30 +98,20 @@ var panicProbe = false
 
 const panicProbeMethod = "crd-lsp/test/panic"
 
-// syncMethods are handled in wire order on the read goroutine: document
-// state must change in the order the client sent it. They never call the
-// client synchronously (that would wait on the very reader they block).
-var syncMethods = map[string]bool{
-	protocol.MethodInitialize:                         true,
-	protocol.MethodInitialized:                        true,
-	protocol.MethodTextDocumentDidOpen:                true,
-	protocol.MethodTextDocumentDidChange:              true,
-	protocol.MethodTextDocumentDidClose:               true,
-	protocol.MethodTextDocumentDidSave:                true,
-	protocol.MethodWorkspaceDidChangeWatchedFiles:     true,
-	protocol.MethodWorkspaceDidChangeWorkspaceFolders: true,
-	protocol.MethodWorkspaceDidChangeConfiguration:    true,
-	protocol.MethodSetTrace:                           true,
-	protocol.MethodShutdown:                           true,
-	protocol.MethodExit:                               true,
-}
+// Notifications are handled in wire order on the read goroutine, so that
+// document state changes in the order the client sent it; their handlers
+// never call the client synchronously (that would wait on the very reader
+// they block).
 
 // handle wraps the protocol dispatcher with the lifecycle rules, request
 // ordering and panic recovery.
 func (s *server) handle(next jsonrpc2.Handler) jsonrpc2.Handler {
 	return func(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
 		method := req.Method()
-		if !syncMethods[method] && req.IsCall() {
+		if req.IsCall() {
+			// Every request runs detached from the read loop: the client
+			// waits for the answers that order matters for (initialize,
+			// shutdown). Notifications run in wire order.
 			jsonrpc2.Async(ctx)
 		}
 		method = strings.Clone(method)

@@ -32,6 +32,7 @@ type server struct {
 	initialized  atomic.Bool
 	shutdownDone atomic.Bool
 	exited       atomic.Bool
+	exitCh       chan struct{}
 	traceLevel   atomic.Value // protocol.TraceValue
 
 	mu       sync.Mutex
@@ -81,6 +82,7 @@ func newServer(ctx context.Context, opts Options, conn jsonrpc2.Conn) *server {
 		open:        map[uri.URI]*document.File{},
 		store:       schemas.NewStore(),
 		diskSchemas: map[string]bool{},
+		exitCh:      make(chan struct{}),
 	}
 	s.traceLevel.Store(protocol.TraceValueOff)
 	s.diag = newDiagnoser(s)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -81,6 +82,8 @@ func crdDocumentPath(p string) string {
 		{"spec.additionalPrinterColumns", "spec.versions[0].additionalPrinterColumns"},
 		{"spec.selectableFields", "spec.versions[0].selectableFields"},
 		{"spec.version", "spec.versions[0].name"},
+		{"spec.conversion.webhookClientConfig", "spec.conversion.webhook.clientConfig"},
+		{"spec.conversion.conversionReviewVersions", "spec.conversion.webhook.conversionReviewVersions"},
 	} {
 		if p == m.internal || strings.HasPrefix(p, m.internal+".") || strings.HasPrefix(p, m.internal+"[") {
 			return m.v1 + p[len(m.internal):]
@@ -100,22 +103,32 @@ func decodeError(r *resolver, err error) Error {
 		p := findTyped(r.in, strings.Split(te.Field, "."), te.Value)
 		return Error{Path: p, Code: "type", Message: fmt.Sprintf("must be of type %s, not %s", jsonTypeName(te.Type.Kind().String()), te.Value)}
 	}
-	// sigs.k8s.io/json wraps type errors in its own type; recover the path
-	// from the message "…: cannot unmarshal X into Go struct field T.a.b of type Y".
-	if i := strings.Index(msg, "Go struct field "); i >= 0 {
-		rest := msg[i+len("Go struct field "):]
-		f, typ, _ := strings.Cut(rest, " of type ")
-		if dot := strings.IndexByte(f, '.'); dot >= 0 {
-			f = f[dot+1:]
-		}
-		got := ""
-		if j := strings.Index(msg, "cannot unmarshal "); j >= 0 {
-			got, _, _ = strings.Cut(msg[j+len("cannot unmarshal "):], " into")
-		}
-		p := findTyped(r.in, strings.Split(f, "."), got)
-		return Error{Path: p, Code: "type", Message: fmt.Sprintf("must be of type %s, not %s", jsonTypeName(typ), got)}
+	if e, ok := structFieldError(r.in, msg); ok {
+		return e
 	}
 	return Error{OnKey: true, Code: "crd", Message: msg}
+}
+
+// structFieldError positions a decoding error whose message reads
+// "…cannot unmarshal X into Go struct field T.a.b of type Y" (as
+// sigs.k8s.io/json and encoding/json word them) by following a.b through
+// v.
+func structFieldError(v any, msg string) (Error, bool) {
+	i := strings.Index(msg, "Go struct field ")
+	if i < 0 {
+		return Error{}, false
+	}
+	rest := msg[i+len("Go struct field "):]
+	f, typ, _ := strings.Cut(rest, " of type ")
+	if dot := strings.IndexByte(f, '.'); dot >= 0 {
+		f = f[dot+1:]
+	}
+	got := ""
+	if j := strings.Index(msg, "cannot unmarshal "); j >= 0 {
+		got, _, _ = strings.Cut(msg[j+len("cannot unmarshal "):], " into")
+	}
+	p := findTyped(v, strings.Split(f, "."), got)
+	return Error{Path: p, Code: "type", Message: fmt.Sprintf("must be of type %s, not %s", jsonTypeName(typ), got)}, true
 }
 
 func jsonTypeName(goType string) string {
@@ -154,7 +167,23 @@ func findTyped(v any, names []string, got string) fieldpath.Path {
 			return nil, false
 		}
 		if len(names) == 0 {
-			return nil, jsonTypeOf(v) == got || got == ""
+			if jsonTypeOf(v) == got || got == "" {
+				return nil, true
+			}
+			// A map of the wrong element: the first entry of that type.
+			if m, ok := v.(map[string]any); ok {
+				keys := make([]string, 0, len(m))
+				for k := range m {
+					keys = append(keys, k)
+				}
+				slices.Sort(keys)
+				for _, k := range keys {
+					if jsonTypeOf(m[k]) == got {
+						return fieldpath.Path{fieldpath.Field(k)}, true
+					}
+				}
+			}
+			return nil, false
 		}
 		m, ok := v.(map[string]any)
 		if !ok {

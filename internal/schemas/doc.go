@@ -9,12 +9,23 @@
 // from.
 //
 // Validation follows kube-apiserver's create path through
-// k8s.io/apiextensions-apiserver: defaulting first, then OpenAPI validation,
-// unknown fields (pruning), CEL x-kubernetes-validations, list-type
-// uniqueness and ObjectMeta rules.
+// k8s.io/apiextensions-apiserver, on a deep copy of the object: decoding
+// (strict ObjectMeta, pruning — each pruned field is an unknown-field
+// error), defaulting (CEL rules see defaulted fields), then apiVersion/kind,
+// ObjectMeta, OpenAPI schema, embedded resources, list-type uniqueness and,
+// unless an earlier error blocks them as in the API server, CEL
+// x-kubernetes-validations.
+//
+// A Store keeps its files and its GVK index in persistent hash tries
+// (pmap.go): WithFile and WithoutFile copy only the O(log n) path to the
+// entries they touch, so indexing thousands of files one call at a time
+// stays linear, and every earlier snapshot remains valid and unchanged.
 //
 // Invariants: no network, no file-system access, no LSP types; Stores are
-// copy-on-write and safe for concurrent readers; ranking is deterministic
-// (package > workspace > built-in, then by path); errors carry exact paths
-// (list indices included) as fieldpath.Path.
+// immutable (copy-on-write, structurally shared) and safe for concurrent
+// readers; schemas are built lazily and shared by the SHA-256 digest of the
+// defining document (held weakly, so unused builds are collected); ranking
+// is deterministic (package > workspace > built-in, then by path, then by
+// document position); errors carry exact paths (list indices included) as
+// fieldpath.Path and are sorted deterministically.
 package schemas

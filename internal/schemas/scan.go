@@ -2,7 +2,9 @@ package schemas
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	sigsyaml "sigs.k8s.io/yaml"
 )
@@ -136,8 +138,8 @@ func scanDoc(doc []byte) (d *definition, ok bool) {
 	// limit: lines indented deeper than this cannot hold an index key; it
 	// is fixed once the indentation unit is known.
 	limit := 1 << 30
-	pendingDescription := false // a block scalar: the next line is its text
-	descIndent := 0
+	var desc []byte
+	collecting, descIndent := false, 0
 	// contIndent: deeper lines continue the scalar value of the key at
 	// this indentation.
 	contIndent := 1 << 30
@@ -155,14 +157,19 @@ lines:
 		for indent < len(line) && line[indent] == ' ' {
 			indent++
 		}
-		if pendingDescription {
-			if indent >= len(line) || len(bytes.TrimSpace(line)) == 0 {
+		if collecting {
+			// The description's text continues on deeper lines, up to
+			// the end of its first paragraph.
+			t := bytes.TrimSpace(line)
+			if len(t) > 0 && indent > descIndent && len(desc) < 1000 {
+				if len(desc) > 0 {
+					desc = append(desc, ' ')
+				}
+				desc = append(desc, t...)
 				continue
 			}
-			if indent > descIndent {
-				d.description = shortDescription(string(bytes.TrimSpace(line)))
-			}
-			pendingDescription = false
+			collecting = false
+			d.description = shortDescription(unquote(desc))
 		}
 		if indent > limit {
 			continue
@@ -188,7 +195,10 @@ lines:
 			// key sits maxDepth-1 levels down, plus one "- " per list.
 			limit = indent*(maxDepth-1) + 2
 		}
-		for depth > 0 && stack[depth-1].indent >= indent {
+		isItem := rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ')
+		for depth > 0 && (stack[depth-1].indent > indent || stack[depth-1].indent == indent && (!isItem || stack[depth-1].key == "[]")) {
+			// A "- " at its parent key's indentation is that key's value
+			// (an indentless sequence); a sibling item ends the previous one.
 			depth--
 		}
 		for len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ') {
@@ -251,13 +261,15 @@ lines:
 					d.versions[n-1].served = value == "true"
 				}
 			case d.description == "" && pathIs(p, pDescription):
-				if value == "" || value[0] == '|' || value[0] == '>' {
-					pendingDescription, descIndent = true, indent
-				} else {
-					d.description = shortDescription(value)
+				collecting, descIndent, desc = true, indent, desc[:0]
+				if value != "" && value[0] != '|' && value[0] != '>' {
+					desc = append(desc, value...)
 				}
 			}
 		}
+	}
+	if collecting {
+		d.description = shortDescription(unquote(desc))
 	}
 	k, known := classify(d.apiVersion, kind)
 	if !known {
@@ -340,15 +352,38 @@ func splitKey(s []byte) (key, value string, ok bool) {
 	return string(k), string(v), true
 }
 
+// unquote reads a (multi-line) quoted scalar whose quotes splitKey left
+// in place.
+func unquote(b []byte) string {
+	s := string(b)
+	if len(s) < 2 || (s[0] != '\'' && s[0] != '"') || s[len(s)-1] != s[0] {
+		return s
+	}
+	if s[0] == '\'' {
+		return strings.ReplaceAll(s[1:len(s)-1], "''", "'")
+	}
+	if u, err := strconv.Unquote(s); err == nil {
+		return u
+	}
+	return s[1 : len(s)-1]
+}
+
 // shortDescription is the first sentence of a description, for completion
 // lists.
 func shortDescription(s string) string {
-	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n\n"); i >= 0 {
+		s = s[:i] // the first paragraph
+	}
+	s = strings.Join(strings.Fields(s), " ")
 	if i := strings.Index(s, ". "); i >= 0 {
 		s = s[:i+1]
 	}
 	if len(s) > 200 {
-		s = s[:200] + "…"
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }
@@ -388,7 +423,9 @@ func parseDoc(doc []byte) *definition {
 		return nil
 	}
 	k, ok := classify(m.APIVersion, m.Kind)
-	if !ok || m.Spec.Group == "" || m.Spec.Names.Kind == "" {
+	// The empty group is the Kubernetes core group: the built-in bundle
+	// serves its kinds (ConfigMap, Namespace …) as CRDs of group "".
+	if !ok || (m.Spec.Group == "" && k != defCRD) || m.Spec.Names.Kind == "" {
 		return nil
 	}
 	d := &definition{kind: k, apiVersion: m.APIVersion, name: m.Metadata.Name, group: m.Spec.Group, kindName: m.Spec.Names.Kind, plural: m.Spec.Names.Plural, scope: m.Spec.Scope}

@@ -92,9 +92,12 @@ type versionValidator struct {
 	structural *structuralschema.Structural // with defaults pruned, as served
 	validator  validation.SchemaValidator
 	cel        *cel.Validator
-	preserve   bool  // spec.preserveUnknownFields: no pruning
-	hasStatus  bool  // the status subresource: create drops status
-	err        error // the schema cannot be served
+	preserve   bool // spec.preserveUnknownFields: no pruning
+	hasStatus  bool // the status subresource: create drops status
+	// nonStructural: structural is usable for pruning and defaulting but
+	// is not a valid structural schema (err says why).
+	nonStructural bool
+	err           error // the schema cannot be served
 }
 
 // The digest cache shares built definitions across stores, sources and
@@ -244,6 +247,14 @@ func (vv *versionValidator) build(crd *apiextensionsv1.CustomResourceDefinition,
 		return
 	}
 	vv.structural = ss
+	if errs := structuralschema.ValidateStructural(nil, ss); len(errs) > 0 {
+		// The API server would not have accepted this CRD (ValidateCRD
+		// says why). Prune, default and validate with what there is; CEL
+		// rules need a structural schema.
+		vv.err = fmt.Errorf("the schema is not structural: %v", errs.ToAggregate())
+		vv.nonStructural = true
+		return
+	}
 	vv.cel = cel.NewValidator(ss, true, celconfig.PerCallLimit)
 }
 
@@ -252,7 +263,7 @@ func (vv *versionValidator) build(crd *apiextensionsv1.CustomResourceDefinition,
 // digest of the defining document. Callers must not modify it.
 func (sc *Schema) Structural() (*structuralschema.Structural, error) {
 	vv := sc.validatorFor()
-	if vv.structural == nil {
+	if vv.structural == nil || vv.nonStructural {
 		return nil, vv.err
 	}
 	return vv.structural, nil

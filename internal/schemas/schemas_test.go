@@ -340,6 +340,14 @@ func TestValidateLabels(t *testing.T) {
 	}
 }
 
+func TestValidateMetadataDecodeError(t *testing.T) {
+	sc := lookup(t, upjet(t), rdsCluster)
+	got := sc.Validate(context.Background(), obj(t, strings.Replace(rdsBase, "  name: db\n", "  name: db\n  labels:\n    a: b\n    enabled: true\n", 1)))
+	// The API server rejects the request outright; we report the value and
+	// validate the rest.
+	expect(t, got, want{"metadata.labels.enabled", false, "metadata", "must be of type string, not bool"})
+}
+
 func TestValidateNamespaceScope(t *testing.T) {
 	st := upjet(t)
 	// Cluster scoped: a namespace is an error.

@@ -217,8 +217,13 @@ func (s *Store) Candidates(gvk GVK) []*Schema {
 }
 
 // Kinds lists every known GVK (its winning schema), sorted by group,
-// version and kind. The result is shared: do not modify it.
+// version and kind. The list is computed once per Store; each call returns
+// a copy.
 func (s *Store) Kinds() []KindInfo {
+	return slices.Clone(s.kindList())
+}
+
+func (s *Store) kindList() []KindInfo {
 	s.kindsOnce.Do(func() {
 		out := make([]KindInfo, 0, s.gvks.Len())
 		s.gvks.each(func(gvk GVK, list []*Schema) {
@@ -256,6 +261,9 @@ func (s *Store) String() string { return fmt.Sprintf("schemas.Store(%d files)", 
 // it serves (an XRD's claim too, when it offers one). Nothing is built.
 func indexedSchemas(d *definition, src Source, path string) []*Schema {
 	ref := &defRef{text: d.text, kind: d.kind}
+	if src.File == "" {
+		src.File = path
+	}
 	var out []*Schema
 	for _, v := range d.versions {
 		if !v.served {

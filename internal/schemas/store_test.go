@@ -206,8 +206,8 @@ func TestStoreIndexAWSFull(t *testing.T) {
 	if len(paths) != 2043 {
 		t.Errorf("%d files, want 2043", len(paths))
 	}
-	// Every file defines at least one served GVK, and each GVK's index
-	// entry agrees with a real parse of the file's versions.
+	// Every file defines at least one served GVK (TestScanMatchesParse
+	// checks the scan against a real parse).
 	for _, p := range paths {
 		if len(st.FileGVKs(p)) == 0 {
 			t.Errorf("%s: nothing indexed", p)
@@ -307,5 +307,34 @@ func BenchmarkValidateWarm(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		sc.Validate(context.Background(), o)
+	}
+}
+
+// Readers share a Store and its schemas; run with -race.
+func TestStoreConcurrentReaders(t *testing.T) {
+	st := NewStore().WithFile(stSrc(SourceWorkspace, "ws"), "w.yaml", []byte(stCRD("race.example.org", "Widget", "Namespaced", "v1", "v2")))
+	done := make(chan bool)
+	for g := range 8 {
+		go func() {
+			defer func() { done <- true }()
+			gvk := GVK{"race.example.org", []string{"v1", "v2"}[g%2], "Widget"}
+			sc, ok := st.Lookup(gvk)
+			if !ok {
+				t.Error("lookup failed")
+				return
+			}
+			_ = st.Kinds()
+			if _, err := sc.Structural(); err != nil {
+				t.Error(err)
+			}
+			errs := sc.Validate(context.Background(), map[string]any{"apiVersion": gvk.APIVersion(), "kind": "Widget", "metadata": map[string]any{"name": "w"}, "spec": map[string]any{"size": "x"}})
+			if len(errs) == 0 {
+				t.Error("no errors")
+			}
+			_ = st.WithFile(stSrc(SourceWorkspace, "ws"), fmt.Sprintf("g%d.yaml", g), []byte(stCRD("race.example.org", "Gadget", "Cluster", "v1")))
+		}()
+	}
+	for range 8 {
+		<-done
 	}
 }

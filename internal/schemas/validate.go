@@ -100,14 +100,16 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 	}
 
 	// 3. Validation.
-	var errs field.ErrorList
+	var errs, embedded field.ErrorList
 	errs = append(errs, validateObjectMeta(ctx, meta, vv.scope)...)
 	errs = append(errs, validation.ValidateCustomResource(nil, obj, vv.validator)...)
 	if ss != nil {
-		errs = append(errs, objectmeta.Validate(ctx, nil, obj, ss, false)...)
+		embedded = objectmeta.Validate(ctx, nil, obj, ss, false)
 		errs = append(errs, listtype.ValidateListSetsAndMaps(nil, ss, obj)...)
 	}
 	out = append(out, r.convert(errs, "")...)
+	out = append(out, r.convert(embedded, "metadata")...)
+	errs = append(errs, embedded...)
 	if vv.cel != nil {
 		if blocked(errs) {
 			out = append(out, Error{OnKey: true, Severity: SeverityInfo, Code: "cel",
@@ -228,8 +230,12 @@ func (r *resolver) unknownField(p string, ss *structuralschema.Structural) Error
 }
 
 func (r *resolver) metadataDecodeError(err error) Error {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "json: ")
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if e, ok := structFieldError(member(r.in, "metadata"), msg); ok {
+		e.Path = append(fieldpath.Path{fieldpath.Field("metadata")}, e.Path...)
+		e.Code = "metadata"
+		return e
+	}
 	return Error{Path: fieldpath.Path{fieldpath.Field("metadata")}, Code: "metadata", Message: "invalid metadata: " + msg}
 }
 

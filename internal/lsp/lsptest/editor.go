@@ -2,11 +2,11 @@ package lsptest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,52 +25,67 @@ import (
 
 // Config describes the editor session to start.
 type Config struct {
-	// Dir is the workspace root (rootUri and the first workspace folder);
-	// "" starts without a workspace.
+	// Dir is the workspace root: rootUri and the first workspace folder.
+	// Relative paths given to the Editor resolve against it. "" starts
+	// without a workspace.
 	Dir string
-	// Folders are extra workspace folders.
+	// Folders are extra workspace folders (multi-root).
 	Folders []string
-	// Settings is the crdLsp object, sent as initializationOptions and
-	// returned for workspace/configuration.
+	// Settings is the crdLsp object: sent as initializationOptions and
+	// returned for workspace/configuration section "crdLsp".
 	Settings map[string]any
-	// PositionEncodings offered by the client; default utf-16 only.
+	// PositionEncodings offered by the client, in order of preference;
+	// default ["utf-16"].
 	PositionEncodings []string
-	// WatchedFiles advertises dynamic registration of file watchers.
+	// WatchedFiles advertises dynamic registration of
+	// workspace/didChangeWatchedFiles.
 	WatchedFiles bool
 }
 
-// Edit is one incremental change, in the negotiated position encoding.
+// Edit is one incremental change; positions are in the negotiated encoding.
 type Edit struct {
 	StartLine, StartChar, EndLine, EndChar int
 	Text                                   string
 }
 
-// Editor is a fake LSP client.
+// RequestTimeout bounds every request and notification the editor sends.
+var RequestTimeout = 30 * time.Second
+
+// Editor is a fake LSP client driving a real crd-lsp. Its methods may be
+// called from several goroutines; the helpers that wait fail the test (via
+// t.Fatalf, so call them from the test goroutine) with a dump of what the
+// server sent.
 type Editor struct {
 	t      testing.TB
 	cfg    Config
 	conn   jsonrpc2.Conn
 	server protocol.Server
 	init   *protocol.InitializeResult
+	enc    string
 
+	// binary mode
 	cmd      *exec.Cmd
-	stdin    io.WriteCloser
+	stdin    *lockedWriter
 	stderr   *lockedBuffer
-	waitErr  chan error
-	exitCode int
-	serveErr chan error
-	served   atomic.Bool
-	logDone  *atomic.Bool
+	waitDone chan struct{}
+	waitErr  error
+	exitCode atomic.Int64
+
+	// in-process mode
+	serveDone chan struct{}
+	serveErr  error
+	serverLog *lockedBuffer
 
 	mu            sync.Mutex
-	changed       *sync.Cond
-	versions      map[string]int32
+	wake          chan struct{} // closed and replaced whenever anything is recorded
+	versions      map[uri.URI]int32
 	diags         map[uri.URI]publish
 	publishes     []publish
+	events        []Event
 	registrations []protocol.Registration
 	logs          []string
 	settings      map[string]any
-	closed        bool
+	exited        bool // Exit was sent (or cleanup ran)
 }
 
 type publish struct {
@@ -78,26 +93,40 @@ type publish struct {
 	version int32
 	hasVer  bool
 	diags   []protocol.Diagnostic
+	at      time.Time
 }
 
-// StartInProcess runs lsp.Serve on one end of an in-memory pipe and
-// initializes it.
+// StartInProcess runs lsp.Serve over an in-memory pipe pair, sends
+// initialize and initialized, and shuts the server down in t.Cleanup. The
+// server's log is written to the test log if the test fails.
 func StartInProcess(t testing.TB, cfg Config) *Editor {
 	t.Helper()
-	serverEnd, clientEnd := net.Pipe()
 	e := newEditor(t, cfg)
-	e.serveErr = make(chan error, 1)
-	e.logDone = new(atomic.Bool)
-	logger := slog.New(slog.NewTextHandler(testWriter{t, e.logDone}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	c2s, s2c := newPipe(), newPipe()
+	serverEnd := pipeRWC{r: c2s, w: s2c}
+	clientEnd := pipeRWC{r: s2c, w: c2s}
+	e.serverLog = &lockedBuffer{}
+	logger := slog.New(slog.NewTextHandler(e.serverLog, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e.serveDone = make(chan struct{})
 	go func() {
-		e.serveErr <- lsp.Serve(context.Background(), serverEnd, lsp.Options{Logger: logger, Version: "test"})
+		defer close(e.serveDone)
+		err := lsp.Serve(context.Background(), serverEnd, lsp.Options{Logger: logger, Version: "lsptest"})
+		_ = serverEnd.Close()
+		e.serveErr = err
 	}()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("crd-lsp log:\n%s", e.serverLog.String())
+		}
+	})
 	e.connect(clientEnd)
 	return e
 }
 
-// StartBinary runs the built crd-lsp binary with args (default --stdio)
-// and initializes it.
+// StartBinary runs the crd-lsp binary (see BuildBinary) with args, default
+// "--stdio", sends initialize and initialized, and shuts it down (killing
+// it if need be) in t.Cleanup. Its stderr (CRD_LSP_LOG=debug unless args
+// say otherwise) goes to the test log if the test fails.
 func StartBinary(t testing.TB, cfg Config, args ...string) *Editor {
 	t.Helper()
 	bin := BuildBinary(t)
@@ -106,7 +135,7 @@ func StartBinary(t testing.TB, cfg Config, args ...string) *Editor {
 	}
 	e := newEditor(t, cfg)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "CRD_LSP_LOG=info")
+	cmd.Env = append(os.Environ(), "CRD_LSP_LOG=debug")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -120,19 +149,31 @@ func StartBinary(t testing.TB, cfg Config, args ...string) *Editor {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	e.cmd, e.stdin = cmd, stdin
-	e.waitErr = make(chan error, 1)
-	go func() { e.waitErr <- cmd.Wait() }()
+	e.cmd, e.stdin = cmd, &lockedWriter{w: stdin}
+	e.waitDone = make(chan struct{})
+	go func() {
+		err := cmd.Wait()
+		e.waitErr = err
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			e.exitCode.Store(0)
+		case errors.As(err, &ee):
+			e.exitCode.Store(int64(ee.ExitCode()))
+		}
+		close(e.waitDone)
+	}()
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("crd-lsp stderr:\n%s", e.stderr.String())
+			t.Logf("crd-lsp %s stderr:\n%s", strings.Join(args, " "), e.stderr.String())
 		}
 	})
-	e.connect(pipeRWC{stdout, stdin})
+	e.connect(pipeRWC{r: stdout, w: e.stdin})
 	return e
 }
 
 func newEditor(t testing.TB, cfg Config) *Editor {
+	t.Helper()
 	if cfg.Dir != "" {
 		abs, err := filepath.Abs(cfg.Dir)
 		if err != nil {
@@ -140,8 +181,24 @@ func newEditor(t testing.TB, cfg Config) *Editor {
 		}
 		cfg.Dir = abs
 	}
-	e := &Editor{t: t, cfg: cfg, versions: map[string]int32{}, diags: map[uri.URI]publish{}, settings: cfg.Settings, exitCode: -1}
-	e.changed = sync.NewCond(&e.mu)
+	folders := make([]string, 0, len(cfg.Folders))
+	for _, f := range cfg.Folders {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		folders = append(folders, abs)
+	}
+	cfg.Folders = folders
+	e := &Editor{
+		t:        t,
+		cfg:      cfg,
+		wake:     make(chan struct{}),
+		versions: map[uri.URI]int32{},
+		diags:    map[uri.URI]publish{},
+		settings: cfg.Settings,
+	}
+	e.exitCode.Store(-1)
 	return e
 }
 
@@ -149,170 +206,234 @@ func (e *Editor) connect(rwc io.ReadWriteCloser) {
 	t := e.t
 	t.Helper()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc), jsonrpc2.WithCodec(lsp.Codec{}))
-	// Handled synchronously, in wire order, so "latest" means latest.
-	e.conn.Go(context.Background(), protocol.ClientHandler(&client{e: e}, jsonrpc2.MethodNotFoundHandler))
+	e.conn.Go(context.Background(), e.handler())
 	e.server = protocol.ServerDispatcher(e.conn)
-
+	go func() {
+		<-e.conn.Done()
+		e.mu.Lock()
+		e.wakeLocked()
+		e.mu.Unlock()
+	}()
 	t.Cleanup(e.cleanup)
-	res, err := e.server.Initialize(e.ctx(), e.initializeParams())
+
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	res, err := e.server.Initialize(ctx, e.initializeParams())
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	e.init = res
-	if err := e.server.Initialized(e.ctx(), &protocol.InitializedParams{}); err != nil {
+	e.enc = string(res.Capabilities.PositionEncoding)
+	if e.enc == "" {
+		e.enc = UTF16
+	}
+	if err := e.server.Initialized(ctx, &protocol.InitializedParams{}); err != nil {
 		t.Fatalf("initialized: %v", err)
 	}
 }
 
 func (e *Editor) initializeParams() *protocol.InitializeParams {
 	yes := true
-	encs := []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16}
-	if len(e.cfg.PositionEncodings) > 0 {
-		encs = nil
-		for _, s := range e.cfg.PositionEncodings {
-			encs = append(encs, protocol.PositionEncodingKind(s))
-		}
+	var encs []protocol.PositionEncodingKind
+	for _, s := range e.cfg.PositionEncodings {
+		encs = append(encs, protocol.PositionEncodingKind(s))
 	}
+	if len(encs) == 0 {
+		encs = []protocol.PositionEncodingKind{protocol.PositionEncodingKindUTF16}
+	}
+	watched := e.cfg.WatchedFiles
 	p := &protocol.InitializeParams{
 		ClientInfo: protocol.ClientInfo{Name: "lsptest"},
 		Capabilities: protocol.ClientCapabilities{
 			General: &protocol.GeneralClientCapabilities{PositionEncodings: encs},
 			Workspace: &protocol.WorkspaceClientCapabilities{
-				Configuration:         &yes,
-				WorkspaceFolders:      &yes,
-				DidChangeWatchedFiles: &protocol.DidChangeWatchedFilesClientCapabilities{DynamicRegistration: &e.cfg.WatchedFiles},
+				Configuration:          &yes,
+				WorkspaceFolders:       &yes,
+				DidChangeConfiguration: &protocol.DidChangeConfigurationClientCapabilities{},
+				DidChangeWatchedFiles:  &protocol.DidChangeWatchedFilesClientCapabilities{DynamicRegistration: &watched},
 			},
 			TextDocument: &protocol.TextDocumentClientCapabilities{
 				PublishDiagnostics: &protocol.PublishDiagnosticsClientCapabilities{VersionSupport: &yes},
+				Hover:              &protocol.HoverClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.MarkupKindMarkdown, protocol.MarkupKindPlainText}},
+				Completion: &protocol.CompletionClientCapabilities{CompletionItem: &protocol.ClientCompletionItemOptions{
+					DocumentationFormat: []protocol.MarkupKind{protocol.MarkupKindMarkdown, protocol.MarkupKindPlainText},
+				}},
+				Definition: &protocol.DefinitionClientCapabilities{},
 			},
+			Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes},
 		},
 	}
 	if e.cfg.Settings != nil {
-		raw, err := protocol.Marshal(e.cfg.Settings)
+		raw, err := json.Marshal(e.cfg.Settings)
 		if err != nil {
 			e.t.Fatal(err)
 		}
 		p.InitializationOptions = raw
 	}
-	var folders []protocol.WorkspaceFolder
 	if e.cfg.Dir != "" {
 		u := uri.File(e.cfg.Dir)
 		p.RootURI = &u
-		folders = append(folders, protocol.WorkspaceFolder{URI: u, Name: filepath.Base(e.cfg.Dir)})
 	}
-	for _, f := range e.cfg.Folders {
-		abs, _ := filepath.Abs(f)
-		folders = append(folders, protocol.WorkspaceFolder{URI: uri.File(abs), Name: filepath.Base(abs)})
-	}
-	if len(folders) > 0 {
+	if folders := e.workspaceFolders(); len(folders) > 0 {
 		p.WorkspaceFolders = protocol.NewNullable(folders)
 	}
 	return p
 }
 
-func (e *Editor) ctx() context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	e.t.Cleanup(cancel)
-	return ctx
+func (e *Editor) folderPaths() []string {
+	var out []string
+	if e.cfg.Dir != "" {
+		out = append(out, e.cfg.Dir)
+	}
+	return append(out, e.cfg.Folders...)
 }
 
+func baseName(p string) string { return filepath.Base(p) }
+
+func (e *Editor) reqCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), RequestTimeout)
+}
+
+// cleanup ends the session unless the test did: shutdown+exit, then wait
+// for the server (or process) to finish, killing a process that hangs.
 func (e *Editor) cleanup() {
 	e.mu.Lock()
-	closed := e.closed
-	e.closed = true
+	exited := e.exited
+	e.exited = true
 	e.mu.Unlock()
-	if closed {
-		return
+	if !exited {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = e.server.Shutdown(ctx)
+		_ = e.server.Exit(ctx)
+		cancel()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = e.server.Shutdown(ctx)
-	_ = e.server.Exit(ctx)
-	_ = e.conn.Close()
 	if e.cmd != nil {
 		select {
-		case <-e.waitErr:
+		case <-e.waitDone:
 		case <-time.After(5 * time.Second):
 			_ = e.cmd.Process.Kill()
+			<-e.waitDone
+			e.t.Errorf("crd-lsp did not exit within 5s of exit; killed")
 		}
 	}
-	if e.serveErr != nil && !e.served.Load() {
+	_ = e.conn.Close()
+	if e.serveDone != nil {
 		select {
-		case <-e.serveErr:
+		case <-e.serveDone:
 		case <-time.After(5 * time.Second):
+			e.t.Errorf("lsp.Serve did not return within 5s of exit")
 		}
 	}
-	if e.logDone != nil {
-		e.logDone.Store(true)
+}
+
+// wakeLocked wakes every waiter; e.mu must be held.
+func (e *Editor) wakeLocked() {
+	close(e.wake)
+	e.wake = make(chan struct{})
+}
+
+func (e *Editor) addLog(s string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.logs = append(e.logs, s)
+	e.wakeLocked()
+}
+
+// waitFor waits until cond (called with e.mu held) is true, the timeout
+// passes, or the connection closes. It reports whether cond held.
+func (e *Editor) waitFor(timeout time.Duration, cond func() bool) bool {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		e.mu.Lock()
+		ok := cond()
+		wake := e.wake
+		e.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			return cond()
+		case <-e.conn.Done():
+			// Whatever arrived before the close is recorded by now.
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			return cond()
+		}
 	}
 }
 
 // InitializeResult is the server's answer to initialize.
 func (e *Editor) InitializeResult() *protocol.InitializeResult { return e.init }
 
+// Encoding is the negotiated position encoding: "utf-8", "utf-16" or "utf-32".
+func (e *Editor) Encoding() string { return e.enc }
+
 // Server is the typed dispatcher, for requests the helpers do not cover.
 func (e *Editor) Server() protocol.Server { return e.server }
 
-// Path resolves a path relative to the workspace root.
+// Path resolves p: absolute paths stay, relative ones are relative to
+// Config.Dir (to the working directory when there is none).
 func (e *Editor) Path(p string) string {
 	if filepath.IsAbs(p) || e.cfg.Dir == "" {
-		abs, _ := filepath.Abs(p)
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			e.t.Fatal(err)
+		}
 		return abs
 	}
 	return filepath.Join(e.cfg.Dir, p)
 }
 
-// URI of a path relative to the workspace root.
+// URI of a path (see Path).
 func (e *Editor) URI(p string) uri.URI { return uri.File(e.Path(p)) }
 
-// Open sends didOpen with version 1 and returns the document's URI.
-func (e *Editor) Open(path, text string) uri.URI {
+func docID(u uri.URI) protocol.TextDocumentIdentifier { return protocol.TextDocumentIdentifier{URI: u} }
+
+// Open sends didOpen (languageId yaml, version 1) and returns the URI.
+func (e *Editor) Open(path, text string) string {
 	e.t.Helper()
 	u := e.URI(path)
 	e.mu.Lock()
-	e.versions[string(u)] = 1
+	e.versions[u] = 1
 	e.mu.Unlock()
-	err := e.server.DidOpen(e.ctx(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "yaml", Version: 1, Text: text}})
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	err := e.server.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "yaml", Version: 1, Text: text}})
 	if err != nil {
 		e.t.Fatalf("didOpen %s: %v", path, err)
 	}
-	return u
+	return string(u)
 }
 
 func (e *Editor) nextVersion(u uri.URI) int32 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.versions[string(u)]++
-	return e.versions[string(u)]
+	e.versions[u]++
+	return e.versions[u]
 }
 
-// Version is the document's current version.
+// Version is the document's current version (0 if never opened).
 func (e *Editor) Version(path string) int32 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.versions[string(e.URI(path))]
+	return e.versions[e.URI(path)]
 }
 
-// Change replaces the whole text (full sync).
+// Change replaces the whole text (full sync) as the next version.
 func (e *Editor) Change(path, text string) {
 	e.t.Helper()
-	u := e.URI(path)
-	v := e.nextVersion(u)
-	err := e.server.DidChange(e.ctx(), &protocol.DidChangeTextDocumentParams{
-		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
-		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: text}},
-	})
-	if err != nil {
-		e.t.Fatalf("didChange %s: %v", path, err)
-	}
+	e.didChange(path, &protocol.TextDocumentContentChangeWholeDocument{Text: text})
 }
 
-// Edit applies incremental changes.
+// Edit sends incremental changes, applied in order, as the next version.
 func (e *Editor) Edit(path string, edits ...Edit) {
 	e.t.Helper()
-	u := e.URI(path)
-	v := e.nextVersion(u)
-	var changes []protocol.TextDocumentContentChangeEvent
+	changes := make([]protocol.TextDocumentContentChangeEvent, 0, len(edits))
 	for _, ed := range edits {
 		changes = append(changes, &protocol.TextDocumentContentChangePartial{
 			Range: protocol.Range{
@@ -322,8 +443,17 @@ func (e *Editor) Edit(path string, edits ...Edit) {
 			Text: ed.Text,
 		})
 	}
-	err := e.server.DidChange(e.ctx(), &protocol.DidChangeTextDocumentParams{
-		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
+	e.didChange(path, changes...)
+}
+
+func (e *Editor) didChange(path string, changes ...protocol.TextDocumentContentChangeEvent) {
+	e.t.Helper()
+	u := e.URI(path)
+	v := e.nextVersion(u)
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	err := e.server.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: docID(u), Version: v},
 		ContentChanges: changes,
 	})
 	if err != nil {
@@ -334,20 +464,29 @@ func (e *Editor) Edit(path string, edits ...Edit) {
 // Save sends didSave.
 func (e *Editor) Save(path string) {
 	e.t.Helper()
-	if err := e.server.DidSave(e.ctx(), &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: e.URI(path)}}); err != nil {
-		e.t.Fatalf("didSave: %v", err)
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	if err := e.server.DidSave(ctx, &protocol.DidSaveTextDocumentParams{TextDocument: docID(e.URI(path))}); err != nil {
+		e.t.Fatalf("didSave %s: %v", path, err)
 	}
 }
 
 // Close sends didClose.
 func (e *Editor) Close(path string) {
 	e.t.Helper()
-	if err := e.server.DidClose(e.ctx(), &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: e.URI(path)}}); err != nil {
-		e.t.Fatalf("didClose: %v", err)
+	u := e.URI(path)
+	e.mu.Lock()
+	delete(e.versions, u)
+	e.mu.Unlock()
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	if err := e.server.DidClose(ctx, &protocol.DidCloseTextDocumentParams{TextDocument: docID(u)}); err != nil {
+		e.t.Fatalf("didClose %s: %v", path, err)
 	}
 }
 
-// WriteFile writes path on disk and reports it as created or changed.
+// WriteFile writes path on disk (creating folders) and sends
+// workspace/didChangeWatchedFiles with Created or Changed.
 func (e *Editor) WriteFile(path, text string) {
 	e.t.Helper()
 	p := e.Path(path)
@@ -364,7 +503,7 @@ func (e *Editor) WriteFile(path, text string) {
 	e.notifyWatched(p, typ)
 }
 
-// RemoveFile deletes path and reports it.
+// RemoveFile deletes path from disk and sends didChangeWatchedFiles (Deleted).
 func (e *Editor) RemoveFile(path string) {
 	e.t.Helper()
 	p := e.Path(path)
@@ -375,81 +514,95 @@ func (e *Editor) RemoveFile(path string) {
 }
 
 func (e *Editor) notifyWatched(p string, typ protocol.FileChangeType) {
-	err := e.server.DidChangeWatchedFiles(e.ctx(), &protocol.DidChangeWatchedFilesParams{Changes: []protocol.FileEvent{{URI: uri.File(p), Type: typ}}})
+	e.t.Helper()
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	err := e.server.DidChangeWatchedFiles(ctx, &protocol.DidChangeWatchedFilesParams{Changes: []protocol.FileEvent{{URI: uri.File(p), Type: typ}}})
 	if err != nil {
 		e.t.Fatalf("didChangeWatchedFiles: %v", err)
 	}
 }
 
-// SetSettings changes what workspace/configuration answers and notifies.
+// SetSettings changes what workspace/configuration answers and sends
+// workspace/didChangeConfiguration carrying {"crdLsp": s}.
 func (e *Editor) SetSettings(s map[string]any) {
 	e.t.Helper()
 	e.mu.Lock()
 	e.settings = s
 	e.mu.Unlock()
-	if err := e.server.DidChangeConfiguration(e.ctx(), &protocol.DidChangeConfigurationParams{Settings: []byte("null")}); err != nil {
+	raw, err := json.Marshal(map[string]any{SettingsSection: s})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	if err := e.server.DidChangeConfiguration(ctx, &protocol.DidChangeConfigurationParams{Settings: raw}); err != nil {
 		e.t.Fatalf("didChangeConfiguration: %v", err)
 	}
 }
 
-// AwaitDiagnostics waits until diagnostics for path at version (0: any) or
-// later have been published, and returns them.
+// AwaitDiagnostics waits until diagnostics for path with version or later
+// have been published (version 0: any publish, including one already
+// received) and returns that latest set. It fails the test on timeout,
+// listing everything received.
 func (e *Editor) AwaitDiagnostics(path string, version int32, timeout time.Duration) []protocol.Diagnostic {
 	e.t.Helper()
 	u := e.URI(path)
-	deadline := time.Now().Add(timeout)
-	timer := time.AfterFunc(timeout, func() {
-		e.mu.Lock()
-		e.changed.Broadcast()
-		e.mu.Unlock()
+	var got []protocol.Diagnostic
+	ok := e.waitFor(timeout, func() bool {
+		p, ok := e.diags[u]
+		if ok && (version == 0 || (p.hasVer && p.version >= version)) {
+			got = p.diags
+			return true
+		}
+		return false
 	})
-	defer timer.Stop()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for {
-		if p, ok := e.diags[u]; ok && (version == 0 || (p.hasVer && p.version >= version)) {
-			return p.diags
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("no diagnostics for %s at version %d within %v; received:\n%s", path, version, timeout, e.dumpLocked())
-		}
-		e.changed.Wait()
+	if !ok {
+		e.t.Fatalf("no diagnostics for %s at version ≥ %d within %v%s\nreceived:\n%s", path, version, timeout, e.connState(), e.Dump())
 	}
+	return got
 }
 
-// AwaitSettled waits until path's diagnostics at its current version have
-// been published and no new publish arrived for quiet.
+// AwaitSettled waits for path's diagnostics at its current version, then
+// until no publish of any URI arrived for quiet, and returns path's latest.
 func (e *Editor) AwaitSettled(path string, quiet, timeout time.Duration) []protocol.Diagnostic {
 	e.t.Helper()
-	v := e.Version(path)
+	start := time.Now()
+	e.AwaitDiagnostics(path, e.Version(path), timeout)
+	e.AwaitQuiet(quiet, timeout-time.Since(start))
+	return e.Diagnostics(path)
+}
+
+// AwaitQuiet waits until the server has published no diagnostics for quiet.
+func (e *Editor) AwaitQuiet(quiet, timeout time.Duration) {
+	e.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		e.AwaitDiagnostics(path, v, time.Until(deadline))
 		e.mu.Lock()
 		n := len(e.publishes)
 		e.mu.Unlock()
 		time.Sleep(quiet)
 		e.mu.Lock()
 		m := len(e.publishes)
-		p := e.diags[e.URI(path)]
 		e.mu.Unlock()
 		if m == n {
-			return p.diags
+			return
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("diagnostics for %s never settled within %v", path, timeout)
+			e.t.Fatalf("the server kept publishing diagnostics for %v\nreceived:\n%s", timeout, e.Dump())
 		}
 	}
 }
 
-// Diagnostics returns the latest published set for path.
+// Diagnostics returns the latest set published for path (nil if none).
 func (e *Editor) Diagnostics(path string) []protocol.Diagnostic {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.diags[e.URI(path)].diags
 }
 
-// PublishedVersions lists the versions of every publish for path, in order.
+// PublishedVersions lists the version of every publish for path, in order
+// (-1 for a publish without a version).
 func (e *Editor) PublishedVersions(path string) []int32 {
 	u := e.URI(path)
 	e.mu.Lock()
@@ -457,36 +610,121 @@ func (e *Editor) PublishedVersions(path string) []int32 {
 	var out []int32
 	for _, p := range e.publishes {
 		if p.uri == u {
-			out = append(out, p.version)
+			v := p.version
+			if !p.hasVer {
+				v = -1
+			}
+			out = append(out, v)
 		}
 	}
 	return out
 }
 
-// Hover requests textDocument/hover.
-func (e *Editor) Hover(path string, line, char int) (*protocol.Hover, error) {
-	return e.server.Hover(e.ctx(), &protocol.HoverParams{TextDocumentPositionParams: e.pos(path, line, char)})
-}
-
 func (e *Editor) pos(path string, line, char int) protocol.TextDocumentPositionParams {
 	return protocol.TextDocumentPositionParams{
-		TextDocument: protocol.TextDocumentIdentifier{URI: e.URI(path)},
+		TextDocument: docID(e.URI(path)),
 		Position:     protocol.Position{Line: uint32(line), Character: uint32(char)},
 	}
 }
 
-// Call sends any request.
+// Hover requests textDocument/hover at line and char (negotiated
+// encoding). A nil result means no hover; an error fails the test.
+func (e *Editor) Hover(path string, line, char int) *protocol.Hover {
+	e.t.Helper()
+	h, err := e.hover(path, line, char)
+	if err != nil {
+		e.t.Fatalf("hover %s:%d:%d: %v", path, line, char, err)
+	}
+	return h
+}
+
+func (e *Editor) hover(path string, line, char int) (*protocol.Hover, error) {
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	return e.server.Hover(ctx, &protocol.HoverParams{TextDocumentPositionParams: e.pos(path, line, char)})
+}
+
+// Completion requests textDocument/completion and returns the items
+// (from a list or a bare array). An error fails the test.
+func (e *Editor) Completion(path string, line, char int) []protocol.CompletionItem {
+	e.t.Helper()
+	items, err := e.completion(path, line, char)
+	if err != nil {
+		e.t.Fatalf("completion %s:%d:%d: %v", path, line, char, err)
+	}
+	return items
+}
+
+func (e *Editor) completion(path string, line, char int) ([]protocol.CompletionItem, error) {
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	res, err := e.server.Completion(ctx, &protocol.CompletionParams{TextDocumentPositionParams: e.pos(path, line, char)})
+	if err != nil {
+		return nil, err
+	}
+	switch r := res.(type) {
+	case protocol.CompletionItemSlice:
+		return r, nil
+	case *protocol.CompletionList:
+		if r == nil {
+			return nil, nil
+		}
+		return r.Items, nil
+	case nil:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unexpected completion result %T", res)
+}
+
+// Definition requests textDocument/definition and returns the locations
+// (links become their target selection ranges). An error fails the test.
+func (e *Editor) Definition(path string, line, char int) []protocol.Location {
+	e.t.Helper()
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	res, err := e.server.Definition(ctx, &protocol.DefinitionParams{TextDocumentPositionParams: e.pos(path, line, char)})
+	if err != nil {
+		e.t.Fatalf("definition %s:%d:%d: %v", path, line, char, err)
+	}
+	switch r := res.(type) {
+	case *protocol.Location:
+		if r == nil {
+			return nil
+		}
+		return []protocol.Location{*r}
+	case protocol.LocationSlice:
+		return r
+	case protocol.DefinitionLinkSlice:
+		out := make([]protocol.Location, 0, len(r))
+		for _, l := range r {
+			out = append(out, protocol.Location{URI: l.TargetURI, Range: l.TargetSelectionRange})
+		}
+		return out
+	case nil:
+		return nil
+	}
+	e.t.Fatalf("definition: unexpected result %T", res)
+	return nil
+}
+
+// Call sends any request; result is decoded with protocol's codec (pass
+// nil to ignore it). Errors are returned, including the server's error
+// responses (*jsonrpc2.Error).
 func (e *Editor) Call(method string, params, result any) error {
-	_, err := e.conn.Call(e.ctx(), method, params, result)
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	_, err := e.conn.Call(ctx, method, params, result)
 	return err
 }
 
 // Notify sends any notification.
 func (e *Editor) Notify(method string, params any) error {
-	return e.conn.Notify(e.ctx(), method, params)
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	return e.conn.Notify(ctx, method, params)
 }
 
-// Registrations lists what the server registered dynamically.
+// Registrations lists the server's dynamic registrations still in force.
 func (e *Editor) Registrations() []protocol.Registration {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -496,74 +734,165 @@ func (e *Editor) Registrations() []protocol.Registration {
 // AwaitRegistration waits for a dynamic registration of method.
 func (e *Editor) AwaitRegistration(method string, timeout time.Duration) protocol.Registration {
 	e.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		for _, r := range e.Registrations() {
+	var got protocol.Registration
+	ok := e.waitFor(timeout, func() bool {
+		for _, r := range e.registrations {
 			if r.Method == method {
-				return r
+				got = r
+				return true
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		return false
+	})
+	if !ok {
+		e.t.Fatalf("no registration of %s within %v%s\nreceived:\n%s", method, timeout, e.connState(), e.Dump())
 	}
-	e.t.Fatalf("no registration of %s within %v", method, timeout)
-	return protocol.Registration{}
+	return got
 }
 
-// Log returns window/logMessage and window/showMessage texts received.
+// Events returns the server→client messages received with that method
+// ("" for all), in order: publishDiagnostics, logMessage, showMessage,
+// client/registerCapability, window/workDoneProgress/create, $/progress,
+// workspace/configuration, ...
+func (e *Editor) Events(method string) []Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Event
+	for _, ev := range e.events {
+		if method == "" || ev.Method == method {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// AwaitEvent waits for the first message with method and returns it.
+func (e *Editor) AwaitEvent(method string, timeout time.Duration) Event {
+	e.t.Helper()
+	var got Event
+	ok := e.waitFor(timeout, func() bool {
+		for _, ev := range e.events {
+			if ev.Method == method {
+				got = ev
+				return true
+			}
+		}
+		return false
+	})
+	if !ok {
+		e.t.Fatalf("no %s within %v%s\nreceived:\n%s", method, timeout, e.connState(), e.Dump())
+	}
+	return got
+}
+
+// Log returns the window/logMessage texts received, and the
+// window/showMessage (prefixed "showMessage: "), showMessageRequest and
+// $/logTrace ones, in order.
 func (e *Editor) Log() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]string(nil), e.logs...)
 }
 
-// Shutdown sends shutdown.
-func (e *Editor) Shutdown() error { return e.server.Shutdown(e.ctx()) }
-
-// Exit sends exit and, for a binary, waits (up to 5s) for the process to
-// end, recording its exit code; for in-process servers it waits for Serve.
-func (e *Editor) Exit() {
+// AwaitLog waits for a log or show message containing substr.
+func (e *Editor) AwaitLog(substr string, timeout time.Duration) string {
 	e.t.Helper()
-	_ = e.server.Exit(e.ctx())
-	e.mu.Lock()
-	e.closed = true
-	e.mu.Unlock()
-	if e.cmd != nil {
-		select {
-		case err := <-e.waitErr:
-			var ee *exec.ExitError
-			switch {
-			case err == nil:
-				e.exitCode = 0
-			case errors.As(err, &ee):
-				e.exitCode = ee.ExitCode()
-			default:
-				e.t.Fatalf("waiting for crd-lsp: %v", err)
+	var got string
+	ok := e.waitFor(timeout, func() bool {
+		for _, l := range e.logs {
+			if strings.Contains(l, substr) {
+				got = l
+				return true
 			}
-		case <-time.After(5 * time.Second):
-			_ = e.cmd.Process.Kill()
-			e.t.Fatalf("crd-lsp did not exit within 5s of exit")
 		}
+		return false
+	})
+	if !ok {
+		e.t.Fatalf("no log message containing %q within %v%s\nreceived:\n%s", substr, timeout, e.connState(), e.Dump())
 	}
-	_ = e.conn.Close()
+	return got
 }
 
-// ExitCode is the binary's exit status after Exit (-1 before).
-func (e *Editor) ExitCode() int { return e.exitCode }
+// AwaitSchemas waits until the server reports (window/logMessage "schemas
+// loaded") that built-in and workspace schemas are loaded.
+func (e *Editor) AwaitSchemas(timeout time.Duration) {
+	e.t.Helper()
+	e.AwaitLog("schemas loaded", timeout)
+}
 
-// ServeResult waits for an in-process Serve to return.
+// Shutdown sends the shutdown request.
+func (e *Editor) Shutdown() error {
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	return e.server.Shutdown(ctx)
+}
+
+// Exit sends exit. For a binary it then waits (up to 5s, else it kills
+// it and fails) for the process to end and records ExitCode; in-process,
+// ServeResult gives Serve's return value.
+func (e *Editor) Exit() {
+	e.t.Helper()
+	e.mu.Lock()
+	e.exited = true
+	e.mu.Unlock()
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	if err := e.server.Exit(ctx); err != nil {
+		e.t.Logf("sending exit: %v", err)
+	}
+	if e.cmd == nil {
+		return
+	}
+	select {
+	case <-e.waitDone:
+		var ee *exec.ExitError
+		if e.waitErr != nil && !errors.As(e.waitErr, &ee) {
+			e.t.Fatalf("waiting for crd-lsp: %v", e.waitErr)
+		}
+	case <-time.After(5 * time.Second):
+		_ = e.cmd.Process.Kill()
+		e.t.Fatalf("crd-lsp did not exit within 5s of exit")
+	}
+}
+
+// ExitCode is the process's exit status once it ended (-1 before, and in
+// process mode).
+func (e *Editor) ExitCode() int { return int(e.exitCode.Load()) }
+
+// WaitExit waits for the binary to end by itself (after Exit or after
+// CloseStdin) and returns its exit code.
+func (e *Editor) WaitExit(timeout time.Duration) int {
+	e.t.Helper()
+	if e.cmd == nil {
+		e.t.Fatal("WaitExit needs a binary started with StartBinary")
+	}
+	select {
+	case <-e.waitDone:
+		return e.ExitCode()
+	case <-time.After(timeout):
+		e.t.Fatalf("crd-lsp still running after %v", timeout)
+		return -1
+	}
+}
+
+// ServeResult waits for an in-process lsp.Serve to return and gives its error.
 func (e *Editor) ServeResult(timeout time.Duration) error {
 	e.t.Helper()
+	if e.serveDone == nil {
+		e.t.Fatal("ServeResult needs an editor started with StartInProcess")
+	}
 	select {
-	case err := <-e.serveErr:
-		e.served.Store(true)
-		return err
+	case <-e.serveDone:
+		return e.serveErr
 	case <-time.After(timeout):
-		e.t.Fatalf("Serve did not return within %v", timeout)
+		e.t.Fatalf("lsp.Serve did not return within %v", timeout)
 		return nil
 	}
 }
 
-// WriteRaw writes bytes straight to the binary's stdin.
+// WriteRaw writes bytes straight to the binary's stdin (binary mode
+// only), for robustness tests. Do not call it while a request is being
+// written.
 func (e *Editor) WriteRaw(b []byte) {
 	e.t.Helper()
 	if e.stdin == nil {
@@ -574,49 +903,68 @@ func (e *Editor) WriteRaw(b []byte) {
 	}
 }
 
-// Stderr is what the binary logged so far.
-func (e *Editor) Stderr() string {
-	if e.stderr == nil {
-		return ""
+// CloseStdin closes the binary's stdin, as an editor that dies does.
+func (e *Editor) CloseStdin() {
+	e.t.Helper()
+	if e.stdin == nil {
+		e.t.Fatal("CloseStdin needs a binary started with StartBinary")
 	}
-	return e.stderr.String()
+	e.mu.Lock()
+	e.exited = true
+	e.mu.Unlock()
+	_ = e.stdin.Close()
 }
 
-func (e *Editor) dumpLocked() string {
-	var b strings.Builder
-	for _, p := range e.publishes {
-		fmt.Fprintf(&b, "  %s v%d: %d diagnostics\n", p.uri, p.version, len(p.diags))
-		for _, d := range p.diags {
-			fmt.Fprintf(&b, "    %d:%d %v\n", d.Range.Start.Line, d.Range.Start.Character, d.Message)
-		}
+// Stderr is what the binary wrote to stderr so far (binary mode); in
+// process mode, the server's log.
+func (e *Editor) Stderr() string {
+	switch {
+	case e.stderr != nil:
+		return e.stderr.String()
+	case e.serverLog != nil:
+		return e.serverLog.String()
 	}
-	for _, l := range e.logs {
-		fmt.Fprintf(&b, "  log: %s\n", l)
+	return ""
+}
+
+func (e *Editor) connState() string {
+	select {
+	case <-e.conn.Done():
+		return fmt.Sprintf(" (connection closed: %v)", e.conn.Err())
+	default:
+		return ""
+	}
+}
+
+// Dump renders everything the server sent so far, for failure messages.
+func (e *Editor) Dump() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var b strings.Builder
+	pubs := 0
+	for _, ev := range e.events {
+		ts := ev.Time.Format("15:04:05.000")
+		if ev.Method == protocol.MethodTextDocumentPublishDiagnostics && pubs < len(e.publishes) {
+			p := e.publishes[pubs]
+			pubs++
+			ver := "-"
+			if p.hasVer {
+				ver = fmt.Sprint(p.version)
+			}
+			fmt.Fprintf(&b, "  %s publishDiagnostics %s version %s: %d\n", ts, p.uri, ver, len(p.diags))
+			for _, d := range p.diags {
+				fmt.Fprintf(&b, "      %d:%d %s [%s] %s\n", d.Range.Start.Line, d.Range.Start.Character, SeverityName(d.Severity), Code(d), Message(d))
+			}
+			continue
+		}
+		params := string(ev.Params)
+		if len(params) > 300 {
+			params = params[:300] + "…"
+		}
+		fmt.Fprintf(&b, "  %s %s %s\n", ts, ev.Method, params)
 	}
 	if b.Len() == 0 {
 		return "  (nothing)\n"
 	}
 	return b.String()
-}
-
-// AwaitLog waits for a window/logMessage or showMessage containing substr.
-func (e *Editor) AwaitLog(substr string, timeout time.Duration) string {
-	e.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		for _, l := range e.Log() {
-			if strings.Contains(l, substr) {
-				return l
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	e.t.Fatalf("no log message containing %q within %v; got %q", substr, timeout, e.Log())
-	return ""
-}
-
-// AwaitSchemas waits until the server reports that its schemas are loaded.
-func (e *Editor) AwaitSchemas(timeout time.Duration) {
-	e.t.Helper()
-	e.AwaitLog("schemas loaded", timeout)
 }

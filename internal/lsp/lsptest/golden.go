@@ -1,6 +1,7 @@
 package lsptest
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -11,81 +12,127 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 )
 
-var update = flag.Bool("update", false, "rewrite .golden files from the server's current answers")
+// update is the -update flag of every test binary that links lsptest. Test
+// packages that import lsptest must not define their own -update flag; read
+// it through Update.
+var update = func() *bool {
+	if f := flag.Lookup("update"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if b, ok := g.Get().(bool); ok {
+				v := b
+				return &v
+			}
+		}
+	}
+	return flag.Bool("update", false, "rewrite lsptest .golden files from the server's current answers")
+}()
 
-// Marker is one expectation written in a YAML comment.
+// Update reports whether the test binary runs with -update.
+func Update() bool { return *update }
+
+// Marker is one expectation written in a YAML comment line.
 type Marker struct {
-	Line, Col int // 0-based line and byte column of the target in the file
-	Verb      string
-	Severity  string         // diag
-	Code      string         // diag; "-" = any
-	Pattern   *regexp.Regexp // diag, hover
-	Labels    []string       // complete
-	Source    int            // 0-based line of the marker itself
+	Line, Col int    // 0-based target line and byte column in the file
+	Verb      string // diag, nodiag, hover or complete
+	Severity  string // diag: error, warning, info or hint
+	Code      string // diag: the code, "-" for any
+	Pattern   *regexp.Regexp
+	Labels    []string // complete
+	Source    int      // 0-based line of the marker comment itself
 }
 
-var markerRE = regexp.MustCompile(`^(\s*#\s*)\^(\d*)\s+(\w+)\s*(.*)$`)
+func (m Marker) pos() string { return fmt.Sprintf("%d:%d", m.Line+1, m.Col+1) }
+
+var markerRE = regexp.MustCompile(`^([ \t]*#[ \t]*)\^(\d*)(?:[ \t]+(.*))?$`)
+
+// IsMarkerLine reports whether line (without its line break) is a marker.
+func IsMarkerLine(line string) bool {
+	return markerRE.MatchString(strings.TrimSuffix(line, "\r"))
+}
 
 // ParseMarkers extracts the markers of a file. A marker line is a comment
-// whose first non-blank character after '#' is '^'; the caret's byte column
-// (or the digits right after it, "^0") is the target column on the nearest
-// preceding line that is not a marker.
+// whose first non-blank character after '#' is '^'. The caret's byte column
+// in its line (or the number written right after it: "^0") is the target
+// column on the nearest preceding line that is not a marker line.
 func ParseMarkers(text string) ([]Marker, error) {
-	lines := strings.Split(text, "\n")
 	var out []Marker
+	var errs []error
 	target := -1
-	for i, raw := range lines {
-		line := strings.TrimRight(raw, "\r")
-		m := markerRE.FindStringSubmatch(line)
+	for i, raw := range strings.Split(text, "\n") {
+		m := markerRE.FindStringSubmatch(strings.TrimSuffix(raw, "\r"))
 		if m == nil {
 			target = i
 			continue
 		}
-		if target < 0 {
-			return nil, fmt.Errorf("line %d: marker before any content line", i+1)
-		}
-		col := len(m[1])
-		if m[2] != "" {
-			col, _ = strconv.Atoi(m[2])
-		}
-		mk := Marker{Line: target, Col: col, Verb: m[3], Source: i}
-		args, err := splitArgs(m[4])
+		mk, err := parseMarker(m, target, i)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %v", i+1, err)
-		}
-		switch mk.Verb {
-		case "diag":
-			if len(args) != 3 {
-				return nil, fmt.Errorf("line %d: want: diag <severity> <code|-> \"<regexp>\"", i+1)
-			}
-			mk.Severity, mk.Code = args[0], args[1]
-			if mk.Pattern, err = regexp.Compile(args[2]); err != nil {
-				return nil, fmt.Errorf("line %d: %v", i+1, err)
-			}
-		case "hover":
-			if len(args) != 1 {
-				return nil, fmt.Errorf("line %d: want: hover \"<regexp>\"", i+1)
-			}
-			if mk.Pattern, err = regexp.Compile(args[0]); err != nil {
-				return nil, fmt.Errorf("line %d: %v", i+1, err)
-			}
-		case "complete":
-			if len(args) == 0 {
-				return nil, fmt.Errorf("line %d: want: complete \"<label>\"...", i+1)
-			}
-			mk.Labels = args
-		case "nodiag":
-		default:
-			return nil, fmt.Errorf("line %d: unknown marker verb %q", i+1, mk.Verb)
+			errs = append(errs, fmt.Errorf("line %d: %w", i+1, err))
+			continue
 		}
 		out = append(out, mk)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
+}
+
+func parseMarker(m []string, target, src int) (Marker, error) {
+	if target < 0 {
+		return Marker{}, errors.New("marker before any content line")
+	}
+	col := len(m[1])
+	if m[2] != "" {
+		n, err := strconv.Atoi(m[2])
+		if err != nil {
+			return Marker{}, err
+		}
+		col = n
+	}
+	args, err := splitArgs(m[3])
+	if err != nil {
+		return Marker{}, err
+	}
+	if len(args) == 0 {
+		return Marker{}, errors.New("marker without a verb")
+	}
+	mk := Marker{Line: target, Col: col, Verb: args[0], Source: src}
+	args = args[1:]
+	switch mk.Verb {
+	case "diag":
+		if len(args) != 3 {
+			return mk, errors.New(`want: diag <error|warning|info|hint> <code|-> "<regexp>"`)
+		}
+		mk.Severity, mk.Code = args[0], args[1]
+		switch mk.Severity {
+		case "error", "warning", "info", "hint":
+		default:
+			return mk, fmt.Errorf("unknown severity %q (want error, warning, info or hint)", mk.Severity)
+		}
+		if mk.Pattern, err = regexp.Compile(args[2]); err != nil {
+			return mk, err
+		}
+	case "hover":
+		if len(args) != 1 {
+			return mk, errors.New(`want: hover "<regexp>"`)
+		}
+		if mk.Pattern, err = regexp.Compile(args[0]); err != nil {
+			return mk, err
+		}
+	case "complete":
+		if len(args) == 0 {
+			return mk, errors.New(`want: complete "<label>"...`)
+		}
+		mk.Labels = args
+	case "nodiag":
+		if len(args) != 0 {
+			return mk, errors.New("nodiag takes no arguments")
+		}
+	default:
+		return mk, fmt.Errorf("unknown marker verb %q (want diag, nodiag, hover or complete)", mk.Verb)
+	}
+	return mk, nil
 }
 
 // splitArgs splits words and "quoted strings" (Go escapes inside quotes).
@@ -96,7 +143,7 @@ func splitArgs(s string) ([]string, error) {
 		if s[0] == '"' {
 			q, err := strconv.QuotedPrefix(s)
 			if err != nil {
-				return nil, fmt.Errorf("bad quoted string in %q", s)
+				return nil, fmt.Errorf("bad quoted string at %q", s)
 			}
 			v, _ := strconv.Unquote(q)
 			out = append(out, v)
@@ -110,33 +157,128 @@ func splitArgs(s string) ([]string, error) {
 	return out, nil
 }
 
-// RunGolden opens every YAML file under dir in one in-process editor whose
-// workspace is dir, and checks each file's markers and .golden file.
+// splitLines splits text into lines without their line breaks.
+func splitLines(text string) []string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// byteCol converts a server position's character to a byte column.
+func byteCol(lines []string, p protocol.Position, enc string) int {
+	line := ""
+	if int(p.Line) < len(lines) {
+		line = lines[p.Line]
+	}
+	return ByteColumn(line, int(p.Character), enc)
+}
+
+// charCol converts a marker's byte column to a character in enc.
+func charCol(lines []string, line, col int, enc string) int {
+	s := ""
+	if line < len(lines) {
+		s = lines[line]
+	}
+	return CharColumn(s, col, enc)
+}
+
+// CheckDiagnostics matches diags (as published for text, positions in enc)
+// against the diag and nodiag markers and returns the problems found: a
+// marker without its diagnostic, a diagnostic without its marker, a
+// diagnostic on a nodiag line. name prefixes each problem.
+func CheckDiagnostics(name, text, enc string, markers []Marker, diags []protocol.Diagnostic) []string {
+	lines := splitLines(text)
+	var problems []string
+	matched := make([]bool, len(diags))
+	for _, mk := range markers {
+		switch mk.Verb {
+		case "diag":
+			found := false
+			for i, d := range diags {
+				if int(d.Range.Start.Line) == mk.Line && byteCol(lines, d.Range.Start, enc) == mk.Col &&
+					SeverityName(d.Severity) == mk.Severity && (mk.Code == "-" || Code(d) == mk.Code) &&
+					mk.Pattern.MatchString(Message(d)) {
+					matched[i], found = true, true
+				}
+			}
+			if !found {
+				problems = append(problems, fmt.Sprintf("%s:%s: no %s [%s] diagnostic matching %q starts here (marker on line %d); published:\n%s",
+					name, mk.pos(), mk.Severity, mk.Code, mk.Pattern, mk.Source+1, indent(FormatDiagnostics(text, enc, diags), "  ")))
+			}
+		case "nodiag":
+			for _, d := range diags {
+				if int(d.Range.Start.Line) == mk.Line {
+					problems = append(problems, fmt.Sprintf("%s:%d: diagnostic on a nodiag line (marker on line %d): %s",
+						name, mk.Line+1, mk.Source+1, strings.TrimSuffix(FormatDiagnostics(text, enc, []protocol.Diagnostic{d}), "\n")))
+				}
+			}
+		}
+	}
+	for i, d := range diags {
+		if !matched[i] {
+			problems = append(problems, fmt.Sprintf("%s: unexpected diagnostic (no diag marker): %s",
+				name, strings.TrimSuffix(FormatDiagnostics(text, enc, []protocol.Diagnostic{d}), "\n")))
+		}
+	}
+	return problems
+}
+
+// FormatDiagnostics renders diags as the golden files list them, sorted:
+// "line:col severity [code] message", 1-based, columns in bytes.
+func FormatDiagnostics(text, enc string, diags []protocol.Diagnostic) string {
+	lines := splitLines(text)
+	type row struct {
+		line, col int
+		s         string
+	}
+	rows := make([]row, 0, len(diags))
+	for _, d := range diags {
+		l, c := int(d.Range.Start.Line), byteCol(lines, d.Range.Start, enc)
+		msg := strings.ReplaceAll(Message(d), "\n", `\n`)
+		rows = append(rows, row{l, c, fmt.Sprintf("%d:%d %s [%s] %s\n", l+1, c+1, SeverityName(d.Severity), Code(d), msg)})
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if rows[i].line != rows[j].line {
+			return rows[i].line < rows[j].line
+		}
+		if rows[i].col != rows[j].col {
+			return rows[i].col < rows[j].col
+		}
+		return rows[i].s < rows[j].s
+	})
+	var b strings.Builder
+	for _, r := range rows {
+		b.WriteString(r.s)
+	}
+	return b.String()
+}
+
+// RunGolden runs the marker tests of dir: it starts one in-process editor
+// whose workspace root is dir, opens every *.yaml and *.yml file under dir
+// (recursively), waits for their diagnostics, and checks each file's
+// markers and its .golden file in a subtest named after the file.
 func RunGolden(t *testing.T, dir string) {
 	t.Helper()
 	RunGoldenConfig(t, Config{Dir: dir})
 }
 
-// RunGoldenConfig is RunGolden with settings or encodings of one's own.
+// RunGoldenConfig is RunGolden with a Config of one's own (settings, extra
+// folders, encodings); cfg.Dir is the folder of the inputs.
 func RunGoldenConfig(t *testing.T, cfg Config) {
 	t.Helper()
-	var files []string
-	err := filepath.WalkDir(cfg.Dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if ext := filepath.Ext(p); !d.IsDir() && (ext == ".yaml" || ext == ".yml") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden inputs under %s (%v)", cfg.Dir, err)
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sort.Strings(files)
+	cfg.Dir = dir
+	files, err := goldenInputs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	e := StartInProcess(t, cfg)
 	e.AwaitSchemas(60 * time.Second)
-	utf8Enc := e.InitializeResult().Capabilities.PositionEncoding == protocol.PositionEncodingKindUTF8
 	texts := map[string]string{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -147,149 +289,162 @@ func RunGoldenConfig(t *testing.T, cfg Config) {
 		e.Open(f, string(b))
 	}
 	for _, f := range files {
+		e.AwaitDiagnostics(f, 1, 30*time.Second)
+	}
+	// Opening one file may change what another one means (a CRD): wait
+	// until the server stops publishing.
+	e.AwaitQuiet(200*time.Millisecond, 30*time.Second)
+	for _, f := range files {
 		rel, _ := filepath.Rel(cfg.Dir, f)
 		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
-			checkGoldenFile(t, e, f, texts[f], utf8Enc)
+			problems, golden := e.CheckFile(f, texts[f])
+			for _, p := range problems {
+				t.Error(p)
+			}
+			compareGolden(t, GoldenPath(f), golden)
 		})
 	}
 }
 
-func checkGoldenFile(t *testing.T, e *Editor, path, text string, utf8Enc bool) {
-	markers, err := ParseMarkers(text)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	lines := strings.Split(text, "\n")
-	// byteCol converts a protocol character to a byte column on a line.
-	byteCol := func(line, char int) int {
-		if utf8Enc || line >= len(lines) {
-			return char
+// goldenInputs lists the YAML files under dir, sorted.
+func goldenInputs(dir string) ([]string, error) {
+	var files []string
+	seen := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
-		units, b := 0, 0
-		for _, r := range lines[line] {
-			if units >= char {
-				break
-			}
-			units += utf16Len(r)
-			b += utf8.RuneLen(r)
-		}
-		return b
-	}
-	diags := e.AwaitSettled(path, 30*time.Millisecond, 20*time.Second)
-	var golden strings.Builder
-	matched := make([]bool, len(diags))
-	for _, mk := range markers {
-		switch mk.Verb {
-		case "diag":
-			found := false
-			for i, d := range diags {
-				msg := messageText(d.Message)
-				if int(d.Range.Start.Line) == mk.Line && byteCol(mk.Line, int(d.Range.Start.Character)) == mk.Col &&
-					severityName(d.Severity) == mk.Severity && (mk.Code == "-" || codeText(d.Code) == mk.Code) && mk.Pattern.MatchString(msg) {
-					matched[i], found = true, true
-				}
-			}
-			if !found {
-				t.Errorf("%s:%d:%d: no %s [%s] diagnostic matching %q (marker on line %d); got:\n%s",
-					filepath.Base(path), mk.Line+1, mk.Col+1, mk.Severity, mk.Code, mk.Pattern, mk.Source+1, formatDiags(diags, byteCol))
-			}
-		case "nodiag":
-			for _, d := range diags {
-				if int(d.Range.Start.Line) == mk.Line {
-					t.Errorf("%s:%d: unexpected diagnostic %q", filepath.Base(path), mk.Line+1, messageText(d.Message))
-				}
-			}
-		case "hover":
-			h, err := e.Hover(path, mk.Line, protocolCol(lines, mk.Line, mk.Col, utf8Enc))
-			got := ""
+		if ext := filepath.Ext(p); !d.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			abs, err := filepath.Abs(p)
 			if err != nil {
-				got = "error: " + err.Error()
-			} else if h != nil {
-				got = hoverText(h)
+				return err
 			}
-			fmt.Fprintf(&golden, "hover %d:%d:\n%s\n", mk.Line+1, mk.Col+1, indent(got))
-			if !mk.Pattern.MatchString(got) {
-				t.Errorf("%s:%d:%d: hover %q does not match %q", filepath.Base(path), mk.Line+1, mk.Col+1, got, mk.Pattern)
+			g := GoldenPath(abs)
+			if other, dup := seen[g]; dup {
+				return fmt.Errorf("%s and %s would share the golden file %s", other, abs, g)
 			}
-		case "complete":
-			var res protocol.CompletionResult
-			var labels []string
-			params := &protocol.CompletionParams{TextDocumentPositionParams: e.pos(path, mk.Line, protocolCol(lines, mk.Line, mk.Col, utf8Enc))}
-			if err := e.Call(protocol.MethodTextDocumentCompletion, params, &res); err != nil {
-				t.Errorf("%s:%d:%d: completion: %v", filepath.Base(path), mk.Line+1, mk.Col+1, err)
-			}
-			switch r := res.(type) {
-			case protocol.CompletionItemSlice:
-				for _, it := range r {
-					labels = append(labels, it.Label)
-				}
-			case *protocol.CompletionList:
-				for _, it := range r.Items {
-					labels = append(labels, it.Label)
-				}
-			}
-			fmt.Fprintf(&golden, "complete %d:%d: %s\n", mk.Line+1, mk.Col+1, strings.Join(labels, ", "))
-			for _, want := range mk.Labels {
-				if !contains(labels, want) {
-					t.Errorf("%s:%d:%d: completion lacks %q; got %v", filepath.Base(path), mk.Line+1, mk.Col+1, want, labels)
-				}
-			}
+			seen[g] = abs
+			files = append(files, abs)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing golden inputs under %s: %w", dir, err)
 	}
-	for i, d := range diags {
-		if !matched[i] {
-			t.Errorf("%s: unexpected diagnostic %s", filepath.Base(path), formatDiags(diags[i:i+1], byteCol))
-		}
-		_ = d
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no *.yaml or *.yml golden inputs under %s", dir)
 	}
-	want := formatDiags(diags, byteCol) + golden.String()
-	goldenPath := path + ".golden"
+	sort.Strings(files)
+	return files, nil
+}
+
+// GoldenPath is the golden file of an input: its name with .golden in
+// place of .yaml or .yml, in the same folder.
+func GoldenPath(input string) string {
+	return strings.TrimSuffix(input, filepath.Ext(input)) + ".golden"
+}
+
+func compareGolden(t *testing.T, path, got string) {
+	t.Helper()
 	if *update {
-		if err := os.WriteFile(goldenPath, []byte(want), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	have, err := os.ReadFile(goldenPath)
+	have, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
+		t.Errorf("%v (go test -update writes it)", err)
+		return
 	}
-	if string(have) != want {
-		t.Errorf("%s differs from the server's answers (go test -update rewrites it):\n--- have\n%s--- want\n%s", filepath.Base(goldenPath), have, want)
+	if string(have) != got {
+		t.Errorf("%s differs from the server's answers (go test -update rewrites it):\n--- %s\n%s--- server\n%s",
+			filepath.Base(path), filepath.Base(path), have, got)
 	}
 }
 
-func formatDiags(diags []protocol.Diagnostic, byteCol func(line, char int) int) string {
+// CheckFile checks the markers of text, open in the editor as path, against
+// the latest published diagnostics and fresh hover and completion answers.
+// It returns the problems found and the golden text: every diagnostic, then
+// every hover and completion answer in marker order. RunGolden calls it
+// after the diagnostics have settled.
+func (e *Editor) CheckFile(path, text string) (problems []string, golden string) {
+	e.t.Helper()
+	name := filepath.Base(path)
+	markers, err := ParseMarkers(text)
+	if err != nil {
+		return []string{fmt.Sprintf("%s: bad markers: %v", name, err)}, ""
+	}
+	enc := e.Encoding()
+	lines := splitLines(text)
+	diags := e.Diagnostics(path)
+	problems = CheckDiagnostics(name, text, enc, markers, diags)
 	var b strings.Builder
-	for _, d := range diags {
-		l := int(d.Range.Start.Line)
-		fmt.Fprintf(&b, "%d:%d %s [%s] %s\n", l+1, byteCol(l, int(d.Range.Start.Character))+1, severityName(d.Severity), codeText(d.Code), messageText(d.Message))
-	}
-	return b.String()
-}
-
-func protocolCol(lines []string, line, byteCol int, utf8Enc bool) int {
-	if utf8Enc || line >= len(lines) {
-		return byteCol
-	}
-	units := 0
-	for i, r := range lines[line] {
-		if i >= byteCol {
-			break
+	b.WriteString(FormatDiagnostics(text, enc, diags))
+	for _, mk := range markers {
+		char := charCol(lines, mk.Line, mk.Col, enc)
+		switch mk.Verb {
+		case "hover":
+			h, err := e.hover(path, mk.Line, char)
+			got := ""
+			switch {
+			case err != nil:
+				got = "error: " + err.Error()
+				problems = append(problems, fmt.Sprintf("%s:%s: hover: %v", name, mk.pos(), err))
+			case h == nil:
+				got = "(no hover)"
+			default:
+				got = HoverText(h)
+			}
+			fmt.Fprintf(&b, "hover %s:\n%s\n", mk.pos(), indent(got, "  "))
+			if err == nil && !mk.Pattern.MatchString(got) {
+				problems = append(problems, fmt.Sprintf("%s:%s: hover does not match %q:\n%s", name, mk.pos(), mk.Pattern, indent(got, "  ")))
+			}
+		case "complete":
+			items, err := e.completion(path, mk.Line, char)
+			fmt.Fprintf(&b, "complete %s:\n", mk.pos())
+			if err != nil {
+				fmt.Fprintf(&b, "  error: %v\n", err)
+				problems = append(problems, fmt.Sprintf("%s:%s: completion: %v", name, mk.pos(), err))
+				continue
+			}
+			var labels []string
+			for _, it := range items {
+				labels = append(labels, it.Label)
+				b.WriteString("  " + formatItem(it) + "\n")
+			}
+			for _, want := range mk.Labels {
+				if !contains(labels, want) {
+					problems = append(problems, fmt.Sprintf("%s:%s: completion lacks %q; offered %q", name, mk.pos(), want, labels))
+				}
+			}
 		}
-		units += utf16Len(r)
 	}
-	return units
+	return problems, b.String()
 }
 
-func utf16Len(r rune) int {
-	if r >= 0x10000 {
-		return 2
+func formatItem(it protocol.CompletionItem) string {
+	s := it.Label
+	if it.Kind != 0 {
+		s += fmt.Sprintf(" kind=%d", it.Kind)
 	}
-	return 1
+	if d, ok := it.Detail.Get(); ok && d != "" {
+		s += " detail=" + strconv.Quote(d)
+	}
+	if ins, ok := it.InsertText.Get(); ok && ins != it.Label {
+		s += " insert=" + strconv.Quote(ins)
+	}
+	switch te := it.TextEdit.(type) {
+	case *protocol.TextEdit:
+		s += " edit=" + strconv.Quote(te.NewText)
+	case *protocol.InsertReplaceEdit:
+		s += " edit=" + strconv.Quote(te.NewText)
+	}
+	return s
 }
 
-func severityName(s protocol.DiagnosticSeverity) string {
+// SeverityName is "error", "warning", "info", "hint", or "none" (unset).
+func SeverityName(s protocol.DiagnosticSeverity) string {
 	switch s {
 	case protocol.DiagnosticSeverityError:
 		return "error"
@@ -303,38 +458,65 @@ func severityName(s protocol.DiagnosticSeverity) string {
 	return "none"
 }
 
-func codeText(c protocol.ProgressToken) string {
-	switch c := c.(type) {
-	case protocol.String:
-		return string(c)
-	case protocol.Integer:
-		return strconv.Itoa(int(c))
-	}
-	return ""
-}
-
-func messageText(m protocol.InlayHintTooltip) string {
-	switch m := m.(type) {
+// Message returns a diagnostic's message text.
+func Message(d protocol.Diagnostic) string {
+	switch m := d.Message.(type) {
 	case protocol.String:
 		return string(m)
 	case *protocol.MarkupContent:
 		return m.Value
+	case nil:
+		return ""
 	}
-	return ""
+	return fmt.Sprint(d.Message)
 }
 
-func hoverText(h *protocol.Hover) string {
+// Code returns a diagnostic's code ("" when it has none).
+func Code(d protocol.Diagnostic) string {
+	switch c := d.Code.(type) {
+	case protocol.String:
+		return string(c)
+	case protocol.Integer:
+		return strconv.Itoa(int(c))
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(d.Code)
+}
+
+// HoverText flattens a hover's contents to text (markdown as sent).
+func HoverText(h *protocol.Hover) string {
+	if h == nil {
+		return ""
+	}
 	switch c := h.Contents.(type) {
 	case protocol.String:
 		return string(c)
 	case *protocol.MarkupContent:
 		return c.Value
+	case *protocol.MarkedStringWithLanguage:
+		return "```" + c.Language + "\n" + c.Value + "\n```"
+	case protocol.MarkedStringSlice:
+		var parts []string
+		for _, m := range c {
+			switch m := m.(type) {
+			case protocol.String:
+				parts = append(parts, string(m))
+			case *protocol.MarkedStringWithLanguage:
+				parts = append(parts, "```"+m.Language+"\n"+m.Value+"\n```")
+			}
+		}
+		return strings.Join(parts, "\n\n")
 	}
 	return fmt.Sprint(h.Contents)
 }
 
-func indent(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+func indent(s, prefix string) string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return prefix + "(empty)"
+	}
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
 func contains(xs []string, x string) bool {
@@ -345,9 +527,3 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
-
-// Message returns a diagnostic's message text.
-func Message(d protocol.Diagnostic) string { return messageText(d.Message) }
-
-// Code returns a diagnostic's code.
-func Code(d protocol.Diagnostic) string { return codeText(d.Code) }

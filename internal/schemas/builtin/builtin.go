@@ -19,14 +19,17 @@ import (
 	"bytes"
 	"compress/gzip"
 	"embed"
+	"encoding/binary"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 )
 
-//go:embed data/*.yaml.gz
+//go:embed data/*
 var data embed.FS
+
+// separator starts every document of a bundle (see internal/generate).
+const separator = "---\n# source: "
 
 // SetKind says what a Set holds.
 type SetKind int
@@ -59,46 +62,83 @@ type loaded struct {
 	err  error
 }
 
-var cache sync.Map // file name → *loaded
+var (
+	kubernetes, crossplane1, crossplane2, functions loaded
+)
 
-func load(file, name, version string, kind SetKind) (Set, error) {
-	v, _ := cache.LoadOrStore(file, &loaded{})
-	l := v.(*loaded)
-	l.once.Do(func() {
-		l.set, l.err = read(file, name, version, kind)
-	})
-	return l.set, l.err
+func (l *loaded) get(file, name, version string, kind SetKind) (Set, error) {
+	l.once.Do(func() { l.set, l.err = read(file, name, version, kind) })
+	set := l.set
+	// Callers get their own Files slice header; the documents themselves
+	// are shared and must not be modified.
+	set.Files = append([]File(nil), l.set.Files...)
+	return set, l.err
 }
 
+// read decompresses one bundle and splits it into its documents. The
+// documents are sub-slices (capacity-clipped) of the single decompressed
+// buffer, so a Set holds no more than that buffer and its File headers.
 func read(file, name, version string, kind SetKind) (Set, error) {
-	f, err := data.Open("data/" + file)
+	raw, err := decompress("data/" + file)
 	if err != nil {
-		return Set{}, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return Set{}, fmt.Errorf("%s: %w", file, err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return Set{}, fmt.Errorf("%s: %w", file, err)
+		return Set{}, fmt.Errorf("built-in schemas %s: %w", file, err)
 	}
 	set := Set{Name: name, Version: version, Kind: kind}
-	for _, doc := range bytes.Split(raw, []byte("\n---\n")) {
-		doc = bytes.TrimPrefix(doc, []byte("---\n"))
-		src, body, ok := bytes.Cut(doc, []byte("\n"))
-		if !ok || !bytes.HasPrefix(src, []byte("# source: ")) {
-			continue
+	sep := []byte(separator)
+	if !bytes.HasPrefix(raw, sep) {
+		return Set{}, fmt.Errorf("built-in schemas %s: does not start with %q", file, separator)
+	}
+	set.Files = make([]File, 0, bytes.Count(raw, []byte("\n"+separator))+1)
+	for rest := raw; len(rest) > 0; {
+		rest = rest[len(sep):]
+		src, body, ok := bytes.Cut(rest, []byte("\n"))
+		if !ok {
+			return Set{}, fmt.Errorf("built-in schemas %s: truncated document", file)
 		}
-		set.Files = append(set.Files, File{Name: strings.TrimPrefix(string(src), "# source: "), Data: body})
+		end := bytes.Index(body, []byte("\n"+separator))
+		if end < 0 {
+			end = len(body)
+		} else {
+			end++ // keep the document's final newline
+		}
+		set.Files = append(set.Files, File{Name: string(src), Data: body[:end:end]})
+		rest = body[end:]
 	}
 	return set, nil
 }
 
+// decompress returns a gzip file of data, in a buffer sized from the gzip
+// trailer so it is allocated once.
+func decompress(path string) ([]byte, error) {
+	f, err := data.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := 0
+	if ra, ok := f.(io.ReaderAt); ok {
+		if st, err := f.Stat(); err == nil && st.Size() >= 18 {
+			var trailer [4]byte
+			if _, err := ra.ReadAt(trailer[:], st.Size()-4); err == nil {
+				size = int(binary.LittleEndian.Uint32(trailer[:])) // ISIZE: length mod 2^32
+			}
+		}
+	}
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(false)
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := buf.ReadFrom(zr); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // Kubernetes returns the built-in Kubernetes kinds.
 func Kubernetes() (Set, error) {
-	return load("kubernetes-v1.35.yaml.gz", "kubernetes", "v1.35", KindKubernetes)
+	return kubernetes.get("kubernetes-v1.35.yaml.gz", "kubernetes", "v1.35", KindKubernetes)
 }
 
 // Crossplane returns Crossplane's core CRDs for a major version: 1 is
@@ -106,14 +146,14 @@ func Kubernetes() (Set, error) {
 func Crossplane(major int) (Set, error) {
 	switch major {
 	case 1:
-		return load("crossplane-v1.20.11.yaml.gz", "crossplane", "v1.20.11", KindCrossplane)
+		return crossplane1.get("crossplane-v1.20.11.yaml.gz", "crossplane", "v1.20.11", KindCrossplane)
 	case 2:
-		return load("crossplane-v2.3.4.yaml.gz", "crossplane", "v2.3.4", KindCrossplane)
+		return crossplane2.get("crossplane-v2.3.4.yaml.gz", "crossplane", "v2.3.4", KindCrossplane)
 	}
 	return Set{}, fmt.Errorf("no built-in schemas for Crossplane v%d (have v1 and v2)", major)
 }
 
 // Functions returns the input CRDs of common composition functions.
 func Functions() (Set, error) {
-	return load("functions.yaml.gz", "functions", "", KindFunctions)
+	return functions.get("functions.yaml.gz", "functions", "", KindFunctions)
 }

@@ -1,0 +1,105 @@
+package schemas
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The line scan must agree with a real YAML parse on every definition in
+// the corpus (CRDs of Kubernetes-style providers, Crossplane, functions).
+func TestScanMatchesParse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses the whole corpus")
+	}
+	root := corpus(t)
+	docs, fallbacks := 0, 0
+	err := filepath.WalkDir(filepath.Join(root, "crds"), func(path string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, doc := range splitDocs(b) {
+			parsed := parseDoc(doc)
+			scanned, ok := scanDoc(doc)
+			if !ok {
+				fallbacks++
+				continue
+			}
+			if parsed == nil {
+				if scanned != nil {
+					t.Errorf("%s: scan found %+v, parse found nothing", path, scanned)
+				}
+				continue
+			}
+			docs++
+			if scanned == nil {
+				t.Errorf("%s: scan found nothing", path)
+				continue
+			}
+			parsed.text, parsed.docIndex = nil, 0
+			if !reflect.DeepEqual(scanned, parsed) {
+				t.Errorf("%s:\nscan  %+v\nparse %+v", path, scanned, parsed)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs < 2000 || fallbacks > 0 {
+		t.Errorf("%d definitions scanned, %d needed a full parse", docs, fallbacks)
+	}
+	t.Logf("%d definitions, %d fallbacks", docs, fallbacks)
+}
+
+func TestScanEdgeCases(t *testing.T) {
+	for name, tc := range map[string]struct {
+		src  string
+		want []scannedVersion
+		ok   bool
+	}{
+		"indented sequence":    {"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n    group: g\n    names:\n        kind: K\n    versions:\n        - name: v1\n          served: false\n        - name: v2\n", []scannedVersion{{"v1", false}, {"v2", true}}, true},
+		"quoted and commented": {"apiVersion: \"apiextensions.k8s.io/v1\"\nkind: 'CustomResourceDefinition' # c\nspec:\n  group: g\n  names: {kind: K}\n  versions:\n  - name: v1\n", nil, false},
+		"flow versions":        {"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names:\n    kind: K\n  versions: [{name: v1}]\n", nil, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			d, ok := scanDoc([]byte(tc.src))
+			if ok != tc.ok {
+				t.Fatalf("ok = %v", ok)
+			}
+			if ok && !reflect.DeepEqual(d.versions, tc.want) {
+				t.Errorf("versions %+v", d.versions)
+			}
+			// Whatever the scan does, indexing finds the definition.
+			defs := scanDefinitions([]byte(tc.src))
+			if len(defs) != 1 || defs[0].group != "g" || defs[0].kindName != "K" {
+				t.Errorf("scanDefinitions = %+v", defs)
+			}
+		})
+	}
+}
+
+func TestSplitDocs(t *testing.T) {
+	for in, want := range map[string][]string{
+		"a: 1\n":                        {"a: 1\n"},
+		"---\na: 1\n":                   {"", "a: 1\n"},
+		"a: 1\n---\nb: 2\n--- # c\nc\n": {"a: 1\n", "b: 2\n", "c\n"},
+		"a: ---x\n----\nb\n---":         {"a: ---x\n----\nb\n", ""},
+		"a\r\n---\r\nb\r\n":             {"a\r\n", "b\r\n"},
+	} {
+		var got []string
+		for _, d := range splitDocs([]byte(in)) {
+			got = append(got, string(d))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("splitDocs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
