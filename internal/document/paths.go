@@ -228,7 +228,7 @@ func (f *File) step(h *Hit, n *yaml.Node, off int) *yaml.Node {
 		default:
 			return nil
 		}
-		h.Path = h.Path.Child(fieldpath.Field(KeyName(k)))
+		h.Path = append(h.Path, fieldpath.Field(KeyName(k)))
 		h.Key, h.Value = k, v
 		return next
 	case yaml.SequenceNode:
@@ -238,7 +238,7 @@ func (f *File) step(h *Hit, n *yaml.Node, off int) *yaml.Node {
 		}
 		v := n.Content[i]
 		if f.NodeSpan(v).Contains(off) {
-			h.Path = h.Path.Child(fieldpath.Index(i))
+			h.Path = append(h.Path, fieldpath.Index(i))
 			h.Key, h.Value, h.OnKey = nil, v, false
 			return v
 		}

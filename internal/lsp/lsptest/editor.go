@@ -101,6 +101,15 @@ type publish struct {
 // server's log is written to the test log if the test fails.
 func StartInProcess(t testing.TB, cfg Config) *Editor {
 	t.Helper()
+	return startInProcess(t, cfg, func(ctx context.Context, rwc io.ReadWriteCloser, logger *slog.Logger) error {
+		return lsp.Serve(ctx, rwc, lsp.Options{Logger: logger, Version: "lsptest"})
+	})
+}
+
+// startInProcess runs serve (lsp.Serve, or a fake in this package's tests)
+// on the server end of the pipe pair.
+func startInProcess(t testing.TB, cfg Config, serve func(context.Context, io.ReadWriteCloser, *slog.Logger) error) *Editor {
+	t.Helper()
 	e := newEditor(t, cfg)
 	c2s, s2c := newPipe(), newPipe()
 	serverEnd := pipeRWC{r: c2s, w: s2c}
@@ -110,7 +119,7 @@ func StartInProcess(t testing.TB, cfg Config) *Editor {
 	e.serveDone = make(chan struct{})
 	go func() {
 		defer close(e.serveDone)
-		err := lsp.Serve(context.Background(), serverEnd, lsp.Options{Logger: logger, Version: "lsptest"})
+		err := serve(context.Background(), serverEnd, logger)
 		_ = serverEnd.Close()
 		e.serveErr = err
 	}()
@@ -936,7 +945,8 @@ func (e *Editor) connState() string {
 	}
 }
 
-// Dump renders everything the server sent so far, for failure messages.
+// Dump renders everything the server sent so far, for failure messages
+// (diagnostic positions as sent: 0-based line:character).
 func (e *Editor) Dump() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -46,7 +46,10 @@ func build() (string, error) {
 	}
 	dir := filepath.Join(base, "crd-lsp-lsptest", hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		dir = filepath.Join(os.TempDir(), "crd-lsp-lsptest", hex.EncodeToString(sum[:8]))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
 	}
 	name := "crd-lsp"
 	if runtime.GOOS == "windows" {

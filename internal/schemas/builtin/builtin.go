@@ -1,16 +1,38 @@
-// Package builtin embeds the schemas crd-lsp knows without any setup:
-// Kubernetes 1.35 built-in kinds (synthesised as CRDs from the upstream
-// OpenAPI v3 documents), Crossplane's core CRDs for v1.20 and v2.3, and the
-// input CRDs of common composition functions. Everything is served as CRD
-// YAML documents, so the schema store treats built-ins like workspace CRDs.
+// Package builtin embeds the schemas crd-lsp knows without any setup, as
+// apiextensions.k8s.io/v1 CustomResourceDefinition YAML documents, so the
+// schema store treats built-ins exactly like workspace CRDs:
 //
-// The bundle under data/ is generated from the shared corpus and committed,
-// so a fresh clone builds offline:
+//   - Kubernetes() — the Kubernetes 1.35 GA kinds (Deployment, Service,
+//     ConfigMap, ClusterRole, CustomResourceDefinition …), one CRD per
+//     top-level kind, synthesised from the upstream OpenAPI v3 documents:
+//     $refs inlined, zero-value defaults and patch extensions dropped,
+//     int-or-string as x-kubernetes-int-or-string, Quantity as any value
+//     with the quantity pattern, root metadata as {type: object} (the
+//     validator applies ObjectMeta's rules itself), recursion (JSONSchemaProps)
+//     cut as an open object. Every schema is structural and passes the API
+//     server's CRD validation. The core group is group "" (CRD name
+//     <plural>.core).
+//   - Crossplane(1), Crossplane(2) — Crossplane's core CRDs of v1.20.11
+//     (with classic mode: Resources Compositions) and v2.3.4, verbatim.
+//   - Functions() — the input CRDs of function-patch-and-transform,
+//     function-go-templating, function-sequencer and function-cel-filter,
+//     verbatim.
+//
+// Each set is one gzip-compressed multi-document YAML file under data/,
+// where every document is preceded by a "# source: <origin>" comment; it
+// is decompressed on first use (about 20 ms and 7.5 MB for Kubernetes)
+// and shared afterwards.
+//
+// The data/ files are generated from the team's shared corpus by
+// ./gen (logic in ./internal/generate) and committed, so a fresh clone
+// builds offline. To regenerate, byte-identically unless the corpus
+// changed:
 //
 //	go generate ./internal/schemas/builtin/
 //
-// regenerates it byte-identically (TestGeneratedIsCurrent checks that).
-// NOTICE names the upstream sources and their licence.
+// TestGeneratedIsCurrent checks the committed files against the corpus
+// (skipped when the corpus is absent, mandatory with CI=true). NOTICE
+// names the upstream repositories, tags, commits and licence (Apache-2.0).
 package builtin
 
 //go:generate go run ./gen -corpus ../../../../shared/corpus -out data
@@ -35,9 +57,9 @@ const separator = "---\n# source: "
 type SetKind int
 
 const (
-	KindKubernetes SetKind = iota
-	KindCrossplane
-	KindFunctions
+	KindKubernetes SetKind = iota // Kubernetes built-in kinds
+	KindCrossplane                // Crossplane core CRDs
+	KindFunctions                 // composition-function input CRDs
 )
 
 // Set is one embedded bundle.
@@ -51,8 +73,11 @@ type Set struct {
 // File is one CRD document of a Set.
 type File struct {
 	// Name is the document's origin, e.g.
-	// "kubernetes/v1.35/apis__apps__v1_openapi.json#Deployment".
+	// "kubernetes/v1.35/apis__apps__v1_openapi.json#Deployment" or
+	// "crossplane/v2.3.4/apiextensions.crossplane.io_compositions.yaml".
 	Name string
+	// Data is one YAML document, newline-terminated. It is shared by all
+	// callers and must not be modified.
 	Data []byte
 }
 

@@ -201,7 +201,12 @@ type resource struct {
 
 // KubernetesCRDs synthesises a CRD for every top-level kind of one
 // group-version OpenAPI v3 document, sorted by kind.
-func KubernetesCRDs(raw []byte) ([]KindCRD, error) {
+func KubernetesCRDs(raw []byte) (_ []KindCRD, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
 	var doc openAPIDoc
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, err
@@ -382,6 +387,7 @@ type converter struct {
 // root converts a top-level kind's component schema.
 func (c *converter) root(name string) (map[string]any, error) {
 	s := c.convert(c.schemas[name], []string{name})
+	dropZeroDefaults(s, false, nil)
 	props, _ := s["properties"].(map[string]any)
 	if _, ok := props["metadata"]; !ok {
 		return nil, fmt.Errorf("no metadata property")
@@ -486,12 +492,10 @@ func normalize(out map[string]any) {
 			delete(out, "format")
 		}
 	}
-	// Zero-value defaults are what the Go types' non-pointer fields give,
-	// not defaults the API server applies; as CRD defaults they would
-	// hide "required" errors ("" for a missing name) and fail validation
-	// ({} for an object with required fields).
-	if d, ok := out["default"]; ok && isZero(d) {
-		delete(out, "default")
+	// []byte fields say x-kubernetes-list-type: atomic on a string.
+	if out["type"] != "array" {
+		delete(out, "x-kubernetes-list-type")
+		delete(out, "x-kubernetes-list-map-keys")
 	}
 	intOrString := out["x-kubernetes-int-or-string"] == true
 	_, typed := out["type"]
@@ -504,6 +508,52 @@ func normalize(out map[string]any) {
 		// Free-form objects (RawExtension, FieldsV1): without
 		// properties, a structural schema would prune everything.
 		out["x-kubernetes-preserve-unknown-fields"] = true
+	}
+}
+
+// dropZeroDefaults removes zero-value defaults ("", 0, false, {}): they are
+// what the Go types' non-pointer fields give, not defaults the API server
+// applies, and as CRD defaults they would hide "required" errors ("" for a
+// missing container name) or fail validation ({} for an object with
+// required fields). The exception are keys of list-type map items that are
+// not required: a CRD needs a default there, and a missing key does decode
+// to its zero value (imagePullSecrets[].name); such a key without any
+// default gets its type's zero value (flowcontrol's status.conditions[].type).
+// keep is true for such a key; keepProps names them in s's properties.
+func dropZeroDefaults(s map[string]any, keep bool, keepProps []string) {
+	if d, ok := s["default"]; ok && isZero(d) && !keep {
+		delete(s, "default")
+	}
+	if _, ok := s["default"]; keep && !ok {
+		switch s["type"] {
+		case "string":
+			s["default"] = ""
+		case "integer", "number":
+			s["default"] = 0
+		case "boolean":
+			s["default"] = false
+		}
+	}
+	if items, _ := s["items"].(map[string]any); items != nil {
+		var listKeys []string
+		if s["x-kubernetes-list-type"] == "map" {
+			required, _ := items["required"].([]any)
+			keys, _ := s["x-kubernetes-list-map-keys"].([]any)
+			for _, k := range keys {
+				if !slices.Contains(required, k) {
+					listKeys = append(listKeys, k.(string))
+				}
+			}
+		}
+		dropZeroDefaults(items, false, listKeys)
+	}
+	if props, _ := s["properties"].(map[string]any); props != nil {
+		for name, p := range props {
+			dropZeroDefaults(p.(map[string]any), slices.Contains(keepProps, name), nil)
+		}
+	}
+	if ap, _ := s["additionalProperties"].(map[string]any); ap != nil {
+		dropZeroDefaults(ap, false, nil)
 	}
 }
 

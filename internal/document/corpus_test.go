@@ -1,0 +1,217 @@
+package document
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+)
+
+// corpusDir locates the shared corpus: $CRD_LSP_CORPUS, else ../shared/corpus
+// beside the repository root. Missing, the test is skipped, except in CI
+// (CI=true) where it fails.
+func corpusDir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("CRD_LSP_CORPUS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "corpus") // from internal/document
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("corpus not found at %s (set CRD_LSP_CORPUS)", dir)
+		}
+		t.Skipf("corpus not found at %s (set CRD_LSP_CORPUS)", dir)
+	}
+	return dir
+}
+
+func corpusFiles(t testing.TB) []string {
+	root := corpusDir(t)
+	var files []string
+	err := filepath.WalkDir(root, func(p string, de os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if ext := filepath.Ext(p); !de.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestCorpusRoundTrip checks, for every node of every YAML file of the
+// corpus, that Lookup(path) finds the very node Walk gave, that its spans
+// cover exactly its text (the text decodes back to the node's value), and
+// that At() at offsets inside the key and scalar value spans returns the
+// same path, on and off the key. Files over 200 KB check At for every
+// 37th node only.
+func TestCorpusRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	files := corpusFiles(t)
+	if len(files) < 2000 {
+		t.Errorf("only %d corpus YAML files", len(files))
+	}
+	nodes, hits := 0, 0
+	for _, p := range files {
+		text, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := Parse(p, 1, text)
+		checkDocsCover(t, f)
+		big := len(text) > 200<<10
+		name, _ := filepath.Rel(filepath.Dir(filepath.Dir(p)), p)
+		fails := 0
+		fail := func(format string, args ...any) {
+			if fails++; fails <= 5 {
+				t.Errorf(name+": "+format, args...)
+			}
+		}
+		for _, d := range f.Docs {
+			if len(d.Errors) > 0 {
+				fail("%v", d.Errors)
+				continue
+			}
+			n := 0
+			d.Walk(func(path fieldpath.Path, k, v *yaml.Node) bool {
+				n++
+				nodes++
+				lk, lv, ok := d.Lookup(path)
+				if !ok || lk != k || lv != v {
+					fail("%s: Lookup found another node", path)
+					return true
+				}
+				ks, vs, _ := d.Spans(path)
+				if k != nil {
+					if msg := spanMatches(f, ks, k); msg != "" {
+						fail("%s: key: %s", path, msg)
+					}
+				} else if ks != (Span{}) {
+					fail("%s: list item with a key span %v", path, ks)
+				}
+				if msg := spanMatches(f, vs, v); msg != "" {
+					fail("%s: value: %s", path, msg)
+				}
+				if big && n%37 != 0 {
+					return true
+				}
+				// At over the key span (all of it) and the scalar value span.
+				var offs []int
+				for o := ks.Start; k != nil && o <= ks.End; o++ {
+					offs = append(offs, o)
+				}
+				nk := len(offs)
+				if v.Kind == yaml.ScalarNode && vs.Len() > 0 {
+					if vs.Len() <= 24 {
+						for o := vs.Start; o <= vs.End; o++ {
+							offs = append(offs, o)
+						}
+					} else {
+						offs = append(offs, vs.Start, vs.Start+vs.Len()/2, vs.End-1, vs.End)
+					}
+				}
+				for i, o := range offs {
+					hits++
+					h, ok := f.At(o)
+					if !ok || !h.Path.Equal(path) || h.OnKey != (i < nk) || h.Key != k || h.Value != v {
+						fail("%s: At(%d) = %s onKey=%v; want onKey=%v", path, o, h.Path, h.OnKey, i < nk)
+						return true
+					}
+				}
+				return true
+			})
+		}
+	}
+	t.Logf("%d files, %d nodes, %d At queries", len(files), nodes, hits)
+}
+
+// checkDocsCover checks the documents tile the text.
+func checkDocsCover(t *testing.T, f *File) {
+	at := 0
+	for _, d := range f.Docs {
+		if d.Span.Start != at {
+			t.Errorf("%s: doc %d starts at %d, want %d", f.URI, d.Index, d.Span.Start, at)
+		}
+		at = d.Span.End
+	}
+	if at != len(f.Text) {
+		t.Errorf("%s: docs end at %d of %d", f.URI, at, len(f.Text))
+	}
+}
+
+// spanMatches says how the text at s fails to be node n ("" if it is).
+func spanMatches(f *File, s Span, n *yaml.Node) string {
+	text := f.Text
+	if s.Start < 0 || s.End > len(text) || s.Start > s.End {
+		return fmt.Sprintf("span %v outside the text", s)
+	}
+	got := string(text[s.Start:s.End])
+	switch n.Kind {
+	case yaml.AliasNode:
+		if got != "*"+n.Value {
+			return "alias text " + quote(got)
+		}
+	case yaml.ScalarNode:
+		switch {
+		case n.Value == "" && n.Tag == "!!null" && n.Style == 0:
+			if s.Len() != 0 || s.Start == 0 || (text[s.Start-1] != ':' && text[s.Start-1] != '-') {
+				return fmt.Sprintf("empty value span %v not just after ':' or '-'", s)
+			}
+		case n.Style == 0 && n.Anchor == "" && !strings.ContainsAny(n.Value, "\n") && got == n.Value:
+		default:
+			// Decode the text on its own: it must give the same value.
+			// (A line break is added: a block scalar's last one is not
+			// part of its span.)
+			var m yaml.Node
+			if err := yaml.Unmarshal([]byte(got+"\n"), &m); err != nil || len(m.Content) != 1 {
+				return "text " + quote(got) + " does not decode"
+			}
+			want, v := n.Value, m.Content[0].Value
+			if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 && strings.Contains(got[:strings.IndexAny(got+"\n", "\n")], "+") {
+				// Keep chomping: the trailing blank lines are not in the span.
+				want, v = strings.TrimRight(want, "\n"), strings.TrimRight(v, "\n")
+			}
+			if v != want {
+				return "text " + quote(got) + " decodes to " + quote(v) + ", want " + quote(want)
+			}
+		}
+	case yaml.MappingNode, yaml.SequenceNode:
+		if len(n.Content) == 0 {
+			if !strings.HasSuffix(got, "}") && !strings.HasSuffix(got, "]") {
+				return "empty collection " + quote(got)
+			}
+			break
+		}
+		if n.Style&yaml.FlowStyle != 0 {
+			if !strings.HasSuffix(got, "}") && !strings.HasSuffix(got, "]") {
+				return "flow collection " + quote(got)
+			}
+			break
+		}
+		// A block collection spans from (at most) its first child's start
+		// to its last child's end.
+		first, last := f.NodeSpan(n.Content[0]), f.NodeSpan(n.Content[len(n.Content)-1])
+		if s.Start > first.Start || s.End != last.End {
+			return fmt.Sprintf("block collection %v, children from %v to %v", s, first, last)
+		}
+	}
+	return ""
+}
+
+func quote(s string) string {
+	if len(s) > 80 {
+		s = s[:40] + "…" + s[len(s)-40:]
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(`"`+s+`"`, "\n", `\n`), "\t", `\t`)
+}
