@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -53,7 +52,7 @@ func checkFlags(out io.Writer) *flag.FlagSet {
 	fs.Var(&checkOpts.schemaDirs, "schemas", "folder or file of extra CRDs/XRDs (repeatable)")
 	fs.StringVar(&checkOpts.output, "output", "text", "output format: text or json")
 	fs.StringVar(&checkOpts.unknownKind, "unknown-kind", "warning", "severity for kinds no schema defines: error, warning, info or ignore")
-	fs.StringVar(&checkOpts.crossplane, "crossplane-version", "", "targeted Crossplane version (v1 or v2) when no crossplane.yaml says")
+	fs.StringVar(&checkOpts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) targeted where no crossplane.yaml says (default v2)")
 	fs.StringVar(&checkOpts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
 	return fs
 }
@@ -159,13 +158,9 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
-	major, from := workspace.CrossplaneMajor(append(append([]string{}, schemaRoots...), parentDirs(inputs2paths(inputs, func(i input) string { return i.path }))...), opts.crossplane)
-	log.Info("targeting Crossplane", "major", major, "from", from)
-	store, err := workspace.Builtins(major)
-	if err != nil {
-		fmt.Fprintln(stderr, "crd-lsp check:", err)
-		return 2
-	}
+	// Schemas shared by every input: --schemas folders and the CRDs/XRDs
+	// among the inputs. Built-ins are added per Crossplane version below.
+	var shared []schemas.FileInput
 	for _, dir := range opts.schemaDirs {
 		info, err := os.Stat(dir)
 		if err != nil {
@@ -178,7 +173,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "crd-lsp check: --schemas: %v\n", err)
 				return 2
 			}
-			store = store.WithFile(workspace.Source(dir), dir, b)
+			shared = append(shared, schemas.FileInput{Source: workspace.Source(dir), Path: dir, Content: b})
 			continue
 		}
 		files, _, err := workspace.Scan(ctx, dir, workspace.Options{}, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
@@ -186,21 +181,46 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "crd-lsp check: --schemas: %v\n", err)
 			return 2
 		}
-		store = addFiles(store, files)
-	}
-	// Every input file may define schemas the others use.
-	var batch []schemas.FileInput
-	for _, in := range inputs {
-		if workspace.MayDefineSchemas(in.content) {
-			batch = append(batch, schemas.FileInput{Source: workspace.Source(in.path), Path: in.path, Content: in.content})
+		for _, f := range files {
+			shared = append(shared, schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content})
 		}
 	}
-	store = store.WithFiles(batch)
+	for _, in := range inputs {
+		if workspace.MayDefineSchemas(in.content) {
+			shared = append(shared, schemas.FileInput{Source: workspace.Source(in.path), Path: in.path, Content: in.content})
+		}
+	}
+	defaultMajor, _ := workspace.CrossplaneMajor(nil, opts.crossplane)
+	stores := map[int]*schemas.Store{}
+	storeFor := func(major int) (*schemas.Store, error) {
+		if st, ok := stores[major]; ok {
+			return st, nil
+		}
+		st, err := workspace.Builtins(major)
+		if err != nil {
+			return nil, err
+		}
+		st = st.WithFiles(shared)
+		stores[major] = st
+		return st, nil
+	}
 
-	env := analysis.Env{Schemas: store, UnknownKind: unknown}
 	var results []checkedFile
 	var sum summary
 	for _, in := range inputs {
+		// Each file targets the Crossplane version of the crossplane.yaml
+		// that governs it, else the flag, else v2.
+		major := defaultMajor
+		if m, from, ok := workspace.MajorFor(in.path); ok {
+			major = m
+			log.Debug("targeting Crossplane", "file", in.path, "major", m, "from", from)
+		}
+		store, err := storeFor(major)
+		if err != nil {
+			fmt.Fprintln(stderr, "crd-lsp check:", err)
+			return 2
+		}
+		env := analysis.Env{Schemas: store, UnknownKind: unknown, CrossplaneMajor: major}
 		f := document.Parse(in.path, 0, in.content)
 		diags := analysis.Diagnose(ctx, f, env)
 		cf := checkedFile{Path: in.path, Diagnostics: []jsonDiagnostic{}}
@@ -246,40 +266,6 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func addFiles(st *schemas.Store, files []workspace.File) *schemas.Store {
-	batch := make([]schemas.FileInput, 0, len(files))
-	for _, f := range files {
-		batch = append(batch, schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content})
-	}
-	return st.WithFiles(batch)
-}
-
-func inputs2paths[T any](xs []T, f func(T) string) []string {
-	out := make([]string, 0, len(xs))
-	for _, x := range xs {
-		out = append(out, f(x))
-	}
-	return out
-}
-
-// parentDirs returns the folders of the given files, for finding the
-// crossplane.yaml that governs them.
-func parentDirs(paths []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, p := range paths {
-		if p == "<stdin>" {
-			continue
-		}
-		d := filepath.Dir(p)
-		if !seen[d] {
-			seen[d] = true
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func plural(n int, one, many string) string {

@@ -72,6 +72,9 @@ type Env struct {
 	Schemas *schemas.Store
 	// UnknownKind is the severity of "no schema for this kind"; zero silences it.
 	UnknownKind Severity
+	// CrossplaneMajor is the targeted Crossplane version (1 or 2); 0 means
+	// unknown and skips version-specific checks.
+	CrossplaneMajor int
 }
 
 // Diagnose returns every diagnostic of f, sorted by position.

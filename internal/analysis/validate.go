@@ -3,6 +3,8 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
@@ -24,15 +26,74 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if env.Schemas == nil {
 		return nil
 	}
-	sch, found := env.Schemas.Lookup(gvk)
+	var out []Diagnostic
+	if gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "Composition" {
+		out = append(out, compositionMode(d, m, env)...)
+	}
+	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
 	if !found {
-		if env.UnknownKind == 0 {
-			return nil
+		if env.UnknownKind == 0 || schemaless[gvk.Group] {
+			return out
 		}
 		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind",
 			fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind))}
 	}
-	return fromSchemaErrors(d, sch.Validate(ctx, m))
+	return append(out, fromSchemaErrors(d, sch.Validate(ctx, m))...)
+}
+
+// schemaless groups are not served by the API server and have no CRD:
+// Crossplane package metadata (crossplane.yaml) is read by the package
+// manager, not validated as a resource.
+var schemaless = map[string]bool{"meta.pkg.crossplane.io": true}
+
+// nearest picks, among the best-ranked candidates of equal source kind, the
+// definition closest to the document in the directory tree: two versions
+// of one configuration in a repository each validate their own examples.
+func nearest(cands []*schemas.Schema, docURI string) (*schemas.Schema, bool) {
+	if len(cands) == 0 {
+		return nil, false
+	}
+	best, bestLen := cands[0], -1
+	docPath := strings.TrimPrefix(docURI, "file://")
+	for _, c := range cands {
+		if c.Source.Kind != cands[0].Source.Kind {
+			break
+		}
+		if n := commonDirPrefix(filepath.Dir(c.Source.File), docPath); n > bestLen {
+			best, bestLen = c, n
+		}
+	}
+	return best, true
+}
+
+func commonDirPrefix(dir, p string) int {
+	a := strings.Split(filepath.ToSlash(dir), "/")
+	b := strings.Split(filepath.ToSlash(p), "/")
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// compositionMode reports a classic Composition under Crossplane v2, which
+// removed mode: Resources.
+func compositionMode(d *document.Doc, m map[string]any, env Env) []Diagnostic {
+	if env.CrossplaneMajor != 2 {
+		return nil
+	}
+	spec, _ := m["spec"].(map[string]any)
+	mode, _ := spec["mode"].(string)
+	_, hasResources := spec["resources"]
+	if mode != "Resources" && !(mode == "" && hasResources) {
+		return nil
+	}
+	p := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("mode")}
+	if mode == "" {
+		p = fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("resources")}
+	}
+	return []Diagnostic{at(d, p, mode == "", SeverityError, "composition-mode",
+		"mode: Resources was removed in Crossplane v2: move spec.resources and spec.patchSets into the input of a function-patch-and-transform step (mode: Pipeline; `crossplane beta convert pipeline-composition` does it), or target Crossplane v1 with spec.crossplane.version in crossplane.yaml or the crdLsp.crossplaneVersion setting")}
 }
 
 func fromSchemaErrors(d *document.Doc, errs []schemas.Error) []Diagnostic {

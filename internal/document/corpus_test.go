@@ -52,8 +52,9 @@ func corpusFiles(t testing.TB) []string {
 // corpus, that Lookup(path) finds the very node Walk gave, that its spans
 // cover exactly its text (the text decodes back to the node's value), and
 // that At() at offsets inside the key and scalar value spans returns the
-// same path, on and off the key. Files over 200 KB check At for every
-// 37th node only.
+// same path, on and off the key. At is checked at every offset of keys and
+// short values in files up to 50 KB, at the start, middle and end of spans
+// in larger ones, and for every 37th node only in files over 200 KB.
 func TestCorpusRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -71,6 +72,7 @@ func TestCorpusRoundTrip(t *testing.T) {
 		f := Parse(p, 1, text)
 		checkDocsCover(t, f)
 		big := len(text) > 200<<10
+		small := len(text) <= 50<<10 // At at every offset of keys and short values
 		name, _ := filepath.Rel(filepath.Dir(filepath.Dir(p)), p)
 		fails := 0
 		fail := func(format string, args ...any) {
@@ -108,12 +110,18 @@ func TestCorpusRoundTrip(t *testing.T) {
 				}
 				// At over the key span (all of it) and the scalar value span.
 				var offs []int
-				for o := ks.Start; k != nil && o <= ks.End; o++ {
-					offs = append(offs, o)
+				if k != nil {
+					if small {
+						for o := ks.Start; o <= ks.End; o++ {
+							offs = append(offs, o)
+						}
+					} else {
+						offs = append(offs, ks.Start, ks.Start+ks.Len()/2, ks.End)
+					}
 				}
 				nk := len(offs)
 				if v.Kind == yaml.ScalarNode && vs.Len() > 0 {
-					if vs.Len() <= 24 {
+					if small && vs.Len() <= 24 {
 						for o := vs.Start; o <= vs.End; o++ {
 							offs = append(offs, o)
 						}
@@ -214,4 +222,58 @@ func quote(s string) string {
 		s = s[:40] + "…" + s[len(s)-40:]
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(`"`+s+`"`, "\n", `\n`), "\t", `\t`)
+}
+
+// benchFile reads a corpus file for the benchmarks: a 3,099-line CRD and
+// the largest file of the corpus (1.7 MB).
+func benchFile(b *testing.B, name string) []byte {
+	text, err := os.ReadFile(filepath.Join(corpusDir(b), name))
+	if err != nil {
+		b.Skip(err)
+	}
+	return text
+}
+
+var benchFiles = []struct{ name, path string }{
+	{"3k-lines", "crds/providers/provider-upjet-aws-subset/v2.6.0/crds/rds.aws.m.upbound.io_clusters.yaml"},
+	{"1.7MB", "crds/provider-aws-full/v2.6.0/crds/firehose.aws.upbound.io_deliverystreams.yaml"},
+}
+
+func BenchmarkParse(b *testing.B) {
+	for _, bf := range benchFiles {
+		b.Run(bf.name, func(b *testing.B) {
+			text := benchFile(b, bf.path)
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				Parse("bench.yaml", 1, text)
+			}
+		})
+	}
+}
+
+func BenchmarkAt(b *testing.B) {
+	for _, bf := range benchFiles {
+		b.Run(bf.name, func(b *testing.B) {
+			text := benchFile(b, bf.path)
+			f := Parse("bench.yaml", 1, text)
+			i := 0
+			for b.Loop() {
+				i = (i + 7919) % len(text) // spread over the file
+				if _, ok := f.At(i); !ok {
+					b.Fatal("no hit")
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkObject(b *testing.B) {
+	text := benchFile(b, benchFiles[0].path)
+	f := Parse("bench.yaml", 1, text)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if _, err := f.Docs[0].Object(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

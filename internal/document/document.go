@@ -226,7 +226,8 @@ func (d *Doc) syntaxError(src []byte, err error) Error {
 	if base == 0 {
 		base = f.bom
 	}
-	start, end := base+lines[line].Start, f.Mapper.LineEnd(d.firstLine+line)
+	end := min(f.Mapper.LineEnd(d.firstLine+line), base+len(src))
+	start := min(base+lines[line].Start, end)
 	for start < end && (f.Text[start] == ' ' || f.Text[start] == '\t') {
 		start++
 	}

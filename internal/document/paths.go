@@ -195,7 +195,7 @@ func (f *File) At(offset int) (Hit, bool) {
 	if d == nil || d.Root == nil {
 		return Hit{Doc: d}, false
 	}
-	h := Hit{Doc: d, Value: d.Root}
+	h := Hit{Doc: d, Value: d.Root, Path: make(fieldpath.Path, 0, 16)}
 	for n := d.Root; n != nil; {
 		n = f.step(&h, n, offset)
 	}

@@ -16,3 +16,9 @@ func TestGoldenSchemas(t *testing.T) {
 		Folders: []string{filepath.Join(corpus, "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")},
 	})
 }
+
+// TestGoldenCrossplaneV2 checks Crossplane-version-specific diagnostics in
+// a workspace that targets v2 by default.
+func TestGoldenCrossplaneV2(t *testing.T) {
+	lsptest.RunGolden(t, filepath.Join("..", "..", "testdata", "golden", "crossplane-v2"))
+}

@@ -50,6 +50,8 @@ type server struct {
 	// schemasReady is false until the first load of built-in and workspace
 	// schemas finished; until then "unknown kind" is not reported.
 	schemasReady bool
+	// major is the Crossplane version the workspace targets.
+	major int
 
 	diag *diagnoser
 	bg   sync.WaitGroup
@@ -122,6 +124,12 @@ func (s *server) snapshot(uri uri.URI) (*document.File, *schemas.Store, Settings
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.open[uri], s.store, s.settings, s.enc, s.schemasReady
+}
+
+func (s *server) crossplaneMajor() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.major
 }
 
 // trace sends $/logTrace for incoming messages when the client asked for it.

@@ -219,6 +219,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	s.store = st
 	s.diskSchemas = disk
 	s.schemasReady = true
+	s.major = major
 	for u, f := range s.open {
 		s.syncBufferSchemasLocked(u, f.Text)
 	}

@@ -52,6 +52,26 @@ func CrossplaneMajor(roots []string, setting string) (major int, from string) {
 	return DefaultCrossplaneMajor, "default"
 }
 
+// MajorFor finds the crossplane.yaml that governs file (in its folder or
+// the nearest parent) and returns the Crossplane major it targets; ok is
+// false when none says.
+func MajorFor(file string) (major int, from string, ok bool) {
+	dir := filepath.Dir(file)
+	for {
+		p := filepath.Join(dir, "crossplane.yaml")
+		if _, err := os.Stat(p); err == nil {
+			if m, from := CrossplaneMajor([]string{dir}, ""); from != "default" {
+				return m, from, true
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return 0, "", false
+		}
+		dir = parent
+	}
+}
+
 func parseMajor(s string) (int, bool) {
 	m := majorRE.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {

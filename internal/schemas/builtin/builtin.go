@@ -30,9 +30,12 @@
 //
 //	go generate ./internal/schemas/builtin/
 //
-// TestGeneratedIsCurrent checks the committed files against the corpus
-// (skipped when the corpus is absent, mandatory with CI=true). NOTICE
-// names the upstream repositories, tags, commits and licence (Apache-2.0).
+// TestGeneratedIsCurrent regenerates into a temporary folder and compares
+// byte for byte with the committed files; the corpus is
+// ../../../../shared/corpus from this folder, or $CRD_LSP_CORPUS. The test
+// skips when the corpus is absent, except with CI=true, where it fails.
+// NOTICE names the upstream repositories, tags, commits and licence
+// (Apache-2.0).
 package builtin
 
 //go:generate go run ./gen -corpus ../../../../shared/corpus -out data
