@@ -90,6 +90,11 @@ func (d *Doc) lookup(p fieldpath.Path) (n int, key, value *yaml.Node) {
 // the order YAML gives them precedence. With duplicate keys the last wins,
 // as when decoding.
 func mapGet(m *yaml.Node, name string, depth int) (key, value *yaml.Node) {
+	var seen map[*yaml.Node]bool // mappings already searched via merge keys
+	return mapGetSeen(m, name, depth, &seen)
+}
+
+func mapGetSeen(m *yaml.Node, name string, depth int, seen *map[*yaml.Node]bool) (key, value *yaml.Node) {
 	if m == nil || m.Kind != yaml.MappingNode || depth > maxAliasDepth {
 		return nil, nil
 	}
@@ -111,7 +116,15 @@ func mapGet(m *yaml.Node, name string, depth int) (key, value *yaml.Node) {
 			sources = v.Content
 		}
 		for _, s := range sources {
-			if k, val := mapGet(resolve(s), name, depth+1); k != nil {
+			s = resolve(s)
+			if *seen == nil {
+				*seen = map[*yaml.Node]bool{}
+			}
+			if (*seen)[s] {
+				continue // searched already: merges can share (and repeat) sources
+			}
+			(*seen)[s] = true
+			if k, val := mapGetSeen(s, name, depth+1, seen); k != nil {
 				return k, val
 			}
 		}

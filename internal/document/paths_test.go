@@ -1,6 +1,7 @@
 package document
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -242,5 +243,25 @@ func TestWalk(t *testing.T) {
 	want := "a key a|b key b|b[0] item|b[1] item|b[1].c key c|e key e|f key f"
 	if strings.Join(got, "|") != want {
 		t.Errorf("Walk:\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+}
+
+// TestMergeBomb: merge keys that share sources are searched once each, so
+// a lookup in a "billion laughs" of merges is fast (2^39 paths otherwise).
+func TestMergeBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 {x: 1}\n")
+	for i := 1; i < 40; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d {<<: [*a%d, *a%d]}\n", i, i, i-1, i-1)
+	}
+	d := Parse("t.yaml", 1, []byte(b.String())).Docs[0]
+	if _, _, ok := d.Lookup(path(t, "a39.nope")); ok {
+		t.Error("found a missing key")
+	}
+	if _, v, ok := d.Lookup(path(t, "a39.x")); !ok || v.Value != "1" {
+		t.Error("merged key not found")
+	}
+	if _, err := d.Object(); err == nil {
+		t.Error("Object of an aliasing bomb: no error")
 	}
 }

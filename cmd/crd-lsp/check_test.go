@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func corpus(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("CRD_LSP_CORPUS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "corpus")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("corpus not found at %s", dir)
+		}
+		t.Skipf("corpus not found at %s", dir)
+	}
+	return dir
+}
+
+// TestCheckQuickstart is the README's first command: exact lines, summary
+// and exit status, offline with built-in schemas.
+func TestCheckQuickstart(t *testing.T) {
+	code, out, errOut := runCmd(t, "", "check", filepath.Join("..", "..", "examples", "quickstart"))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (errors found); stderr %s", code, errOut)
+	}
+	p := filepath.Join("..", "..", "examples", "quickstart", "resources.yaml")
+	for _, want := range []string{
+		p + `:6:1: error: missing required field "engine" [required]`,
+		p + `:7:3: error: unknown field "engin"; did you mean "engine"? [unknown-field]`,
+		p + `:8:14: error: must be of type integer: "string" [type]`,
+		p + `:12:7: error: duplicate entry`,
+		p + `:18:9: error: invalid value "Reports_DB": a lowercase RFC 1123 subdomain`,
+		p + `:19:1: error: mysql databases are limited to 1000 GiB [cel]`,
+		p + `:28:13: error: must be of type integer: "string" [type]`,
+		"2 files checked: 7 errors, 0 warnings, 1 info",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCheckJSONAndStdin(t *testing.T) {
+	doc := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\ndata:\n  a: b\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n    - port: http\n"
+	code, out, errOut := runCmd(t, doc, "check", "--output", "json", "-")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Files []struct {
+			Path        string
+			Diagnostics []jsonDiagnostic
+		}
+		Summary summary
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	if len(res.Files) != 1 || res.Files[0].Path != "<stdin>" || res.Summary.Errors != 1 {
+		t.Fatalf("result = %+v", res)
+	}
+	d := res.Files[0].Diagnostics[0]
+	if d.Line != 14 || d.Column != 13 || d.Severity != "error" || d.Code != "type" {
+		t.Errorf("diagnostic = %+v, want 14:13 type error on the port", d)
+	}
+	// A clean input exits 0.
+	if code, out, _ := runCmd(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n", "check", "-"); code != 0 || !strings.Contains(out, "1 file checked: 0 errors") {
+		t.Errorf("clean stdin: exit %d, %q", code, out)
+	}
+}
+
+// TestCheckCorpusCompositions validates every Composition, XRD, example XR
+// and claim of the shared corpus with the corpus CRDs: no false errors.
+// The two warnings are right: P&T's examples ship XRs without an XRD.
+func TestCheckCorpusCompositions(t *testing.T) {
+	c := corpus(t)
+	code, out, errOut := runCmd(t, "", "check",
+		"--schemas", filepath.Join(c, "crds", "providers"),
+		"--schemas", filepath.Join(c, "crds", "functions"),
+		filepath.Join(c, "compositions"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "76 files checked: 0 errors, 2 warnings, 0 info") {
+		t.Errorf("summary:\n%s", out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.Contains(line, ": warning: ") && !strings.Contains(line, "function-patch-and-transform/v0.10.8/example") {
+			t.Errorf("unexpected warning: %s", line)
+		}
+	}
+}
