@@ -1,0 +1,77 @@
+// Package internal_test enforces ARCHITECTURE.md's import rules: a package
+// may import only the internal packages listed for it there, and only
+// internal/lsp (and its harness) may import the LSP libraries.
+package internal_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/crd-lsp/crd-lsp/"
+
+// allowed mirrors ARCHITECTURE.md's code map.
+var allowed = map[string][]string{
+	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/document", "internal/schemas", "internal/workspace"},
+	"internal/fieldpath":                         nil,
+	"internal/document":                          {"internal/fieldpath"},
+	"internal/xcrd":                              nil,
+	"internal/schemas":                           {"internal/fieldpath", "internal/xcrd"},
+	"internal/schemas/builtin":                   nil,
+	"internal/schemas/builtin/gen":               {"internal/schemas/builtin/internal/generate"},
+	"internal/schemas/builtin/internal/generate": nil,
+	"internal/workspace":                         {"internal/schemas", "internal/schemas/builtin"},
+	"internal/analysis":                          {"internal/document", "internal/schemas", "internal/fieldpath"},
+	"internal/lsp":                               {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace"},
+	"internal/lsp/lsptest":                       {"internal/lsp"},
+}
+
+func TestImportRules(t *testing.T) {
+	root := ".."
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		pkg := filepath.ToSlash(rel)
+		if strings.HasPrefix(pkg, "editors") || strings.HasPrefix(pkg, ".") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rules, known := allowed[pkg]
+		if !known {
+			t.Errorf("%s is not in ARCHITECTURE.md's code map (add it there and here)", pkg)
+			return nil
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, "go.lsp.dev/") && pkg != "internal/lsp" && pkg != "internal/lsp/lsptest" {
+				t.Errorf("%s imports %s: only internal/lsp knows LSP", path, p)
+			}
+			if !strings.HasPrefix(p, module) {
+				continue
+			}
+			target := strings.TrimPrefix(p, module)
+			ok := false
+			for _, a := range rules {
+				ok = ok || a == target
+			}
+			if !ok {
+				t.Errorf("%s imports %s, which ARCHITECTURE.md does not allow for %s", path, target, pkg)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
