@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 )
@@ -109,4 +111,40 @@ func TestSettingsUnknownKindSeverity(t *testing.T) {
 	}
 	e.SetSettings(map[string]any{"validation": map[string]any{"unknownKind": "ignore"}})
 	awaitCodes(t, e, "x.yaml", "")
+}
+
+func TestMultiRootFolders(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(b, "crd.yaml"), []byte(dbCRD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: a})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("db.yaml", dbObject)
+	awaitCodes(t, e, "db.yaml", "unknown-kind")
+	// The folder holding the CRD joins the workspace.
+	err := e.Server().DidChangeWorkspaceFolders(context.Background(), &protocol.DidChangeWorkspaceFoldersParams{
+		Event: protocol.WorkspaceFoldersChangeEvent{Added: []protocol.WorkspaceFolder{{URI: uri.File(b), Name: "b"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitCodes(t, e, "db.yaml", "enum")
+	// And leaves it again.
+	err = e.Server().DidChangeWorkspaceFolders(context.Background(), &protocol.DidChangeWorkspaceFoldersParams{
+		Event: protocol.WorkspaceFoldersChangeEvent{Removed: []protocol.WorkspaceFolder{{URI: uri.File(b), Name: "b"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitCodes(t, e, "db.yaml", "unknown-kind")
+}
+
+func TestSetTrace(t *testing.T) {
+	e := lsptest.StartInProcess(t, lsptest.Config{})
+	if err := e.Notify(protocol.MethodSetTrace, &protocol.SetTraceParams{Value: protocol.TraceValueVerbose}); err != nil {
+		t.Fatal(err)
+	}
+	e.Open("/tmp/trace.yaml", "a: 1\n")
+	e.AwaitLog("logTrace: received notification textDocument/didOpen", 5*time.Second)
 }
