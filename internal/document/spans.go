@@ -355,7 +355,7 @@ func (f *File) blockScalarEnd(p, limit int) int {
 		if ind < indent {
 			break
 		}
-		end = min(le, limit)
+		_ = le
 	}
 	return end
 }

@@ -307,10 +307,10 @@ func (r *resolver) refineMapEntry(e *Error, bad any) {
 
 func isScalar(v any) bool {
 	switch v.(type) {
-	case map[string]any, []any:
-		return false
+	case string, bool, int, int32, int64, float32, float64:
+		return true
 	}
-	return true
+	return false
 }
 
 func isJSONType(detail string) bool {
