@@ -190,10 +190,15 @@ func utf16Len(r rune) int {
 // end of its line clamps to the line's end (the LSP rule); one that falls
 // inside a character (between the halves of a UTF-16 surrogate pair, or
 // inside a multi-byte UTF-8 sequence) snaps to that character's start. A
-// negative position or a line past the last one is an error.
+// negative position or a line past the last one is an error, except that
+// character 0 of the line just after the last (LineCount()) is the end of
+// the text, as some clients write "to the end of the document".
 func (m *Mapper) Offset(p Position, enc Encoding) (int, error) {
 	if p.Line < 0 || p.Character < 0 {
 		return 0, fmt.Errorf("invalid position %d:%d", p.Line, p.Character)
+	}
+	if p.Line == len(m.lines) && p.Character == 0 {
+		return len(m.text), nil
 	}
 	if p.Line >= len(m.lines) {
 		return 0, fmt.Errorf("line %d beyond the end of the text (%d lines)", p.Line, len(m.lines))

@@ -91,7 +91,10 @@ func TestMapperOffset(t *testing.T) {
 		{Position{2, 3}, UTF8, 15}, // inside 😀
 		{Position{2, 4}, UTF8, 19},
 		{Position{2, 9}, UTF8, 20},
-		{Position{4, 0}, UTF16, -1}, // a line past EOF
+		{Position{4, 0}, UTF16, 25}, // line == LineCount at character 0: EOF
+		{Position{4, 0}, UTF8, 25},
+		{Position{4, 1}, UTF16, -1}, // a line past EOF
+		{Position{5, 0}, UTF16, -1},
 		{Position{-1, 0}, UTF16, -1},
 		{Position{0, -1}, UTF16, -1},
 	}
@@ -238,6 +241,9 @@ func TestApplyChanges(t *testing.T) {
 		}, "xYbc\n😀z", false},
 		{"full replacement then an edit", "old", UTF16, []Change{{nil, "new\ntext"}, {rng(1, 0, 1, 4), "T"}}, "new\nT", false},
 		{"character past the line end clamps", "ab\ncd", UTF16, []Change{{rng(0, 100, 0, 100), "!"}}, "ab!\ncd", false},
+		{"multi-line non-BMP edit (UTF-8)", "😀a\n日b\nc", UTF8, []Change{{rng(0, 4, 1, 3), "-"}}, "😀-b\nc", false},
+		{"multi-line non-BMP edit (UTF-16)", "😀a\n日b\nc", UTF16, []Change{{rng(0, 2, 1, 1), "-"}}, "😀-b\nc", false},
+		{"replace to line == LineCount, character 0", "ab\ncd", UTF16, []Change{{rng(0, 1, 2, 0), "X"}}, "aX", false},
 		{"no changes", "same", UTF16, nil, "same", false},
 		{"line past EOF", "ab", UTF16, []Change{{rng(3, 0, 3, 0), "x"}}, "", true},
 		{"reversed range", "ab\ncd", UTF16, []Change{{rng(1, 0, 0, 0), "x"}}, "", true},

@@ -355,7 +355,7 @@ func (f *File) blockScalarEnd(p, limit int) int {
 		if ind < indent {
 			break
 		}
-		_ = le
+		end = min(le, limit)
 	}
 	return end
 }

@@ -3,12 +3,15 @@
 // fields Crossplane itself adds, so that XRs, claims and patches that use
 // those fields validate as they would in a cluster.
 //
-// It follows the behaviour of Crossplane's internal/xcrd package (read from
-// its crd.go and schemas.go; nothing copied): v1 XRDs, and v2 XRDs with
+// It follows the behaviour of Crossplane v2's internal/xcrd package (read
+// from its crd.go and schemas.go; nothing copied): v1 XRDs, and v2 XRDs with
 // scope LegacyCluster, get the legacy shape (compositionRef,
 // compositionSelector, claimRef, writeConnectionSecretToRef, resourceRefs …
-// at the top of spec); v2 XRDs with scope Namespaced (the default) or
-// Cluster get those under spec.crossplane and offer no claims.
+// at the top of spec; status.connectionDetails and claimConditionTypes);
+// v2 XRDs with scope Namespaced (the default) or Cluster get those under
+// spec.crossplane and status.crossplane, and offer no claims. Legacy XRs
+// also accept Crossplane v1.20's publishConnectionDetailsTo and
+// environmentConfigRefs, so v1-era files do not get false errors.
 //
 // Invariants: pure functions of the XRD; bad input is an error, never a panic.
 package xcrd
@@ -30,11 +33,13 @@ type xrd struct {
 		Name string `json:"name"`
 	} `json:"metadata"`
 	Spec struct {
-		Group      string                                         `json:"group"`
-		Names      apiextensionsv1.CustomResourceDefinitionNames  `json:"names"`
-		ClaimNames *apiextensionsv1.CustomResourceDefinitionNames `json:"claimNames,omitempty"`
-		Scope      string                                         `json:"scope,omitempty"`
-		Versions   []struct {
+		Group                          string                                         `json:"group"`
+		Names                          apiextensionsv1.CustomResourceDefinitionNames  `json:"names"`
+		ClaimNames                     *apiextensionsv1.CustomResourceDefinitionNames `json:"claimNames,omitempty"`
+		Scope                          string                                         `json:"scope,omitempty"`
+		DefaultCompositionUpdatePolicy string                                         `json:"defaultCompositionUpdatePolicy,omitempty"`
+		DefaultCompositeDeletePolicy   string                                         `json:"defaultCompositeDeletePolicy,omitempty"`
+		Versions                       []struct {
 			Name                     string                                           `json:"name"`
 			Served                   bool                                             `json:"served"`
 			Referenceable            bool                                             `json:"referenceable"`
@@ -89,10 +94,16 @@ func ForCompositeResource(obj map[string]any) (*apiextensionsv1.CustomResourceDe
 	names.Categories = appendUnique(names.Categories, "composite")
 	var spec, status map[string]apiextensionsv1.JSONSchemaProps
 	if x.legacy() {
-		spec, status = mustProps(legacyXRSpec), mustProps(xrStatus)
+		spec, status = mustProps(legacyXRSpec), mustProps(legacyStatus)
+		setDefault(spec, "compositionUpdatePolicy", x.Spec.DefaultCompositionUpdatePolicy)
 	} else {
-		spec = map[string]apiextensionsv1.JSONSchemaProps{"crossplane": {Type: "object", Properties: mustProps(modernXRCrossplane)}}
-		status = mustProps(xrStatus)
+		inner := mustProps(modernXRCrossplane)
+		if x.scope() == apiextensionsv1.NamespaceScoped {
+			inner["resourceRefs"] = mustProp(namespacedResourceRefs)
+		}
+		setDefault(inner, "compositionUpdatePolicy", x.Spec.DefaultCompositionUpdatePolicy)
+		spec = map[string]apiextensionsv1.JSONSchemaProps{"crossplane": {Type: "object", Description: "Configures how Crossplane will reconcile this composite resource", Properties: inner}}
+		status = mustProps(modernStatus)
 	}
 	return build(x, names, x.scope(), spec, status)
 }
@@ -109,7 +120,9 @@ func ForCompositeResourceClaim(obj map[string]any) (*apiextensionsv1.CustomResou
 	}
 	names := *x.Spec.ClaimNames
 	names.Categories = appendUnique(names.Categories, "claim")
-	return build(x, names, apiextensionsv1.NamespaceScoped, mustProps(claimSpec), mustProps(xrStatus))
+	spec := mustProps(claimSpec)
+	setDefault(spec, "compositeDeletePolicy", x.Spec.DefaultCompositeDeletePolicy)
+	return build(x, names, apiextensionsv1.NamespaceScoped, spec, mustProps(legacyStatus))
 }
 
 func build(x *xrd, names apiextensionsv1.CustomResourceDefinitionNames, scope apiextensionsv1.ResourceScope, spec, status map[string]apiextensionsv1.JSONSchemaProps) (*apiextensionsv1.CustomResourceDefinition, error) {
@@ -221,6 +234,25 @@ func appendUnique(xs []string, x string) []string {
 
 func mustProps(js string) map[string]apiextensionsv1.JSONSchemaProps {
 	var out map[string]apiextensionsv1.JSONSchemaProps
+	if err := json.Unmarshal([]byte(js), &out); err != nil {
+		panic("xcrd: bad built-in schema: " + err.Error())
+	}
+	return out
+}
+
+// setDefault gives props[name] the default the XRD asks for, if any.
+func setDefault(props map[string]apiextensionsv1.JSONSchemaProps, name, value string) {
+	if value == "" {
+		return
+	}
+	p := props[name]
+	raw, _ := json.Marshal(value)
+	p.Default = &apiextensionsv1.JSON{Raw: raw}
+	props[name] = p
+}
+
+func mustProp(js string) apiextensionsv1.JSONSchemaProps {
+	var out apiextensionsv1.JSONSchemaProps
 	if err := json.Unmarshal([]byte(js), &out); err != nil {
 		panic("xcrd: bad built-in schema: " + err.Error())
 	}

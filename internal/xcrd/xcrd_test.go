@@ -139,6 +139,13 @@ func TestModernXRD(t *testing.T) {
 	if _, ok := prop(t, root, "spec").Properties["compositionRef"]; ok {
 		t.Error("a v2 XR keeps compositionRef under spec.crossplane, not spec")
 	}
+	prop(t, root, "status.crossplane.connectionDetails.lastPublishedTime")
+	if _, ok := prop(t, root, "status").Properties["claimConditionTypes"]; ok {
+		t.Error("a v2 XR has no claim condition types")
+	}
+	if _, ok := prop(t, root, "spec.crossplane.resourceRefs").Items.Schema.Properties["namespace"]; ok {
+		t.Error("a namespaced XR cannot reference resources in other namespaces")
+	}
 	if _, err := ForCompositeResourceClaim(xrd); err == nil {
 		t.Error("a v2 XRD offered a claim")
 	}
