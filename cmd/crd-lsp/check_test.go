@@ -2,26 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"os"
+	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func corpus(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("CRD_LSP_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("corpus not found at %s", dir)
-		}
-		t.Skipf("corpus not found at %s", dir)
-	}
-	return dir
-}
+func corpus(t *testing.T) string { return corpusdir.Dir(t) }
 
 // TestCheckQuickstart is the README's first command: exact lines, summary
 // and exit status, offline with built-in schemas.

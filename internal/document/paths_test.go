@@ -265,3 +265,73 @@ func TestMergeBomb(t *testing.T) {
 		t.Error("Object of an aliasing bomb: no error")
 	}
 }
+
+// TestConcurrentQueries: a File is shared read-only between goroutines
+// (run with -race).
+func TestConcurrentQueries(t *testing.T) {
+	src := spansSrc + "long: [" + strings.Repeat("é, ", 300) + "x]\n"
+	f := Parse("t.yaml", 1, []byte(src))
+	foreign := &yaml.Node{Kind: yaml.ScalarNode, Value: "x", Line: 36, Column: 400}
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- true }()
+			for off := 0; off <= len(src); off += 7 {
+				f.At(off)
+				f.NodeSpan(foreign)
+				f.Mapper.Position(off, UTF16)
+			}
+			f.Docs[0].Walk(func(p fieldpath.Path, k, v *yaml.Node) bool {
+				f.Docs[0].Spans(p)
+				return true
+			})
+			_, _ = f.Docs[0].Object()
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	if h, _ := f.At(strings.LastIndex(src, "x]")); h.Path.String() != "long[300]" {
+		t.Errorf("At(last item) = %s", h.Path)
+	}
+}
+
+// TestLongLines: a 1 MB value on one line, and a minified JSON document
+// with 100,000 nodes on one line (which would be quadratic if columns were
+// counted from the line start for every node).
+func TestLongLines(t *testing.T) {
+	big := strings.Repeat("é😀", 1<<17) // 768 KiB
+	src := "a: \"" + big + "\"\nb: [" + big + ", z]\n"
+	f := Parse("t.yaml", 1, []byte(src))
+	d := f.Docs[0]
+	_, v, _ := d.Spans(path(t, "b[1]"))
+	if src[v.Start:v.End] != "z" {
+		t.Errorf("b[1] = %q", src[v.Start:v.End])
+	}
+	if r, _ := f.Mapper.Range(v, UTF16); r.Start != (Position{1, 4 + 3<<17 + 2}) {
+		t.Errorf("UTF-16 position of z: %v", r.Start)
+	}
+	if h, _ := f.At(v.Start); h.Path.String() != "b[1]" {
+		t.Errorf("At(z) = %s", h.Path)
+	}
+
+	var b strings.Builder
+	b.WriteString(`{"items": [`)
+	for i := 0; i < 100000; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `{"n": "é%d"}`, i)
+	}
+	b.WriteString("]}")
+	src = b.String()
+	f = Parse("t.json", 1, []byte(src))
+	d = f.Docs[0]
+	_, v, ok := d.Spans(path(t, "items[99999].n"))
+	if !ok || src[v.Start:v.End] != `"é99999"` {
+		t.Fatalf("items[99999].n = %q", src[v.Start:v.End])
+	}
+	if h, _ := f.At(v.Start + 2); h.Path.String() != "items[99999].n" || h.OnKey {
+		t.Errorf("At = %s %v", h.Path, h.OnKey)
+	}
+}

@@ -89,10 +89,12 @@ func (f *File) columnOffset(line, col int) int {
 		tab, ok := f.runes[line]
 		if !ok {
 			tab = runeTable(t[start:end])
-			if f.runes == nil {
-				f.runes = map[int][]int32{}
+			if f.parsing { // afterwards the File is shared: no writes
+				if f.runes == nil {
+					f.runes = map[int][]int32{}
+				}
+				f.runes[line] = tab
 			}
-			f.runes[line] = tab
 		}
 		if tab == nil { // ASCII
 			return min(start+col-1, end)

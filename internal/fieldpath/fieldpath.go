@@ -98,7 +98,8 @@ func (p Path) HasPrefix(q Path) bool {
 // written in the grammar at all. Names that cannot are: "*" (the grammar
 // reads it as the wildcard), names containing '[' or ']', and names that
 // begin or end with a quote character (Crossplane strips those); String
-// renders them in brackets as a best effort. An empty name renders as [""].
+// renders them in brackets as a best effort. Indices must be in 0..2^32-1
+// (others read back as field names). An empty name renders as [""].
 func (p Path) String() string {
 	var b strings.Builder
 	for i, s := range p {

@@ -2,6 +2,7 @@ package xcrd
 
 import (
 	"context"
+	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,20 +15,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-func corpus(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("CRD_LSP_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("corpus not found at %s", dir)
-		}
-		t.Skipf("corpus not found at %s", dir)
-	}
-	return dir
-}
+func corpus(t *testing.T) string { return corpusdir.Dir(t) }
 
 func load(t *testing.T, path string) map[string]any {
 	t.Helper()

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/crd-lsp/crd-lsp/internal/corpus"
 	"io"
 	"os"
 	"os/exec"
@@ -104,19 +105,7 @@ func ModuleRoot() (string, error) {
 // overrides). Without it the test is skipped, except under CI=true.
 func CorpusDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("CRD_LSP_CORPUS")
-	if dir == "" {
-		if root, err := ModuleRoot(); err == nil {
-			dir = filepath.Join(filepath.Dir(root), "shared", "corpus")
-		}
-	}
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus not found at %q (set CRD_LSP_CORPUS)", dir)
-		}
-		t.Skipf("shared corpus not found at %q", dir)
-	}
-	return dir
+	return corpus.Dir(t)
 }
 
 type lockedBuffer struct {
