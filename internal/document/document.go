@@ -215,13 +215,12 @@ func (d *Doc) syntaxError(src []byte, err error) Error {
 		m := yamlErrRE.FindStringSubmatch(perr.Error())
 		return m != nil && m[2] == msg
 	}
-	// The offending line: the last of the shortest failing prefix. It is
-	// not before the line yaml.v3 reported (give or take its off-by-one).
-	// Each probe re-parses a prefix: documents over maxRefine keep the
-	// reported line.
+	// The offending line: the last of the shortest failing prefix (the
+	// line yaml.v3 reports can be before or after it). Each probe re-parses
+	// a prefix: documents over maxRefine keep the reported line.
 	refine := len(src) <= maxRefine
-	if lo := max(0, line-1); refine && lo < len(lines) {
-		if k := lo + sort.Search(len(lines)-lo, func(k int) bool { return fails(src[:lines[lo+k].End]) }); k < len(lines) {
+	if refine {
+		if k := sort.Search(len(lines), func(k int) bool { return fails(src[:lines[k].End]) }); k < len(lines) {
 			line = k
 		}
 	}

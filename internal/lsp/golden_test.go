@@ -22,3 +22,13 @@ func TestGoldenSchemas(t *testing.T) {
 func TestGoldenCrossplaneV2(t *testing.T) {
 	lsptest.RunGolden(t, filepath.Join("..", "..", "testdata", "golden", "crossplane-v2"))
 }
+
+// TestGoldenHover checks hover text through the real server, on corpus
+// CRDs and built-in kinds, in list items too.
+func TestGoldenHover(t *testing.T) {
+	corpus := lsptest.CorpusDir(t)
+	lsptest.RunGoldenConfig(t, lsptest.Config{
+		Dir:     filepath.Join("..", "..", "testdata", "golden", "hover"),
+		Folders: []string{filepath.Join(corpus, "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")},
+	})
+}

@@ -84,6 +84,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 				Change:    &change,
 				Save:      &protocol.SaveOptions{IncludeText: &includeText},
 			},
+			HoverProvider: protocol.Boolean(true),
 			Workspace: &protocol.WorkspaceOptions{
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
 					Supported:           &supported,

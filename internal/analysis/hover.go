@@ -1,0 +1,210 @@
+package analysis
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
+
+// HoverResult is what hover shows at a position.
+type HoverResult struct {
+	Span     document.Span // the key or value hovered
+	Markdown string
+}
+
+// Hover explains the field (or apiVersion/kind) at offset. It returns nil
+// when there is nothing to say: no document, no schema, or a field the
+// schema does not know.
+func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverResult {
+	hit, ok := f.At(offset)
+	if !ok || len(hit.Path) == 0 || env.Schemas == nil {
+		return nil
+	}
+	span := f.NodeSpan(hit.Value)
+	if hit.OnKey {
+		span = f.NodeSpan(hit.Key)
+	}
+	obj, err := hit.Doc.Object()
+	if err != nil {
+		return nil
+	}
+	m, _ := obj.(map[string]any)
+	gvk, _, ok := resourceHeader(hit.Doc, m)
+	if !ok {
+		return nil
+	}
+	sch, found := nearest(env.Schemas.Candidates(gvk), f.URI)
+	if !found {
+		return nil
+	}
+	first, _ := hit.Path.Last()
+	if len(hit.Path) == 1 && (first.Field == "apiVersion" || first.Field == "kind") {
+		return &HoverResult{Span: span, Markdown: kindSummary(sch)}
+	}
+	ss, err := sch.Structural()
+	if err != nil {
+		return nil
+	}
+	node, parent := walkStructural(ss, hit.Path)
+	if node == nil {
+		return nil
+	}
+	return &HoverResult{Span: span, Markdown: fieldDoc(hit.Path, node, parent, sch)}
+}
+
+// walkStructural follows p through a structural schema, returning the node
+// at p and its parent object (for "required").
+func walkStructural(s *structuralschema.Structural, p fieldpath.Path) (node, parent *structuralschema.Structural) {
+	cur := s
+	for _, seg := range p {
+		if cur == nil {
+			return nil, nil
+		}
+		parent = cur
+		switch seg.Kind {
+		case fieldpath.KindIndex, fieldpath.KindWildcard:
+			cur = cur.Items
+		case fieldpath.KindField:
+			if prop, ok := cur.Properties[seg.Field]; ok {
+				cur = &prop
+			} else if cur.AdditionalProperties != nil && cur.AdditionalProperties.Structural != nil {
+				cur = cur.AdditionalProperties.Structural
+			} else if len(p) > 0 && seg.Field == "metadata" && cur == s {
+				cur = &structuralschema.Structural{Generic: structuralschema.Generic{Type: "object", Description: "Standard object metadata: name, namespace, labels, annotations …"}}
+			} else {
+				return nil, nil
+			}
+		}
+	}
+	return cur, parent
+}
+
+func typeName(s *structuralschema.Structural) string {
+	t := s.Type
+	switch {
+	case s.XIntOrString:
+		t = "integer or string"
+	case t == "" && s.XPreserveUnknownFields:
+		t = "any"
+	case t == "array" && s.Items != nil && s.Items.Type != "":
+		t = "array of " + typeName(s.Items)
+	case t == "object" && s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil && len(s.Properties) == 0:
+		t = "map of " + typeName(s.AdditionalProperties.Structural)
+	}
+	if v := s.ValueValidation; v != nil && v.Format != "" {
+		t += " (" + v.Format + ")"
+	}
+	if s.Nullable {
+		t += ", nullable"
+	}
+	return t
+}
+
+func fieldDoc(p fieldpath.Path, s, parent *structuralschema.Structural, sch *schemas.Schema) string {
+	var b strings.Builder
+	last, _ := p.Last()
+	name := last.Field
+	if last.Kind == fieldpath.KindIndex {
+		name = p.String()
+	}
+	fmt.Fprintf(&b, "**%s** `%s`", name, typeName(s))
+	if last.Kind == fieldpath.KindField && parent != nil && parent.ValueValidation != nil {
+		for _, r := range parent.ValueValidation.Required {
+			if r == last.Field {
+				b.WriteString(" — required")
+			}
+		}
+	}
+	b.WriteString("\n\n")
+	if s.Description != "" {
+		b.WriteString(s.Description)
+		b.WriteString("\n\n")
+	}
+	var facts []string
+	if s.Default.Object != nil {
+		facts = append(facts, "default: `"+jsonText(s.Default.Object)+"`")
+	}
+	if v := s.ValueValidation; v != nil {
+		if len(v.Enum) > 0 {
+			var vals []string
+			for _, e := range v.Enum {
+				vals = append(vals, "`"+jsonText(e.Object)+"`")
+			}
+			facts = append(facts, "one of: "+strings.Join(vals, ", "))
+		}
+		if v.Minimum != nil {
+			facts = append(facts, fmt.Sprintf("minimum: %v", *v.Minimum))
+		}
+		if v.Maximum != nil {
+			facts = append(facts, fmt.Sprintf("maximum: %v", *v.Maximum))
+		}
+		if v.MinLength != nil {
+			facts = append(facts, fmt.Sprintf("min length: %d", *v.MinLength))
+		}
+		if v.MaxLength != nil {
+			facts = append(facts, fmt.Sprintf("max length: %d", *v.MaxLength))
+		}
+		if v.MinItems != nil {
+			facts = append(facts, fmt.Sprintf("min items: %d", *v.MinItems))
+		}
+		if v.MaxItems != nil {
+			facts = append(facts, fmt.Sprintf("max items: %d", *v.MaxItems))
+		}
+		if v.Pattern != "" {
+			facts = append(facts, "pattern: `"+v.Pattern+"`")
+		}
+		if len(v.Required) > 0 {
+			req := append([]string(nil), v.Required...)
+			sort.Strings(req)
+			facts = append(facts, "requires: "+strings.Join(req, ", "))
+		}
+	}
+	for _, f := range facts {
+		b.WriteString("- " + f + "\n")
+	}
+	if len(facts) > 0 {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "`%s` — %s", p.String(), sourceLine(sch))
+	return b.String()
+}
+
+func kindSummary(sch *schemas.Schema) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** `%s` (%s)\n\n", sch.GVK.Kind, sch.GVK.APIVersion(), sch.Scope)
+	if sch.Description != "" {
+		b.WriteString(sch.Description + "\n\n")
+	}
+	if sch.CRDName != "" {
+		fmt.Fprintf(&b, "Defined by `%s`. ", sch.CRDName)
+	}
+	b.WriteString(sourceLine(sch))
+	return b.String()
+}
+
+func sourceLine(sch *schemas.Schema) string {
+	switch sch.Source.Kind {
+	case schemas.SourceBuiltin:
+		return "Schema: built-in " + sch.Source.Name
+	case schemas.SourcePackage:
+		return "Schema: package " + sch.Source.Name
+	}
+	return "Schema: workspace file `" + filepath.Base(sch.Source.File) + "`"
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
