@@ -84,7 +84,9 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 				Change:    &change,
 				Save:      &protocol.SaveOptions{IncludeText: &includeText},
 			},
-			HoverProvider: protocol.Boolean(true),
+			HoverProvider:          protocol.Boolean(true),
+			DocumentSymbolProvider: protocol.Boolean(true),
+			DefinitionProvider:     protocol.Boolean(true),
 			Workspace: &protocol.WorkspaceOptions{
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
 					Supported:           &supported,

@@ -1,0 +1,42 @@
+// This file defines textDocument/definition.
+
+package lsp
+
+import (
+	"context"
+	"os"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
+)
+
+func (s *server) Definition(ctx context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
+	f, store, _, enc, _ := s.snapshot(params.TextDocument.URI)
+	if f == nil {
+		return protocol.LocationSlice{}, nil
+	}
+	off, err := f.Mapper.Offset(document.Position{Line: int(params.Position.Line), Character: int(params.Position.Character)}, enc)
+	if err != nil {
+		return protocol.LocationSlice{}, nil
+	}
+	locs := analysis.Definition(ctx, f, off, analysis.Env{Schemas: store}, s.readFile)
+	out := protocol.LocationSlice{}
+	for _, l := range locs {
+		out = append(out, protocol.Location{URI: uri.File(l.File.URI), Range: toProtocolRange(l.File, l.Span, enc)})
+	}
+	return out, nil
+}
+
+// readFile returns an open buffer's text, else the file on disk.
+func (s *server) readFile(path string) ([]byte, error) {
+	s.mu.Lock()
+	f, ok := s.open[uri.File(path)]
+	s.mu.Unlock()
+	if ok {
+		return f.Text, nil
+	}
+	return os.ReadFile(path)
+}

@@ -1,0 +1,67 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+)
+
+func TestDefinitionOfKind(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(dbCRD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("db.yaml", dbObject)
+	// On "Database" in "kind: Database" (line 1).
+	locs := e.Definition("db.yaml", 1, 8)
+	if len(locs) != 1 {
+		t.Fatalf("definition = %v, want one location", locs)
+	}
+	l := locs[0]
+	if l.URI != uri.File(filepath.Join(dir, "crd.yaml")) || l.Range.Start.Line != 6 || l.Range.Start.Character != 16 {
+		t.Errorf("definition at %s %v, want crd.yaml 6:16 (the kind in spec.names)", l.URI, l.Range.Start)
+	}
+	// On a field that is not apiVersion/kind: nothing.
+	if locs := e.Definition("db.yaml", 5, 4); len(locs) != 0 {
+		t.Errorf("definition on spec.engine = %v", locs)
+	}
+	// Built-in kinds have no file.
+	e.Open("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+	if locs := e.Definition("cm.yaml", 1, 8); len(locs) != 0 {
+		t.Errorf("definition of a built-in kind = %v", locs)
+	}
+}
+
+func TestDocumentSymbols(t *testing.T) {
+	e := lsptest.StartBinary(t, lsptest.Config{Dir: t.TempDir()})
+	e.Open("two.yaml", dbObject+"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: b\n")
+	var res protocol.DocumentSymbolSlice
+	params := &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("two.yaml")}}
+	if err := e.Call(protocol.MethodTextDocumentDocumentSymbol, params, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || res[0].Name != "Database/orders" || res[1].Name != "ConfigMap/settings" {
+		t.Fatalf("symbols = %+v", res)
+	}
+	if d := res[0].Detail; d == nil || *d != "example.org/v1" {
+		t.Errorf("detail = %v", d)
+	}
+	if res[1].Range.Start.Line != 7 || res[1].SelectionRange.Start.Line != 8 {
+		t.Errorf("ConfigMap range %v selection %v", res[1].Range, res[1].SelectionRange)
+	}
+	var names []string
+	for _, c := range res[0].Children {
+		names = append(names, c.Name)
+	}
+	if len(names) != 4 || names[0] != "apiVersion" || names[3] != "spec" {
+		t.Errorf("children = %v", names)
+	}
+}
