@@ -32,3 +32,14 @@ func TestGoldenHover(t *testing.T) {
 		Folders: []string{filepath.Join(corpus, "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")},
 	})
 }
+
+// TestGoldenCompletion checks completion on incomplete text: an empty
+// indented line, a partial key, a key without a value, a new list item,
+// in a file whose other documents have syntax errors.
+func TestGoldenCompletion(t *testing.T) {
+	corpus := lsptest.CorpusDir(t)
+	lsptest.RunGoldenConfig(t, lsptest.Config{
+		Dir:     filepath.Join("..", "..", "testdata", "golden", "completion"),
+		Folders: []string{filepath.Join(corpus, "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")},
+	})
+}

@@ -1,0 +1,346 @@
+package analysis
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
+
+// CompletionKind says what a candidate completes.
+type CompletionKind int
+
+const (
+	CompleteField CompletionKind = iota
+	CompleteValue
+	CompleteKind
+	CompleteAPIVersion
+)
+
+// Completion is one candidate at the cursor.
+type Completion struct {
+	Label         string
+	Kind          CompletionKind
+	Detail        string // the type, or the group/version
+	Documentation string
+	// InsertText replaces Replace; it may span lines (nested blocks and
+	// list items come indented to fit).
+	InsertText string
+	Replace    document.Span
+	SortText   string
+}
+
+// placeholder stands in for what the user is typing, so that the document
+// can be parsed while it is incomplete.
+const placeholder = "crdlsp__cursor"
+
+// Complete offers keys, values, kinds and apiVersions at offset. It works
+// on text as it is while typing: an empty indented line, a partial key, a
+// key without a value, a new list item "- ", with syntax errors elsewhere:
+// the cursor's line is rewritten into something parsable first.
+func Complete(ctx context.Context, f *document.File, offset int, env Env) []Completion {
+	if env.Schemas == nil || offset < 0 || offset > len(f.Text) {
+		return nil
+	}
+	line := f.Mapper.LineOf(offset)
+	lineStart := f.Mapper.LineStart(line)
+	lineEnd := f.Mapper.LineEnd(line)
+	prefix := string(f.Text[lineStart:offset])
+	if strings.Contains(prefix, "#") {
+		return nil
+	}
+	if i := strings.Index(prefix, ": "); i >= 0 || strings.HasSuffix(prefix, ":") {
+		return completeValue(ctx, f, offset, lineStart, lineEnd, prefix, env)
+	}
+	return completeKey(ctx, f, offset, lineStart, lineEnd, prefix, env)
+}
+
+// partialWord is the identifier being typed at the end of prefix.
+func partialWord(prefix string) string {
+	i := len(prefix)
+	for i > 0 {
+		c := prefix[i-1]
+		if c == ' ' || c == '\t' || c == '-' || c == ':' || c == '"' || c == '\'' || c == '{' || c == '[' || c == ',' {
+			break
+		}
+		i--
+	}
+	return prefix[i:]
+}
+
+// reparse replaces the cursor's line by newLine and parses the document
+// that holds it; it returns the document and the path of the placeholder.
+func reparse(f *document.File, lineStart, lineEnd int, newLine string) (*document.Doc, fieldpath.Path, bool) {
+	text := make([]byte, 0, len(f.Text)+len(newLine))
+	text = append(text, f.Text[:lineStart]...)
+	text = append(text, newLine...)
+	text = append(text, f.Text[lineEnd:]...)
+	cursor := lineStart
+	text = blankBareWords(text, lineStart)
+	var d *document.Doc
+	// Other lines of the same document may be broken too (the user is
+	// mid-edit elsewhere): comment them out, a few at most, and retry.
+	for attempt := 0; attempt < 6; attempt++ {
+		pf := document.Parse(f.URI, f.Version, text)
+		d = pf.DocAt(cursor)
+		if d == nil {
+			return nil, nil, false
+		}
+		if len(d.Errors) == 0 {
+			break
+		}
+		errLine := pf.Mapper.LineOf(d.Errors[0].Span.Start)
+		if errLine == pf.Mapper.LineOf(cursor) {
+			return d, nil, false
+		}
+		start, end := pf.Mapper.LineStart(errLine), pf.Mapper.LineEnd(errLine)
+		blank := []byte(strings.Repeat(" ", end-start))
+		if end > start {
+			blank[0] = '#'
+		}
+		text = append(append(append([]byte{}, text[:start]...), blank...), text[end:]...)
+	}
+	if d == nil || d.Root == nil || len(d.Errors) > 0 {
+		return d, nil, false
+	}
+	var found fieldpath.Path
+	d.Walk(func(p fieldpath.Path, k, v *yaml.Node) bool {
+		if (k != nil && k.Value == placeholder) || (v.Kind == yaml.ScalarNode && v.Value == placeholder) {
+			found = p
+			return false
+		}
+		return found == nil
+	})
+	return d, found, found != nil
+}
+
+func completeKey(ctx context.Context, f *document.File, offset, lineStart, lineEnd int, prefix string, env Env) []Completion {
+	word := partialWord(prefix)
+	if strings.TrimSpace(prefix[:len(prefix)-len(word)]) != "" && !strings.HasSuffix(strings.TrimRight(prefix[:len(prefix)-len(word)], " "), "-") {
+		return nil // something other than indentation or "- " before the word
+	}
+	lead := prefix[:len(prefix)-len(word)]
+	d, p, ok := reparse(f, lineStart, lineEnd, lead+placeholder+": x")
+	if !ok {
+		return nil
+	}
+	parent := p.Parent()
+	indent := len(lead)
+	replace := document.Span{Start: offset - len(word), End: offset}
+	present := map[string]bool{}
+	if _, node, ok := d.Lookup(parent); ok && node.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			present[node.Content[i].Value] = true
+		}
+	}
+	if len(parent) == 0 && (!present["apiVersion"] || !present["kind"]) {
+		// Without a kind there is no schema yet: offer the header.
+		var out []Completion
+		for _, k := range []string{"apiVersion", "kind"} {
+			if !present[k] && strings.HasPrefix(k, word) {
+				out = append(out, Completion{Label: k, Kind: CompleteField, Detail: "string", InsertText: k + ": ", Replace: replace, SortText: "0_" + k})
+			}
+		}
+		if present["apiVersion"] && present["kind"] {
+			return out
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	sch, ss := schemaOf(d, f.URI, env)
+	if ss == nil {
+		return nil
+	}
+	node, _ := walkStructural(ss, parent)
+	if node == nil {
+		return nil
+	}
+	required := map[string]bool{}
+	if node.ValueValidation != nil {
+		for _, r := range node.ValueValidation.Required {
+			required[r] = true
+		}
+	}
+	var out []Completion
+	for name, prop := range node.Properties {
+		if present[name] || !strings.HasPrefix(strings.ToLower(name), strings.ToLower(word)) {
+			continue
+		}
+		if len(parent) == 0 && (name == "status") {
+			continue // written by controllers, not users
+		}
+		prop := prop
+		sort := "1_" + name
+		detail := typeName(&prop)
+		if required[name] {
+			sort = "0_" + name
+			detail += " (required)"
+		}
+		out = append(out, Completion{
+			Label: name, Kind: CompleteField, Detail: detail, Documentation: prop.Description,
+			InsertText: keyInsert(name, &prop, indent), Replace: replace, SortText: sort,
+		})
+	}
+	_ = sch
+	sortCompletions(out)
+	return out
+}
+
+// keyInsert is the text for a key: "name: " for scalars, a nested block
+// for objects and "- " for lists, indented to fit.
+func keyInsert(name string, s *structuralschema.Structural, indent int) string {
+	pad := strings.Repeat(" ", indent)
+	switch {
+	case s.Type == "object" && (len(s.Properties) > 0 || s.AdditionalProperties != nil):
+		return name + ":\n" + pad + "  "
+	case s.Type == "array":
+		return name + ":\n" + pad + "  - "
+	}
+	return name + ": "
+}
+
+func completeValue(ctx context.Context, f *document.File, offset, lineStart, lineEnd int, prefix string, env Env) []Completion {
+	colon := strings.Index(prefix, ":")
+	keyPart := prefix[:colon]
+	typed := strings.TrimLeft(prefix[colon+1:], " ")
+	if strings.ContainsAny(typed, "{[\"'") {
+		return nil
+	}
+	replace := document.Span{Start: offset - len(typed), End: offset}
+	d, p, ok := reparse(f, lineStart, lineEnd, keyPart+": "+placeholder)
+	if !ok {
+		return nil
+	}
+	var out []Completion
+	add := func(label, detail string, kind CompletionKind, sortKey string) {
+		if strings.HasPrefix(strings.ToLower(label), strings.ToLower(typed)) {
+			out = append(out, Completion{Label: label, Kind: kind, Detail: detail, InsertText: label, Replace: replace, SortText: sortKey + label})
+		}
+	}
+	if len(p) == 1 && p[0].Field == "apiVersion" {
+		seen := map[string]bool{}
+		for _, k := range env.Schemas.Kinds() {
+			if av := k.GVK.APIVersion(); !seen[av] {
+				seen[av] = true
+				add(av, "", CompleteAPIVersion, "1_")
+			}
+		}
+		sortCompletions(out)
+		return out
+	}
+	if len(p) == 1 && p[0].Field == "kind" {
+		av := ""
+		if _, v, ok := d.Lookup(fieldpath.Path{fieldpath.Field("apiVersion")}); ok && v.Kind == yaml.ScalarNode {
+			av = v.Value
+		}
+		for _, k := range env.Schemas.Kinds() {
+			if av == "" || k.GVK.APIVersion() == av {
+				add(k.GVK.Kind, k.GVK.APIVersion(), CompleteKind, "1_")
+			}
+		}
+		sortCompletions(out)
+		return dedupeLabels(out)
+	}
+	_, ss := schemaOf(d, f.URI, env)
+	if ss == nil {
+		return nil
+	}
+	node, _ := walkStructural(ss, p)
+	if node == nil {
+		return nil
+	}
+	if v := node.ValueValidation; v != nil {
+		for _, e := range v.Enum {
+			if s, ok := e.Object.(string); ok {
+				add(s, typeName(node), CompleteValue, "0_")
+			} else {
+				add(jsonText(e.Object), typeName(node), CompleteValue, "0_")
+			}
+		}
+	}
+	if node.Type == "boolean" {
+		add("true", "boolean", CompleteValue, "0_")
+		add("false", "boolean", CompleteValue, "0_")
+	}
+	if def := node.Default.Object; def != nil {
+		if s, ok := def.(string); ok {
+			add(s, "default", CompleteValue, "0_")
+		} else {
+			add(jsonText(def), "default", CompleteValue, "0_")
+		}
+	}
+	sortCompletions(out)
+	return dedupeLabels(out)
+}
+
+// schemaOf returns the schema of a (re-parsed) document.
+func schemaOf(d *document.Doc, uri string, env Env) (*schemas.Schema, *structuralschema.Structural) {
+	obj, err := d.Object()
+	if err != nil {
+		return nil, nil
+	}
+	m, _ := obj.(map[string]any)
+	gvk, _, ok := resourceHeader(d, m)
+	if !ok {
+		return nil, nil
+	}
+	sch, found := nearest(env.Schemas.Candidates(gvk), uri)
+	if !found {
+		return nil, nil
+	}
+	ss, err := sch.Structural()
+	if err != nil {
+		return sch, nil
+	}
+	return sch, ss
+}
+
+func sortCompletions(c []Completion) {
+	sort.SliceStable(c, func(i, j int) bool { return c[i].SortText < c[j].SortText })
+}
+
+func dedupeLabels(c []Completion) []Completion {
+	seen := map[string]bool{}
+	out := c[:0]
+	for _, x := range c {
+		if !seen[x.Label] {
+			seen[x.Label] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// blankBareWords comments out lines that hold only a bare word (a key being
+// typed elsewhere, "reg"), which would otherwise fold into the next line
+// and break the document's structure. The cursor's line is kept.
+func blankBareWords(text []byte, keep int) []byte {
+	out := make([]byte, 0, len(text))
+	for start := 0; start < len(text); {
+		end := start
+		for end < len(text) && text[end] != '\n' {
+			end++
+		}
+		line := text[start:end]
+		t := strings.TrimSpace(string(line))
+		if start != keep && t != "" && !strings.ContainsAny(t, ":#-[]{}\"'|>&*!") && !strings.Contains(t, " ") && len(line) > len(t) {
+			out = append(out, '#')
+			out = append(out, strings.Repeat(" ", len(line)-1)...)
+		} else {
+			out = append(out, line...)
+		}
+		if end < len(text) {
+			out = append(out, '\n')
+		}
+		start = end + 1
+	}
+	return out
+}

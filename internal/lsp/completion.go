@@ -1,0 +1,50 @@
+// This file defines textDocument/completion.
+
+package lsp
+
+import (
+	"context"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
+)
+
+func (s *server) Completion(ctx context.Context, params *protocol.CompletionParams) (protocol.CompletionResult, error) {
+	f, store, _, enc, _ := s.snapshot(params.TextDocument.URI)
+	if f == nil {
+		return protocol.CompletionItemSlice{}, nil
+	}
+	off, err := f.Mapper.Offset(document.Position{Line: int(params.Position.Line), Character: int(params.Position.Character)}, enc)
+	if err != nil {
+		return protocol.CompletionItemSlice{}, nil
+	}
+	items := analysis.Complete(ctx, f, off, analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()})
+	out := make(protocol.CompletionItemSlice, 0, len(items))
+	for _, c := range items {
+		kind := protocol.CompletionItemKindField
+		switch c.Kind {
+		case analysis.CompleteValue:
+			kind = protocol.CompletionItemKindValue
+		case analysis.CompleteKind:
+			kind = protocol.CompletionItemKindClass
+		case analysis.CompleteAPIVersion:
+			kind = protocol.CompletionItemKindModule
+		}
+		item := protocol.CompletionItem{
+			Label:    c.Label,
+			Kind:     kind,
+			SortText: protocol.NewOptional(c.SortText),
+			TextEdit: &protocol.TextEdit{Range: toProtocolRange(f, c.Replace, enc), NewText: c.InsertText},
+		}
+		if c.Detail != "" {
+			item.Detail = protocol.NewOptional(c.Detail)
+		}
+		if c.Documentation != "" {
+			item.Documentation = &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: c.Documentation}
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
