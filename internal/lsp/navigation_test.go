@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -63,5 +64,70 @@ func TestDocumentSymbols(t *testing.T) {
 	}
 	if len(names) != 4 || names[0] != "apiVersion" || names[3] != "spec" {
 		t.Errorf("children = %v", names)
+	}
+}
+
+const dbCRDRequired = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: databases.example.org
+spec:
+  group: example.org
+  names: {kind: Database, plural: databases}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              required: [engine, storageGB]
+              properties:
+                engine: {type: string, enum: [postgres, mysql]}
+                storageGB: {type: integer}
+                tier: {type: string}
+`
+
+func TestQuickFixes(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(dbCRDRequired), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("db.yaml", "apiVersion: example.org/v1\nkind: Database\nmetadata:\n  name: orders\nspec:\n  teir: gold\n")
+	diags := e.AwaitDiagnostics("db.yaml", 1, 10*time.Second)
+	if len(diags) != 3 {
+		t.Fatalf("diagnostics = %v", diags)
+	}
+	var actions []protocol.CodeAction
+	params := &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("db.yaml")},
+		Range:        protocol.Range{Start: protocol.Position{Line: 4}, End: protocol.Position{Line: 5, Character: 6}},
+		Context:      protocol.CodeActionContext{Diagnostics: diags},
+	}
+	if err := e.Call(protocol.MethodTextDocumentCodeAction, params, &actions); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, a := range actions {
+		for _, edits := range a.Edit.Changes {
+			for _, ed := range edits {
+				got[a.Title] = fmt.Sprintf("%d:%d-%d:%d %q", ed.Range.Start.Line, ed.Range.Start.Character, ed.Range.End.Line, ed.Range.End.Character, ed.NewText)
+			}
+		}
+	}
+	want := map[string]string{
+		`Change to "tier"`: `5:2-5:6 "tier"`,
+		"Add missing required fields engine, storageGB": `4:5-4:5 "\n  engine: \"postgres\"\n  storageGB: 0"`,
+	}
+	for title, edit := range want {
+		if got[title] != edit {
+			t.Errorf("%s: edit %s, want %s (all: %v)", title, got[title], edit, got)
+		}
 	}
 }
