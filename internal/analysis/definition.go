@@ -2,11 +2,13 @@ package analysis
 
 import (
 	"context"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 // Location is a span in some file.
@@ -25,10 +27,11 @@ type FileReader func(path string) ([]byte, error)
 // Built-in kinds have no file to go to.
 func Definition(ctx context.Context, f *document.File, offset int, env Env, read FileReader) []Location {
 	hit, ok := f.At(offset)
-	if !ok || len(hit.Path) != 1 || env.Schemas == nil || read == nil {
+	if !ok || len(hit.Path) == 0 || env.Schemas == nil || read == nil {
 		return nil
 	}
-	if name := hit.Path[0].Field; name != "apiVersion" && name != "kind" {
+	last, _ := hit.Path.Last()
+	if last.Field != "apiVersion" && last.Field != "kind" {
 		return nil
 	}
 	obj, err := hit.Doc.Object()
@@ -36,27 +39,111 @@ func Definition(ctx context.Context, f *document.File, offset int, env Env, read
 		return nil
 	}
 	m, _ := obj.(map[string]any)
-	gvk, _, ok := resourceHeader(hit.Doc, m)
-	if !ok {
+	var gvk schemas.GVK
+	switch {
+	case len(hit.Path) == 1:
+		if gvk, _, ok = resourceHeader(hit.Doc, m); !ok {
+			return nil
+		}
+	case hit.Path.Parent().String() == "spec.compositeTypeRef":
+		// A Composition's compositeTypeRef names the XR: go to its XRD.
+		ref, _ := valueAt(m, hit.Path.Parent()).(map[string]any)
+		av, _ := ref["apiVersion"].(string)
+		k, _ := ref["kind"].(string)
+		g, v, found := strings.Cut(av, "/")
+		if !found {
+			g, v = "", av
+		}
+		gvk = schemas.GVK{Group: g, Version: v, Kind: k}
+	default:
 		return nil
 	}
 	sch, found := nearest(env.Schemas.Candidates(gvk), f.URI)
-	if !found || sch.Source.File == "" {
+	if !found {
 		return nil
 	}
-	text, err := read(sch.Source.File)
+	if loc, ok := definitionOf(sch.Source.File, gvk, read); ok {
+		return []Location{loc}
+	}
+	return nil
+}
+
+func valueAt(obj any, p fieldpath.Path) any {
+	cur := obj
+	for _, s := range p {
+		switch s.Kind {
+		case fieldpath.KindField:
+			m, _ := cur.(map[string]any)
+			cur = m[s.Field]
+		case fieldpath.KindIndex:
+			l, _ := cur.([]any)
+			if s.Index < 0 || s.Index >= len(l) {
+				return nil
+			}
+			cur = l[s.Index]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+// definitionOf finds the document of file that defines gvk (a CRD, XRD or
+// MRD, by spec.group and spec.names.kind or spec.claimNames.kind) and
+// returns the span of that kind name.
+func definitionOf(file string, gvk schemas.GVK, read FileReader) (Location, bool) {
+	if file == "" || read == nil {
+		return Location{}, false
+	}
+	text, err := read(file)
 	if err != nil {
-		return nil
+		return Location{}, false
 	}
-	def := document.Parse(sch.Source.File, 0, text)
+	def := document.Parse(file, 0, text)
 	for _, d := range def.Docs {
 		for _, names := range []string{"names", "claimNames"} {
 			_, g, okG := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("group")})
 			_, k, okK := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field(names), fieldpath.Field("kind")})
 			if okK && k.Kind == yaml.ScalarNode && k.Value == gvk.Kind && (!okG || g.Value == gvk.Group) {
-				return []Location{{File: def, Span: def.NodeSpan(k)}}
+				return Location{File: def, Span: def.NodeSpan(k)}, true
 			}
 		}
 	}
-	return nil
+	return Location{}, false
+}
+
+// WorkspaceSymbol is a kind or an object found across the workspace.
+type WorkspaceSymbol struct {
+	Name     string
+	Detail   string // group/version, or the file's kind summary
+	Kind     bool   // a kind definition rather than an object
+	Location Location
+}
+
+// WorkspaceSymbols lists kinds defined in workspace files and objects
+// (Kind/name) in files, whose name contains query (case-insensitive).
+func WorkspaceSymbols(ctx context.Context, query string, env Env, files []*document.File, read FileReader) []WorkspaceSymbol {
+	q := strings.ToLower(query)
+	var out []WorkspaceSymbol
+	if env.Schemas != nil {
+		for _, k := range env.Schemas.Kinds() {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if k.Source.Kind == schemas.SourceBuiltin || !strings.Contains(strings.ToLower(k.GVK.Kind), q) {
+				continue
+			}
+			if loc, ok := definitionOf(k.Source.File, k.GVK, read); ok {
+				out = append(out, WorkspaceSymbol{Name: k.GVK.Kind, Detail: k.GVK.APIVersion(), Kind: true, Location: loc})
+			}
+		}
+	}
+	for _, f := range files {
+		for _, sym := range Symbols(f) {
+			if strings.Contains(strings.ToLower(sym.Name), q) {
+				out = append(out, WorkspaceSymbol{Name: sym.Name, Detail: sym.Detail, Location: Location{File: f, Span: sym.Selection}})
+			}
+		}
+	}
+	return out
 }

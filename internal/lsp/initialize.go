@@ -84,11 +84,12 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 				Change:    &change,
 				Save:      &protocol.SaveOptions{IncludeText: &includeText},
 			},
-			HoverProvider:          protocol.Boolean(true),
-			DocumentSymbolProvider: protocol.Boolean(true),
-			DefinitionProvider:     protocol.Boolean(true),
-			CodeActionProvider:     &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
-			CompletionProvider:     &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "-"}},
+			HoverProvider:           protocol.Boolean(true),
+			DocumentSymbolProvider:  protocol.Boolean(true),
+			DefinitionProvider:      protocol.Boolean(true),
+			WorkspaceSymbolProvider: protocol.Boolean(true),
+			CodeActionProvider:      &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
+			CompletionProvider:      &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "-"}},
 			Workspace: &protocol.WorkspaceOptions{
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
 					Supported:           &supported,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,5 +130,53 @@ func TestQuickFixes(t *testing.T) {
 		if got[title] != edit {
 			t.Errorf("%s: edit %s, want %s (all: %v)", title, got[title], edit, got)
 		}
+	}
+}
+
+func TestDefinitionFromCompositeTypeRef(t *testing.T) {
+	c := lsptest.CorpusDir(t)
+	dir := filepath.Join(c, "compositions", "upbound-configuration-aws-database", "v0.15.0")
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir})
+	e.AwaitSchemas(30 * time.Second)
+	text, err := os.ReadFile(filepath.Join(dir, "apis", "composition.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Open("apis/composition.yaml", string(text))
+	line, col := -1, -1
+	for i, l := range strings.Split(string(text), "\n") {
+		if strings.Contains(l, "kind: XSQLInstance") && line < 0 {
+			line, col = i, strings.Index(l, "XSQLInstance")+2
+		}
+	}
+	if line < 0 {
+		t.Fatal("no compositeTypeRef kind in the corpus composition")
+	}
+	locs := e.Definition("apis/composition.yaml", line, col)
+	if len(locs) != 1 || locs[0].URI != uri.File(filepath.Join(dir, "apis", "definition.yaml")) {
+		t.Fatalf("definition = %v, want the XRD in apis/definition.yaml", locs)
+	}
+}
+
+func TestWorkspaceSymbols(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(dbCRD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "db.yaml"), []byte(dbObject), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir})
+	e.AwaitSchemas(30 * time.Second)
+	var res protocol.SymbolInformationSlice
+	if err := e.Call(protocol.MethodWorkspaceSymbol, &protocol.WorkspaceSymbolParams{Query: "datab"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range res {
+		got[s.Name] = fmt.Sprintf("%s:%d", filepath.Base(s.Location.URI.FsPath()), s.Location.Range.Start.Line)
+	}
+	if got["Database"] != "crd.yaml:6" || got["Database/orders"] != "db.yaml:1" {
+		t.Errorf("workspace symbols = %v", got)
 	}
 }

@@ -1,0 +1,65 @@
+// This file defines workspace/symbol.
+
+package lsp
+
+import (
+	"context"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+// maxSymbolFiles bounds how many workspace files one workspace/symbol
+// request reads.
+const maxSymbolFiles = 5000
+
+func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolParams) (protocol.WorkspaceSymbolResult, error) {
+	s.mu.Lock()
+	store, enc, set := s.store, s.enc, s.settings
+	open := map[string]*document.File{}
+	for u, f := range s.open {
+		open[u.FsPath()] = f
+	}
+	roots := make([]string, len(s.folders))
+	for i, f := range s.folders {
+		roots[i] = f.path
+	}
+	s.mu.Unlock()
+
+	var files []*document.File
+	for _, f := range open {
+		files = append(files, f)
+	}
+	opts := workspace.Options{Include: set.Schemas.Include, Exclude: set.Schemas.Exclude, MaxFileSize: set.Schemas.MaxFileSize}
+	for _, root := range roots {
+		found, _, _ := workspace.Scan(ctx, root, opts, func(p string, _ []byte) bool { return open[p] == nil })
+		for _, wf := range found {
+			if len(files) >= maxSymbolFiles || ctx.Err() != nil {
+				break
+			}
+			files = append(files, document.Parse(string(uri.File(wf.Path)), 0, wf.Content))
+		}
+	}
+	syms := analysis.WorkspaceSymbols(ctx, params.Query, analysis.Env{Schemas: store}, files, s.readFile)
+	out := protocol.SymbolInformationSlice{}
+	for _, sym := range syms {
+		kind := protocol.SymbolKindObject
+		if sym.Kind {
+			kind = protocol.SymbolKindClass
+		}
+		u := uri.URI(sym.Location.File.URI)
+		if !u.IsFile() {
+			u = uri.File(sym.Location.File.URI)
+		}
+		detail := sym.Detail
+		out = append(out, protocol.SymbolInformation{
+			BaseSymbolInformation: protocol.BaseSymbolInformation{Name: sym.Name, Kind: kind, ContainerName: &detail},
+			Location:              protocol.Location{URI: u, Range: toProtocolRange(sym.Location.File, sym.Location.Span, enc)},
+		})
+	}
+	return out, nil
+}
