@@ -2,9 +2,11 @@ package analysis
 
 import (
 	"context"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -76,4 +78,60 @@ func BenchmarkDiagnoseDeployment(b *testing.B) {
 		f := document.Parse("x.yaml", int32(i), []byte(deployment))
 		Diagnose(context.Background(), f, env)
 	}
+}
+
+// BenchmarkEditingHelp3000Lines measures hover and completion on a
+// 3,000-line file (150 Deployments) and reports p50/p99 latencies:
+//
+//	go test ./internal/analysis -run '^$' -bench EditingHelp
+func BenchmarkEditingHelp3000Lines(b *testing.B) {
+	env := Env{Schemas: builtinStore(b)}
+	var sb strings.Builder
+	for sb.Len() == 0 || strings.Count(sb.String(), "\n") < 3000 {
+		sb.WriteString("---\n" + strings.Replace(deployment, "replicas: three", "replicas: 3\n  paused: ", 1))
+	}
+	text := sb.String()
+	f := document.Parse("big.yaml", 1, []byte(text))
+	var hoverAt, completeAt []int
+	for i := 0; i < len(text); {
+		j := strings.Index(text[i:], "image: nginx")
+		if j < 0 {
+			break
+		}
+		hoverAt = append(hoverAt, i+j+2)
+		i += j + 1
+	}
+	for i := 0; i < len(text); {
+		j := strings.Index(text[i:], "paused: ")
+		if j < 0 {
+			break
+		}
+		completeAt = append(completeAt, i+j+len("paused: "))
+		i += j + 1
+	}
+	Hover(context.Background(), f, hoverAt[0], env) // warm the schema
+	var hov, comp []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		off := hoverAt[i%len(hoverAt)]
+		t0 := time.Now()
+		if Hover(context.Background(), f, off, env) == nil {
+			b.Fatal("no hover")
+		}
+		hov = append(hov, time.Since(t0))
+		off = completeAt[i%len(completeAt)]
+		t0 = time.Now()
+		if len(Complete(context.Background(), f, off, env)) == 0 {
+			b.Fatal("no completion")
+		}
+		comp = append(comp, time.Since(t0))
+	}
+	b.StopTimer()
+	report := func(name string, d []time.Duration) {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		b.ReportMetric(float64(d[len(d)/2].Microseconds()), name+"-p50-µs")
+		b.ReportMetric(float64(d[(len(d)*99)/100].Microseconds()), name+"-p99-µs")
+	}
+	report("hover", hov)
+	report("complete", comp)
 }
