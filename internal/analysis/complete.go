@@ -226,8 +226,16 @@ func completeValue(ctx context.Context, f *document.File, offset, lineStart, lin
 		}
 	}
 	if len(p) == 1 && p[0].Field == "apiVersion" {
+		// With a kind already typed, only the apiVersions that serve it.
+		kind := ""
+		if _, v, ok := d.Lookup(fieldpath.Path{fieldpath.Field("kind")}); ok && v.Kind == yaml.ScalarNode {
+			kind = v.Value
+		}
 		seen := map[string]bool{}
 		for _, k := range env.Schemas.Kinds() {
+			if kind != "" && k.GVK.Kind != kind {
+				continue
+			}
 			if av := k.GVK.APIVersion(); !seen[av] {
 				seen[av] = true
 				add(av, "", CompleteAPIVersion, "1_")

@@ -48,7 +48,13 @@ func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverRes
 	}
 	first, _ := hit.Path.Last()
 	if len(hit.Path) == 1 && (first.Field == "apiVersion" || first.Field == "kind") {
-		return &HoverResult{Span: span, Markdown: kindSummary(sch)}
+		var versions []string
+		for _, k := range env.Schemas.Kinds() {
+			if k.GVK.Group == gvk.Group && k.GVK.Kind == gvk.Kind {
+				versions = append(versions, k.GVK.Version)
+			}
+		}
+		return &HoverResult{Span: span, Markdown: kindSummary(sch, versions)}
 	}
 	ss, err := sch.Structural()
 	if err != nil {
@@ -178,12 +184,17 @@ func fieldDoc(p fieldpath.Path, s, parent *structuralschema.Structural, sch *sch
 	return b.String()
 }
 
-func kindSummary(sch *schemas.Schema) string {
+func kindSummary(sch *schemas.Schema, versions []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** `%s` (%s)\n\n", sch.GVK.Kind, sch.GVK.APIVersion(), sch.Scope)
 	if sch.Description != "" {
 		b.WriteString(sch.Description + "\n\n")
 	}
+	group := sch.GVK.Group
+	if group == "" {
+		group = "core"
+	}
+	fmt.Fprintf(&b, "Group `%s`, versions: %s. ", group, strings.Join(versions, ", "))
 	if sch.CRDName != "" {
 		fmt.Fprintf(&b, "Defined by `%s`. ", sch.CRDName)
 	}
