@@ -4,6 +4,7 @@ package lsp
 
 import (
 	"context"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -21,6 +22,9 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 		return protocol.CompletionItemSlice{}, nil
 	}
 	items := analysis.Complete(ctx, f, off, analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()})
+	s.mu.Lock()
+	snippets := s.caps.snippets
+	s.mu.Unlock()
 	out := make(protocol.CompletionItemSlice, 0, len(items))
 	for _, c := range items {
 		kind := protocol.CompletionItemKindField
@@ -32,12 +36,18 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 		case analysis.CompleteAPIVersion:
 			kind = protocol.CompletionItemKindModule
 		}
+		text := c.InsertText
 		item := protocol.CompletionItem{
 			Label:    c.Label,
 			Kind:     kind,
 			SortText: protocol.NewOptional(c.SortText),
-			TextEdit: &protocol.TextEdit{Range: toProtocolRange(f, c.Replace, enc), NewText: c.InsertText},
 		}
+		if snippets && c.Kind == analysis.CompleteField {
+			// Put the cursor where the value goes.
+			text = snippetEscape(text) + "$0"
+			item.InsertTextFormat = protocol.InsertTextFormatSnippet
+		}
+		item.TextEdit = &protocol.TextEdit{Range: toProtocolRange(f, c.Replace, enc), NewText: text}
 		if c.Detail != "" {
 			item.Detail = protocol.NewOptional(c.Detail)
 		}
@@ -47,4 +57,9 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 		out = append(out, item)
 	}
 	return out, nil
+}
+
+// snippetEscape quotes the characters snippet syntax gives meaning to.
+func snippetEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `$`, `\$`, `}`, `\}`).Replace(s)
 }

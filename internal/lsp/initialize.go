@@ -42,6 +42,9 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	if td := caps.TextDocument; td != nil && td.PublishDiagnostics != nil {
 		s.caps.diagnosticVersion = td.PublishDiagnostics.VersionSupport != nil && *td.PublishDiagnostics.VersionSupport
 	}
+	if td := caps.TextDocument; td != nil && td.Completion != nil && td.Completion.CompletionItem != nil {
+		s.caps.snippets = td.Completion.CompletionItem.SnippetSupport != nil && *td.Completion.CompletionItem.SnippetSupport
+	}
 
 	if folders, ok := params.WorkspaceFolders.Get(); ok && len(folders) > 0 {
 		for _, f := range folders {

@@ -67,3 +67,9 @@ func asRPC(err error, target **jsonrpc2.Error) bool {
 	}
 	return false
 }
+
+func TestSnippetEscape(t *testing.T) {
+	if got := snippetEscape(`a$b}c\d`); got != `a\$b\}c\\d` {
+		t.Errorf("snippetEscape = %q", got)
+	}
+}

@@ -180,3 +180,22 @@ func TestWorkspaceSymbols(t *testing.T) {
 		t.Errorf("workspace symbols = %v", got)
 	}
 }
+
+func TestCompletionPlainTextWithoutSnippets(t *testing.T) {
+	// The harness advertises no snippet support: items are plain text
+	// edits, objects open an indented block.
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: t.TempDir()})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("d.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\nda\n")
+	for _, it := range e.Completion("d.yaml", 4, 2) {
+		if it.Label == "data" {
+			te, _ := it.TextEdit.(*protocol.TextEdit)
+			if te == nil || te.NewText != "data:\n  " || it.InsertTextFormat == protocol.InsertTextFormatSnippet ||
+				te.Range.Start != (protocol.Position{Line: 4}) || te.Range.End != (protocol.Position{Line: 4, Character: 2}) {
+				t.Errorf("data item = %+v", it)
+			}
+			return
+		}
+	}
+	t.Fatal("no completion for data")
+}

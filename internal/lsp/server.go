@@ -63,6 +63,7 @@ type clientCaps struct {
 	workspaceFolders  bool
 	relativePatterns  bool
 	diagnosticVersion bool
+	snippets          bool
 }
 
 type folder struct {
