@@ -9,16 +9,11 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
-	"github.com/crd-lsp/crd-lsp/internal/document"
 )
 
 func (s *server) Completion(ctx context.Context, params *protocol.CompletionParams) (protocol.CompletionResult, error) {
-	f, store, _, enc, _ := s.snapshot(params.TextDocument.URI)
+	f, off, store, enc := s.at(params.TextDocument.URI, params.Position)
 	if f == nil {
-		return protocol.CompletionItemSlice{}, nil
-	}
-	off, err := f.Mapper.Offset(document.Position{Line: int(params.Position.Line), Character: int(params.Position.Character)}, enc)
-	if err != nil {
 		return protocol.CompletionItemSlice{}, nil
 	}
 	items := analysis.Complete(ctx, f, off, analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()})

@@ -5,9 +5,11 @@ package lsp
 
 import (
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 func toProtocolRange(f *document.File, sp document.Span, enc document.Encoding) protocol.Range {
@@ -34,4 +36,18 @@ func toProtocolDiagnostic(f *document.File, d analysis.Diagnostic, enc document.
 		out.Code = protocol.String(d.Code)
 	}
 	return out
+}
+
+// at returns the snapshot of u and the byte offset of pos in it; f is nil
+// when u is not open or pos lies outside its text.
+func (s *server) at(u uri.URI, pos protocol.Position) (f *document.File, off int, store *schemas.Store, enc document.Encoding) {
+	f, store, _, enc, _ = s.snapshot(u)
+	if f == nil {
+		return nil, 0, store, enc
+	}
+	off, err := f.Mapper.Offset(document.Position{Line: int(pos.Line), Character: int(pos.Character)}, enc)
+	if err != nil {
+		return nil, 0, store, enc
+	}
+	return f, off, store, enc
 }

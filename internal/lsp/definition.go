@@ -10,16 +10,11 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
-	"github.com/crd-lsp/crd-lsp/internal/document"
 )
 
 func (s *server) Definition(ctx context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
-	f, store, _, enc, _ := s.snapshot(params.TextDocument.URI)
+	f, off, store, enc := s.at(params.TextDocument.URI, params.Position)
 	if f == nil {
-		return protocol.LocationSlice{}, nil
-	}
-	off, err := f.Mapper.Offset(document.Position{Line: int(params.Position.Line), Character: int(params.Position.Character)}, enc)
-	if err != nil {
 		return protocol.LocationSlice{}, nil
 	}
 	locs := analysis.Definition(ctx, f, off, analysis.Env{Schemas: store}, s.readFile)

@@ -8,17 +8,12 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
-	"github.com/crd-lsp/crd-lsp/internal/document"
 )
 
 func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*protocol.Hover, error) {
-	f, store, _, enc, _ := s.snapshot(params.TextDocument.URI)
+	f, off, store, enc := s.at(params.TextDocument.URI, params.Position)
 	if f == nil {
 		return nil, nil
-	}
-	off, err := f.Mapper.Offset(document.Position{Line: int(params.Position.Line), Character: int(params.Position.Character)}, enc)
-	if err != nil {
-		return nil, nil // a position outside the text: nothing to show
 	}
 	h := analysis.Hover(ctx, f, off, analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()})
 	if h == nil {

@@ -68,30 +68,10 @@ func TestDocumentSymbols(t *testing.T) {
 	}
 }
 
-const dbCRDRequired = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: databases.example.org
-spec:
-  group: example.org
-  names: {kind: Database, plural: databases}
-  scope: Namespaced
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              required: [engine, storageGB]
-              properties:
-                engine: {type: string, enum: [postgres, mysql]}
-                storageGB: {type: integer}
-                tier: {type: string}
-`
+// dbCRDRequired is dbCRD with required fields and one more property.
+var dbCRDRequired = strings.Replace(dbCRD,
+	"              properties:\n                engine:",
+	"              required: [engine, storageGB]\n              properties:\n                storageGB: {type: integer}\n                tier: {type: string}\n                engine:", 1)
 
 func TestQuickFixes(t *testing.T) {
 	dir := t.TempDir()
