@@ -12,8 +12,11 @@ import (
 func TestGoldenSchemas(t *testing.T) {
 	corpus := lsptest.CorpusDir(t)
 	lsptest.RunGoldenConfig(t, lsptest.Config{
-		Dir:     filepath.Join("..", "..", "testdata", "golden", "schemas"),
-		Folders: []string{filepath.Join(corpus, "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")},
+		Dir: filepath.Join("..", "..", "testdata", "golden", "schemas"),
+		Folders: []string{
+			filepath.Join(corpus, "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds"),
+			filepath.Join(corpus, "crds", "providers", "provider-kubernetes", "v1.2.1", "crds"),
+		},
 	})
 }
 
