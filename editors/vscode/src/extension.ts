@@ -1,0 +1,118 @@
+// The VS Code side: start crd-lsp through vscode-languageclient, pass the
+// crdLsp settings, and offer the commands and the status bar item.
+
+import * as fs from "fs";
+import * as vscode from "vscode";
+import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
+import { resolveServerPath, serverArgs, serverSettings } from "./config";
+
+let client: LanguageClient | undefined;
+let status: vscode.StatusBarItem;
+let output: vscode.LogOutputChannel;
+
+function settings(): Record<string, unknown> {
+  const cfg = vscode.workspace.getConfiguration("crdLsp");
+  return serverSettings((key) => cfg.get(key));
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  const resolved = resolveServerPath({
+    setting: vscode.workspace.getConfiguration("crdLsp").get<string>("server.path") ?? "",
+    extensionPath: context.extensionPath,
+    platform: process.platform,
+    arch: process.arch,
+    pathEnv: process.env.PATH ?? "",
+    exists: (p) => fs.existsSync(p),
+  });
+  if ("error" in resolved) {
+    status.text = "$(error) crd-lsp";
+    status.tooltip = resolved.error;
+    void vscode.window.showErrorMessage(resolved.error, "Open Settings").then((choice) => {
+      if (choice) {
+        void vscode.commands.executeCommand("workbench.action.openSettings", "crdLsp.server.path");
+      }
+    });
+    return;
+  }
+  const initial = settings();
+  const serverOptions: ServerOptions = { command: resolved.path, args: serverArgs(initial) };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ language: "yaml" }],
+    initializationOptions: initial,
+    outputChannel: output,
+    synchronize: { configurationSection: "crdLsp" },
+    middleware: {
+      workspace: {
+        // Answer workspace/configuration with the crdLsp object as the server reads it.
+        configuration: (params) => params.items.map((item) => (item.section === "crdLsp" ? settings() : null)),
+      },
+    },
+  };
+  client = new LanguageClient("crdLsp", "crd-lsp", serverOptions, clientOptions);
+  client.onDidChangeState((e) => {
+    status.text = e.newState === State.Running ? "$(check) crd-lsp" : e.newState === State.Starting ? "$(sync~spin) crd-lsp" : "$(circle-slash) crd-lsp";
+    status.tooltip = `crd-lsp (${resolved.from}: ${resolved.path})`;
+  });
+  await client.start();
+}
+
+async function stop(): Promise<void> {
+  if (client) {
+    await client.stop();
+    client = undefined;
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel("crd-lsp", { log: true });
+  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
+  status.command = "crdLsp.showOutput";
+  status.text = "$(sync~spin) crd-lsp";
+  status.show();
+  context.subscriptions.push(
+    output,
+    status,
+    vscode.commands.registerCommand("crdLsp.restartServer", async () => {
+      await stop();
+      await start(context);
+    }),
+    vscode.commands.registerCommand("crdLsp.showOutput", () => output.show(true)),
+    vscode.commands.registerCommand("crdLsp.pullDependencies", async () => {
+      if (!client) {
+        return;
+      }
+      try {
+        await client.sendRequest("workspace/executeCommand", { command: "crdLsp.pull", arguments: [] });
+      } catch (e) {
+        void vscode.window.showWarningMessage(`crd-lsp: pulling dependencies is not available in this server version (${e})`);
+      }
+    }),
+    vscode.commands.registerCommand("crdLsp.previewRendered", async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!client || !editor) {
+        return;
+      }
+      try {
+        const yaml = await client.sendRequest<string>("workspace/executeCommand", {
+          command: "crdLsp.render",
+          arguments: [editor.document.uri.toString(), editor.selection.active.line],
+        });
+        const doc = await vscode.workspace.openTextDocument({ language: "yaml", content: yaml });
+        await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+      } catch (e) {
+        void vscode.window.showWarningMessage(`crd-lsp: rendering is not available in this server version (${e})`);
+      }
+    }),
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (e.affectsConfiguration("crdLsp.server.path") || e.affectsConfiguration("crdLsp.logLevel")) {
+        await stop();
+        await start(context);
+      }
+    }),
+  );
+  await start(context);
+}
+
+export async function deactivate(): Promise<void> {
+  await stop();
+}

@@ -1,0 +1,50 @@
+// Package vscode holds the VS Code extension (TypeScript, built with npm);
+// this Go test runs its own test suite and packaging from `go test ./...`,
+// so the README's single test command covers the extension too.
+package vscode
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+)
+
+func npm(t *testing.T, env []string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("npm", args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("npm %v: %v\n%s", args, err, out)
+	}
+	t.Logf("npm %v:\n%s", args, out)
+}
+
+// TestExtension installs the extension's locked dependencies, runs its unit
+// tests and its end-to-end test against the built server, and packages the
+// .vsix.
+func TestExtension(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("npm not found")
+		}
+		t.Skip("npm not installed")
+	}
+	if testing.Short() {
+		t.Skip("installs npm packages")
+	}
+	bin := lsptest.BuildBinary(t)
+	if _, err := os.Stat("node_modules"); err != nil {
+		npm(t, nil, "ci", "--no-audit", "--no-fund")
+	}
+	npm(t, []string{"CRD_LSP_BIN=" + bin}, "test")
+	os.Remove("crd-lsp.vsix")
+	npm(t, nil, "run", "package")
+	info, err := os.Stat(filepath.Join(".", "crd-lsp.vsix"))
+	if err != nil || info.Size() < 10<<10 {
+		t.Fatalf("no .vsix produced: %v", err)
+	}
+}
