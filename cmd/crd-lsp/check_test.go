@@ -64,8 +64,15 @@ func TestCheckJSONAndStdin(t *testing.T) {
 }
 
 // TestCheckCorpusCompositions validates every Composition, XRD, example XR
-// and claim of the shared corpus with the corpus CRDs: no false errors.
-// The two warnings are right: P&T's examples ship XRs without an XRD.
+// and claim of the shared corpus with the corpus CRDs: no errors, and only
+// warnings that are right:
+//   - P&T's own examples ship XRs and Compositions without an XRD (4);
+//   - configuration-aws-lb-controller composes an XPodIdentity whose package
+//     is not in the corpus (1);
+//   - platform-ref-aws v1.4.0 patches status.oidcProvider, which its XRD's
+//     status does not declare, into spec.parameters.oidcProvider, which the
+//     XAWSLBController of the lb-controller v0.3.0 it depends on does not
+//     have (2): a real bug upstream that Crossplane would not report.
 func TestCheckCorpusCompositions(t *testing.T) {
 	c := corpus(t)
 	code, out, errOut := runCmd(t, "", "check",
@@ -75,11 +82,24 @@ func TestCheckCorpusCompositions(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "76 files checked: 0 errors, 2 warnings, 0 info") {
+	if !strings.Contains(out, "76 files checked: 0 errors, 7 warnings, 0 info") {
 		t.Errorf("summary:\n%s", out)
 	}
+	expected := []string{
+		"function-patch-and-transform/v0.10.8/example",
+		"XPodIdentity",
+		`status.oidcProvider: field "oidcProvider" does not exist per the composite resource's schema`,
+		`spec.parameters.oidcProvider: field "oidcProvider" does not exist per the composed resource's schema`,
+	}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if strings.Contains(line, ": warning: ") && !strings.Contains(line, "function-patch-and-transform/v0.10.8/example") {
+		if !strings.Contains(line, ": warning: ") {
+			continue
+		}
+		ok := false
+		for _, e := range expected {
+			ok = ok || strings.Contains(line, e)
+		}
+		if !ok {
 			t.Errorf("unexpected warning: %s", line)
 		}
 	}

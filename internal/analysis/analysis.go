@@ -75,6 +75,9 @@ type Env struct {
 	// CrossplaneMajor is the targeted Crossplane version (1 or 2); 0 means
 	// unknown and skips version-specific checks.
 	CrossplaneMajor int
+	// CompositionMode is the default schema-aware validation mode for
+	// Compositions: "warn" (default), "loose" or "strict".
+	CompositionMode string
 }
 
 // Diagnose returns every diagnostic of f, sorted by position.

@@ -1,8 +1,12 @@
 package analysis
 
 import (
+	"gopkg.in/yaml.v3"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+
 	"context"
 	"fmt"
+	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"path/filepath"
 	"strings"
 
@@ -29,6 +33,8 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	var out []Diagnostic
 	if gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "Composition" {
 		out = append(out, compositionMode(d, m, env)...)
+		out = append(out, compositionChecks(d, m, env)...)
+		out = append(out, compositionBases(ctx, d, m, env)...)
 	}
 	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
 	if !found {
@@ -112,4 +118,111 @@ func severityOf(s schemas.Severity) Severity {
 		return SeverityInfo
 	}
 	return SeverityError
+}
+
+// compositionChecks runs the logical and schema-aware Composition checks.
+func compositionChecks(d *document.Doc, m map[string]any, env Env) []Diagnostic {
+	cenv := composition.Env{Mode: env.CompositionMode}
+	if env.Schemas != nil {
+		cenv.Schema = func(g composition.GVK) (*structuralschema.Structural, bool) {
+			sch, ok := nearest(env.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)
+			if !ok {
+				return nil, false
+			}
+			ss, err := sch.Structural()
+			if err != nil {
+				return nil, false
+			}
+			return ss, true
+		}
+	}
+	var out []Diagnostic
+	for _, p := range composition.Check(m, cenv) {
+		sev := SeverityError
+		switch p.Severity {
+		case composition.Warning:
+			sev = SeverityWarning
+		case composition.Info:
+			sev = SeverityInfo
+		}
+		dg := at(d, p.Path, p.OnKey, sev, p.Code, p.Message)
+		if p.InString >= 0 {
+			if _, v, ok := d.Lookup(p.Path); ok && v.Kind == yaml.ScalarNode {
+				start := d.File.NodeSpan(v).Start
+				if v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+					start++
+				}
+				pos := start + p.InString
+				dg.Span = document.Span{Start: pos, End: min(pos+1, d.File.NodeSpan(v).End)}
+			}
+		}
+		out = append(out, dg)
+	}
+	return out
+}
+
+// baseCodes are the schema errors a base can be judged by on its own:
+// required fields and CEL rules wait for rendering (a patch may set them).
+var baseCodes = map[string]bool{"unknown-field": true, "type": true, "enum": true, "pattern": true, "range": true, "length": true, "format": true, "duplicate": true}
+
+// compositionBases validates each composed resource's base against its
+// schema, classic and function-patch-and-transform alike.
+func compositionBases(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
+	if env.Schemas == nil {
+		return nil
+	}
+	spec, _ := m["spec"].(map[string]any)
+	var holders []fieldpath.Path
+	if _, ok := spec["resources"].([]any); ok {
+		holders = append(holders, fieldpath.Path{fieldpath.Field("spec")})
+	}
+	steps, _ := spec["pipeline"].([]any)
+	for i, st := range steps {
+		sm, _ := st.(map[string]any)
+		in, _ := sm["input"].(map[string]any)
+		if av, _ := in["apiVersion"].(string); strings.HasPrefix(av, "pt.fn.crossplane.io/") && in["kind"] == "Resources" {
+			holders = append(holders, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline"), fieldpath.Index(i), fieldpath.Field("input")})
+		}
+	}
+	var out []Diagnostic
+	for _, h := range holders {
+		holder, _ := valueAt(m, h).(map[string]any)
+		list, _ := holder["resources"].([]any)
+		for i, r := range list {
+			res, _ := r.(map[string]any)
+			base, _ := res["base"].(map[string]any)
+			if base == nil {
+				continue
+			}
+			gvk, ok := baseGVK(base)
+			if !ok {
+				continue
+			}
+			sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
+			if !found {
+				continue // reported by the composition checks
+			}
+			bp := h.Child(fieldpath.Field("resources"), fieldpath.Index(i), fieldpath.Field("base"))
+			for _, e := range sch.Validate(ctx, base) {
+				if !baseCodes[e.Code] || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
+					continue
+				}
+				out = append(out, at(d, bp.Child(e.Path...), e.OnKey, severityOf(e.Severity), e.Code, e.Message))
+			}
+		}
+	}
+	return out
+}
+
+func baseGVK(base map[string]any) (schemas.GVK, bool) {
+	av, _ := base["apiVersion"].(string)
+	k, _ := base["kind"].(string)
+	if av == "" || k == "" {
+		return schemas.GVK{}, false
+	}
+	g, v, found := strings.Cut(av, "/")
+	if !found {
+		g, v = "", av
+	}
+	return schemas.GVK{Group: g, Version: v, Kind: k}, true
 }

@@ -46,3 +46,18 @@ func TestGoldenCompletion(t *testing.T) {
 		Folders: []string{filepath.Join(corpus, "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")},
 	})
 }
+
+// TestGoldenCompositions reproduces the seed design's invalid Composition,
+// classic (Crossplane v1 workspace) and Pipeline (v2), on the real
+// provider-upjet-aws RDS Instance CRD.
+func TestGoldenCompositions(t *testing.T) {
+	corpus := lsptest.CorpusDir(t)
+	for _, dir := range []string{"compositions-v1", "compositions"} {
+		t.Run(dir, func(t *testing.T) {
+			lsptest.RunGoldenConfig(t, lsptest.Config{
+				Dir:     filepath.Join("..", "..", "testdata", "golden", dir),
+				Folders: []string{filepath.Join(corpus, "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")},
+			})
+		})
+	}
+}

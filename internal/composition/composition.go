@@ -1,0 +1,196 @@
+// Package composition checks Crossplane Compositions: the logical checks
+// Crossplane's (removed) validating webhook made, and schema-aware checks of
+// patches, for classic mode: Resources Compositions and for Pipeline steps
+// whose input is function-patch-and-transform's Resources.
+//
+// Invariants: pure (no IO); reads a decoded Composition and schemas it is
+// handed through Env; every Problem is positioned by a path into the
+// Composition document (and, for fieldPath syntax, a byte offset inside the
+// string value).
+package composition
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+)
+
+// Severity of a Problem.
+type Severity int
+
+const (
+	Error Severity = iota
+	Warning
+	Info
+)
+
+// Problem is one finding.
+type Problem struct {
+	Path     fieldpath.Path
+	OnKey    bool
+	InString int // >= 0: byte offset inside the string value at Path; -1: none
+	Severity Severity
+	Code     string
+	Message  string
+}
+
+// GVK names a kind.
+type GVK struct{ Group, Version, Kind string }
+
+// Env gives the checks the schemas they need.
+type Env struct {
+	// Schema returns the structural schema of a kind (an XR's from its XRD,
+	// a base's from its CRD), or false when none is known.
+	Schema func(GVK) (*structuralschema.Structural, bool)
+	// Mode is the default schema-aware validation mode: "warn" (default),
+	// "loose" or "strict"; the Composition's annotation overrides it.
+	Mode string
+}
+
+const modeAnnotation = "crossplane.io/composition-schema-aware-validation-mode"
+
+type checker struct {
+	env     Env
+	out     []Problem
+	mode    string
+	xr      *structuralschema.Structural
+	xrKnown bool
+}
+
+// Check returns the problems of a Composition document.
+func Check(obj map[string]any, env Env) []Problem {
+	c := &checker{env: env, mode: env.Mode}
+	if c.mode == "" {
+		c.mode = "warn"
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			if m, ok := ann[modeAnnotation].(string); ok && (m == "strict" || m == "loose" || m == "warn") {
+				c.mode = m
+			}
+		}
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	if spec == nil {
+		return nil
+	}
+	root := fieldpath.Path{fieldpath.Field("spec")}
+	if ref, ok := spec["compositeTypeRef"].(map[string]any); ok {
+		gvk := gvkOf(ref)
+		if gvk.Kind != "" && env.Schema != nil {
+			c.xr, c.xrKnown = env.Schema(gvk)
+			if !c.xrKnown {
+				c.missingSchema(root.Child(fieldpath.Field("compositeTypeRef"), fieldpath.Field("kind")),
+					fmt.Sprintf("no XRD for %s %s in the workspace: patches that read or write the composite resource are not checked", gvk.apiVersion(), gvk.Kind))
+			}
+		}
+	}
+	mode, _ := spec["mode"].(string)
+	if _, ok := spec["pipeline"]; ok || mode == "Pipeline" {
+		c.pipeline(spec, root)
+	}
+	if _, ok := spec["resources"]; ok {
+		c.resources(spec, root, true)
+	}
+	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Path.String() < c.out[j].Path.String() })
+	// A patchSet used by several resources reports a problem once.
+	seen := map[string]bool{}
+	out := c.out[:0]
+	for _, pr := range c.out {
+		key := pr.Path.String() + "\x00" + pr.Code
+		if pr.Code != "fieldpath-unknown" {
+			key += "\x00" + pr.Message
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, pr)
+	}
+	return out
+}
+
+func (g GVK) apiVersion() string {
+	if g.Group == "" {
+		return g.Version
+	}
+	return g.Group + "/" + g.Version
+}
+
+func gvkOf(m map[string]any) GVK {
+	av, _ := m["apiVersion"].(string)
+	k, _ := m["kind"].(string)
+	g, v, found := strings.Cut(av, "/")
+	if !found {
+		g, v = "", av
+	}
+	return GVK{g, v, k}
+}
+
+func (c *checker) add(p fieldpath.Path, onKey bool, sev Severity, code, msg string) {
+	c.out = append(c.out, Problem{Path: p, OnKey: onKey, InString: -1, Severity: sev, Code: code, Message: msg})
+}
+
+// schemaSeverity is how a schema-aware finding is reported in this mode.
+func (c *checker) schemaSeverity() Severity {
+	if c.mode == "strict" {
+		return Error
+	}
+	return Warning
+}
+
+func (c *checker) missingSchema(p fieldpath.Path, msg string) {
+	c.add(p, false, c.schemaSeverity(), "composition-schema", msg)
+}
+
+func (c *checker) pipeline(spec map[string]any, root fieldpath.Path) {
+	steps, _ := spec["pipeline"].([]any)
+	p := root.Child(fieldpath.Field("pipeline"))
+	if len(steps) == 0 {
+		c.add(root.Child(fieldpath.Field("mode")), false, Error, "composition-pipeline", "mode: Pipeline needs at least one step in spec.pipeline")
+		return
+	}
+	if len(steps) > 99 {
+		c.add(p, true, Error, "composition-pipeline", fmt.Sprintf("a pipeline has at most 99 steps, this one has %d", len(steps)))
+	}
+	seen := map[string]int{}
+	for i, s := range steps {
+		step, _ := s.(map[string]any)
+		sp := p.Child(fieldpath.Index(i))
+		name, _ := step["step"].(string)
+		if prev, dup := seen[name]; dup && name != "" {
+			c.add(sp.Child(fieldpath.Field("step")), false, Error, "composition-pipeline", fmt.Sprintf("step name %q is already used by step %d", name, prev))
+		}
+		seen[name] = i
+		c.credentials(step, sp)
+		input, _ := step["input"].(map[string]any)
+		if input == nil {
+			continue
+		}
+		if gvk := gvkOf(input); gvk.Group == "pt.fn.crossplane.io" && gvk.Kind == "Resources" {
+			ip := sp.Child(fieldpath.Field("input"))
+			c.resources(input, ip, false)
+		}
+	}
+}
+
+func (c *checker) credentials(step map[string]any, sp fieldpath.Path) {
+	creds, _ := step["credentials"].([]any)
+	seen := map[string]bool{}
+	for i, cr := range creds {
+		m, _ := cr.(map[string]any)
+		cp := sp.Child(fieldpath.Field("credentials"), fieldpath.Index(i))
+		name, _ := m["name"].(string)
+		if seen[name] {
+			c.add(cp.Child(fieldpath.Field("name")), false, Error, "composition-pipeline", fmt.Sprintf("credential name %q is used twice in this step", name))
+		}
+		seen[name] = true
+		if src, _ := m["source"].(string); src == "Secret" && m["secretRef"] == nil {
+			c.add(cp, true, Error, "composition-pipeline", "credentials with source: Secret need a secretRef")
+		}
+	}
+}

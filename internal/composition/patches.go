@@ -1,0 +1,292 @@
+package composition
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+)
+
+// Patch types and where they read from and write to.
+const (
+	fromComposite    = "FromCompositeFieldPath"
+	toComposite      = "ToCompositeFieldPath"
+	combineFrom      = "CombineFromComposite"
+	combineTo        = "CombineToComposite"
+	fromEnvironment  = "FromEnvironmentFieldPath"
+	toEnvironment    = "ToEnvironmentFieldPath"
+	combineFromEnv   = "CombineFromEnvironment"
+	combineToEnv     = "CombineToEnvironment"
+	patchSetPatch    = "PatchSet"
+	defaultPatchType = fromComposite
+)
+
+var knownPatchTypes = map[string]bool{
+	fromComposite: true, toComposite: true, combineFrom: true, combineTo: true,
+	fromEnvironment: true, toEnvironment: true, combineFromEnv: true, combineToEnv: true, patchSetPatch: true,
+}
+
+// resources checks a list of composed resources with their patchSets:
+// spec of a classic Composition, or a P&T Resources input.
+func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic bool) {
+	sets := map[string]bool{}
+	setList, _ := holder["patchSets"].([]any)
+	for i, s := range setList {
+		m, _ := s.(map[string]any)
+		name, _ := m["name"].(string)
+		sets[name] = true
+		sp := p.Child(fieldpath.Field("patchSets"), fieldpath.Index(i))
+		patches, _ := m["patches"].([]any)
+		for j, pt := range patches {
+			pm, _ := pt.(map[string]any)
+			pp := sp.Child(fieldpath.Field("patches"), fieldpath.Index(j))
+			if t := patchType(pm); t == patchSetPatch {
+				c.add(pp.Child(fieldpath.Field("type")), false, Error, "composition-patch", "a patchSet cannot include another patchSet")
+				continue
+			}
+			// Paths inside patchSets are checked where the set is used.
+			c.patchFields(pm, pp, sets)
+		}
+	}
+	list, _ := holder["resources"].([]any)
+	names := map[string]int{}
+	named, anonymous := 0, 0
+	for i, r := range list {
+		res, _ := r.(map[string]any)
+		rp := p.Child(fieldpath.Field("resources"), fieldpath.Index(i))
+		name, _ := res["name"].(string)
+		if name == "" {
+			anonymous++
+			if !classic {
+				c.add(rp, true, Error, "composition-resource", "function-patch-and-transform needs a name for every resource")
+			}
+		} else {
+			named++
+			if prev, dup := names[name]; dup {
+				c.add(rp.Child(fieldpath.Field("name")), false, Error, "composition-resource", fmt.Sprintf("resource name %q is already used by resources[%d]", name, prev))
+			}
+			names[name] = i
+		}
+		var base *structuralschema.Structural
+		baseKnown := false
+		if b, ok := res["base"].(map[string]any); ok {
+			if gvk := gvkOf(b); gvk.Kind != "" && c.env.Schema != nil {
+				base, baseKnown = c.env.Schema(gvk)
+				if !baseKnown {
+					c.missingSchema(rp.Child(fieldpath.Field("base"), fieldpath.Field("kind")),
+						fmt.Sprintf("no schema for %s %s: this resource's patches are not checked against it", gvk.apiVersion(), gvk.Kind))
+				}
+			}
+		}
+		patches, _ := res["patches"].([]any)
+		for j, pt := range patches {
+			pm, _ := pt.(map[string]any)
+			pp := rp.Child(fieldpath.Field("patches"), fieldpath.Index(j))
+			c.patchFields(pm, pp, sets)
+			c.patchPaths(pm, pp, base, baseKnown, "")
+			if patchType(pm) == patchSetPatch {
+				setName, _ := pm["patchSetName"].(string)
+				c.expandPatchSet(setList, setName, p, base, baseKnown, pp)
+			}
+		}
+		c.readinessChecks(res, rp)
+	}
+	if classic && named > 0 && anonymous > 0 {
+		c.add(p.Child(fieldpath.Field("resources")), true, Error, "composition-resource", "either every resource has a name or none has: mixing named and anonymous resources is not allowed")
+	}
+}
+
+func patchType(pm map[string]any) string {
+	t, _ := pm["type"].(string)
+	if t == "" {
+		return defaultPatchType
+	}
+	return t
+}
+
+// patchFields checks that a patch carries what its type needs.
+func (c *checker) patchFields(pm map[string]any, pp fieldpath.Path, sets map[string]bool) {
+	t := patchType(pm)
+	if !knownPatchTypes[t] {
+		c.add(pp.Child(fieldpath.Field("type")), false, Error, "composition-patch", fmt.Sprintf("unknown patch type %q", t))
+		return
+	}
+	switch t {
+	case fromComposite, toComposite, fromEnvironment, toEnvironment:
+		if s, _ := pm["fromFieldPath"].(string); s == "" {
+			c.add(pp, true, Error, "composition-patch", fmt.Sprintf("a %s patch needs fromFieldPath", t))
+		}
+	case combineFrom, combineTo, combineFromEnv, combineToEnv:
+		comb, _ := pm["combine"].(map[string]any)
+		if comb == nil {
+			c.add(pp, true, Error, "composition-patch", fmt.Sprintf("a %s patch needs combine", t))
+		} else if vars, _ := comb["variables"].([]any); len(vars) == 0 {
+			c.add(pp.Child(fieldpath.Field("combine")), true, Error, "composition-patch", "combine needs at least one variable")
+		} else if strategy, _ := comb["strategy"].(string); strategy == "string" {
+			if str, _ := comb["string"].(map[string]any); str == nil || str["fmt"] == nil {
+				c.add(pp.Child(fieldpath.Field("combine")), true, Error, "composition-patch", "the string strategy needs string.fmt")
+			}
+		}
+		if s, _ := pm["toFieldPath"].(string); s == "" {
+			c.add(pp, true, Error, "composition-patch", fmt.Sprintf("a %s patch needs toFieldPath", t))
+		}
+	case patchSetPatch:
+		name, _ := pm["patchSetName"].(string)
+		if name == "" {
+			c.add(pp, true, Error, "composition-patch", "a PatchSet patch needs patchSetName")
+		} else if !sets[name] {
+			c.add(pp.Child(fieldpath.Field("patchSetName")), false, Error, "composition-patch", fmt.Sprintf("no patchSet named %q", name))
+		}
+	}
+	if pol, ok := pm["policy"].(map[string]any); ok {
+		if v, ok := pol["fromFieldPath"].(string); ok && v != "Optional" && v != "Required" {
+			c.add(pp.Child(fieldpath.Field("policy"), fieldpath.Field("fromFieldPath")), false, Error, "composition-patch", fmt.Sprintf("unknown fromFieldPath policy %q (Optional or Required)", v))
+		}
+		if v, ok := pol["toFieldPath"].(string); ok {
+			switch v {
+			case "Replace", "MergeObjects", "MergeObjectsAppendArrays", "ForceMergeObjects", "ForceMergeObjectsAppendArrays":
+			default:
+				c.add(pp.Child(fieldpath.Field("policy"), fieldpath.Field("toFieldPath")), false, Error, "composition-patch", fmt.Sprintf("unknown toFieldPath policy %q", v))
+			}
+		}
+	}
+	transforms, _ := pm["transforms"].([]any)
+	for i, tr := range transforms {
+		tm, _ := tr.(map[string]any)
+		c.transform(tm, pp.Child(fieldpath.Field("transforms"), fieldpath.Index(i)))
+	}
+	// fieldPath syntax.
+	for _, key := range []string{"fromFieldPath", "toFieldPath"} {
+		if s, ok := pm[key].(string); ok && s != "" {
+			c.syntax(s, pp.Child(fieldpath.Field(key)))
+		}
+	}
+	if comb, ok := pm["combine"].(map[string]any); ok {
+		vars, _ := comb["variables"].([]any)
+		for i, v := range vars {
+			vm, _ := v.(map[string]any)
+			if s, ok := vm["fromFieldPath"].(string); ok {
+				c.syntax(s, pp.Child(fieldpath.Field("combine"), fieldpath.Field("variables"), fieldpath.Index(i), fieldpath.Field("fromFieldPath")))
+			}
+		}
+	}
+}
+
+// syntax reports a fieldPath that Crossplane cannot parse, at the exact
+// character.
+func (c *checker) syntax(s string, p fieldpath.Path) {
+	if _, err := fieldpath.Parse(s); err != nil {
+		var se *fieldpath.SyntaxError
+		off := 0
+		msg := err.Error()
+		if errors.As(err, &se) {
+			off, msg = se.Offset, se.Msg
+		}
+		c.out = append(c.out, Problem{Path: p, InString: off, Severity: Error, Code: "fieldpath-syntax", Message: "invalid fieldPath: " + msg})
+	}
+}
+
+func (c *checker) transform(tm map[string]any, tp fieldpath.Path) {
+	t, _ := tm["type"].(string)
+	need := func(field, what string) bool {
+		if tm[field] == nil {
+			c.add(tp, true, Error, "composition-transform", fmt.Sprintf("a %s transform needs %s", t, what))
+			return false
+		}
+		return true
+	}
+	switch t {
+	case "map":
+		if need("map", "map") {
+			if m, _ := tm["map"].(map[string]any); len(m) == 0 {
+				c.add(tp.Child(fieldpath.Field("map")), true, Error, "composition-transform", "a map transform needs at least one pair")
+			}
+		}
+	case "match":
+		if need("match", "match") {
+			m, _ := tm["match"].(map[string]any)
+			pats, _ := m["patterns"].([]any)
+			for i, pt := range pats {
+				pm, _ := pt.(map[string]any)
+				if ty, _ := pm["type"].(string); ty == "regexp" {
+					if re, _ := pm["regexp"].(string); re != "" {
+						if _, err := regexp.Compile(re); err != nil {
+							c.add(tp.Child(fieldpath.Field("match"), fieldpath.Field("patterns"), fieldpath.Index(i), fieldpath.Field("regexp")), false, Error, "composition-transform", "invalid regular expression: "+err.Error())
+						}
+					}
+				}
+			}
+		}
+	case "math":
+		need("math", "math")
+	case "string":
+		if need("string", "string") {
+			s, _ := tm["string"].(map[string]any)
+			st, _ := s["type"].(string)
+			if st == "" {
+				st = "Format"
+			}
+			switch st {
+			case "Format":
+				if s["fmt"] == nil {
+					c.add(tp.Child(fieldpath.Field("string")), true, Error, "composition-transform", "a Format string transform needs fmt")
+				}
+			case "Regexp":
+				r, _ := s["regexp"].(map[string]any)
+				if m, _ := r["match"].(string); m == "" {
+					c.add(tp.Child(fieldpath.Field("string")), true, Error, "composition-transform", "a Regexp string transform needs regexp.match")
+				} else if _, err := regexp.Compile(m); err != nil {
+					c.add(tp.Child(fieldpath.Field("string"), fieldpath.Field("regexp"), fieldpath.Field("match")), false, Error, "composition-transform", "invalid regular expression: "+err.Error())
+				}
+			case "Convert", "TrimPrefix", "TrimSuffix", "Join", "Replace":
+			default:
+				c.add(tp.Child(fieldpath.Field("string"), fieldpath.Field("type")), false, Error, "composition-transform", fmt.Sprintf("unknown string transform type %q", st))
+			}
+		}
+	case "convert":
+		if need("convert", "convert") {
+			cv, _ := tm["convert"].(map[string]any)
+			switch to, _ := cv["toType"].(string); to {
+			case "string", "int", "int64", "bool", "float64", "object", "array":
+			default:
+				c.add(tp.Child(fieldpath.Field("convert"), fieldpath.Field("toType")), false, Error, "composition-transform", fmt.Sprintf("unknown convert toType %q", to))
+			}
+		}
+	case "":
+		c.add(tp, true, Error, "composition-transform", "a transform needs a type")
+	default:
+		c.add(tp.Child(fieldpath.Field("type")), false, Error, "composition-transform", fmt.Sprintf("unknown transform type %q", t))
+	}
+}
+
+func (c *checker) readinessChecks(res map[string]any, rp fieldpath.Path) {
+	checks, _ := res["readinessChecks"].([]any)
+	for i, ch := range checks {
+		m, _ := ch.(map[string]any)
+		cp := rp.Child(fieldpath.Field("readinessChecks"), fieldpath.Index(i))
+		t, _ := m["type"].(string)
+		switch t {
+		case "None":
+		case "MatchString", "MatchInteger", "NonEmpty", "MatchCondition", "MatchTrue", "MatchFalse":
+			if t != "MatchCondition" {
+				if s, _ := m["fieldPath"].(string); s == "" {
+					c.add(cp, true, Error, "composition-readiness", fmt.Sprintf("a %s readiness check needs fieldPath", t))
+				} else {
+					c.syntax(s, cp.Child(fieldpath.Field("fieldPath")))
+				}
+			}
+			if t == "MatchString" && m["matchString"] == nil {
+				c.add(cp, true, Error, "composition-readiness", "a MatchString readiness check needs matchString")
+			}
+			if t == "MatchInteger" && m["matchInteger"] == nil {
+				c.add(cp, true, Error, "composition-readiness", "a MatchInteger readiness check needs matchInteger")
+			}
+		case "":
+		default:
+			c.add(cp.Child(fieldpath.Field("type")), false, Error, "composition-readiness", fmt.Sprintf("unknown readiness check type %q", t))
+		}
+	}
+}
