@@ -87,6 +87,7 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 			pp := rp.Child(fieldpath.Field("patches"), fieldpath.Index(j))
 			c.patchFields(pm, pp, sets)
 			c.patchPaths(pm, pp, base, baseKnown, "")
+			c.typeFlow(pm, pp, base, baseKnown)
 			if patchType(pm) == patchSetPatch {
 				setName, _ := pm["patchSetName"].(string)
 				c.expandPatchSet(setList, setName, p, base, baseKnown, pp)
