@@ -35,6 +35,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		out = append(out, compositionMode(d, m, env)...)
 		out = append(out, compositionChecks(d, m, env)...)
 		out = append(out, compositionBases(ctx, d, m, env)...)
+		out = append(out, functionInputs(ctx, d, m, env)...)
 	}
 	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
 	if !found {
@@ -225,4 +226,72 @@ func baseGVK(base map[string]any) (schemas.GVK, bool) {
 		g, v = "", av
 	}
 	return schemas.GVK{Group: g, Version: v, Kind: k}, true
+}
+
+// ptAccepted are values function-patch-and-transform accepts at run time
+// although its shipped input CRD leaves them out of its enums.
+var ptAccepted = map[string]bool{`"Join"`: true, `"Replace"`: true, `"ToAdler32"`: true}
+
+// functionInputs validates each pipeline step's input against its input
+// CRD when one is known (built-in for common functions, or from the
+// workspace); an unknown input is left alone.
+func functionInputs(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
+	if env.Schemas == nil {
+		return nil
+	}
+	spec, _ := m["spec"].(map[string]any)
+	steps, _ := spec["pipeline"].([]any)
+	var out []Diagnostic
+	for i, st := range steps {
+		sm, _ := st.(map[string]any)
+		in, _ := sm["input"].(map[string]any)
+		gvk, ok := baseGVK(in)
+		if !ok {
+			continue
+		}
+		sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
+		if !found {
+			continue
+		}
+		ip := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline"), fieldpath.Index(i), fieldpath.Field("input")}
+		isPT := gvk.Group == "pt.fn.crossplane.io"
+		var kept []schemas.Error
+		blocked := false
+		// An input is not an object of the API server: give it the
+		// metadata validation expects, so its own rules (CEL too) run.
+		probe := make(map[string]any, len(in)+1)
+		for k, v := range in {
+			probe[k] = v
+		}
+		if _, ok := probe["metadata"]; !ok {
+			probe["metadata"] = map[string]any{"name": "input"}
+		}
+		for _, e := range sch.Validate(ctx, probe) {
+			switch {
+			case len(e.Path) > 0 && e.Path[0].Field == "metadata" || (len(e.Path) == 0 && strings.Contains(e.Message, "metadata")):
+				// inputs carry no object metadata
+			case isPT && e.Code == "enum" && acceptedByPT(e.Message):
+			case e.Severity == schemas.SeverityInfo && e.Code == "cel":
+				blocked = true
+			default:
+				kept = append(kept, e)
+			}
+		}
+		if blocked && len(kept) > 0 {
+			kept = append(kept, schemas.Error{OnKey: true, Severity: schemas.SeverityInfo, Code: "cel", Message: "some validation rules (x-kubernetes-validations) were not checked because the input was invalid"})
+		}
+		for _, e := range kept {
+			out = append(out, at(d, ip.Child(e.Path...), e.OnKey, severityOf(e.Severity), e.Code, e.Message))
+		}
+	}
+	return out
+}
+
+func acceptedByPT(msg string) bool {
+	for v := range ptAccepted {
+		if strings.HasPrefix(msg, "unsupported value "+v) {
+			return true
+		}
+	}
+	return false
 }
