@@ -94,6 +94,21 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 			}
 		}
 		c.readinessChecks(res, rp)
+		c.readinessTypes(res, rp, base, baseKnown)
+		c.connectionDetails(res, rp, base, baseKnown)
+	}
+	if env, ok := holder["environment"].(map[string]any); ok {
+		patches, _ := env["patches"].([]any)
+		for j, pt := range patches {
+			pm, _ := pt.(map[string]any)
+			pp := p.Child(fieldpath.Field("environment"), fieldpath.Field("patches"), fieldpath.Index(j))
+			switch t := patchType(pm); t {
+			case fromComposite, toComposite, combineFrom, combineTo, fromEnvironment, toEnvironment:
+				c.patchFields(pm, pp, sets)
+			default:
+				c.add(pp.Child(fieldpath.Field("type")), false, Error, "composition-patch", fmt.Sprintf("a %s patch is not allowed in environment.patches", t))
+			}
+		}
 	}
 	if classic && named > 0 && anonymous > 0 {
 		c.add(p.Child(fieldpath.Field("resources")), true, Error, "composition-resource", "either every resource has a name or none has: mixing named and anonymous resources is not allowed")
@@ -288,6 +303,60 @@ func (c *checker) readinessChecks(res map[string]any, rp fieldpath.Path) {
 		case "":
 		default:
 			c.add(cp.Child(fieldpath.Field("type")), false, Error, "composition-readiness", fmt.Sprintf("unknown readiness check type %q", t))
+		}
+	}
+}
+
+// readinessTypes checks that a readiness check's field has the type the
+// check compares it with.
+func (c *checker) readinessTypes(res map[string]any, rp fieldpath.Path, base *structuralschema.Structural, baseKnown bool) {
+	if !baseKnown || base == nil {
+		return
+	}
+	want := map[string]string{"MatchString": "string", "MatchInteger": "integer", "MatchTrue": "boolean", "MatchFalse": "boolean"}
+	checks, _ := res["readinessChecks"].([]any)
+	for i, ch := range checks {
+		m, _ := ch.(map[string]any)
+		t, _ := m["type"].(string)
+		str, _ := m["fieldPath"].(string)
+		w, typed := want[t]
+		if str == "" {
+			continue
+		}
+		fp, err := fieldpath.Parse(str)
+		if err != nil {
+			continue
+		}
+		at := rp.Child(fieldpath.Field("readinessChecks"), fieldpath.Index(i), fieldpath.Field("fieldPath"))
+		if msg := walk(base, fp); msg != "" {
+			c.add(at, false, c.schemaSeverity(), "fieldpath-unknown", fmt.Sprintf("%s: %s per the composed resource's schema", str, msg))
+			continue
+		}
+		if node := nodeAt(base, fp); typed && node != nil && node.Type != w {
+			c.add(at, false, c.schemaSeverity(), "readiness-type", fmt.Sprintf("a %s readiness check needs %s field, but %s is %s", t, article(w), str, article(node.Type)))
+		}
+	}
+}
+
+// connectionDetails checks that fromFieldPath connection details exist in
+// the base's schema.
+func (c *checker) connectionDetails(res map[string]any, rp fieldpath.Path, base *structuralschema.Structural, baseKnown bool) {
+	details, _ := res["connectionDetails"].([]any)
+	for i, d := range details {
+		m, _ := d.(map[string]any)
+		str, _ := m["fromFieldPath"].(string)
+		if str == "" {
+			continue
+		}
+		at := rp.Child(fieldpath.Field("connectionDetails"), fieldpath.Index(i), fieldpath.Field("fromFieldPath"))
+		c.syntax(str, at)
+		if !baseKnown || base == nil {
+			continue
+		}
+		if fp, err := fieldpath.Parse(str); err == nil {
+			if msg := walk(base, fp); msg != "" {
+				c.add(at, false, c.schemaSeverity(), "fieldpath-unknown", fmt.Sprintf("%s: %s per the composed resource's schema", str, msg))
+			}
 		}
 	}
 }
