@@ -46,6 +46,9 @@ func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverRes
 	if !found {
 		return nil
 	}
+	if h := fieldPathHover(ctx, hit, m, env); h != nil {
+		return h
+	}
 	first, _ := hit.Path.Last()
 	if len(hit.Path) == 1 && (first.Field == "apiVersion" || first.Field == "kind") {
 		var versions []string
@@ -116,6 +119,11 @@ func typeName(s *structuralschema.Structural) string {
 }
 
 func fieldDoc(p fieldpath.Path, s, parent *structuralschema.Structural, sch *schemas.Schema) string {
+	return fieldDocBody(p, s, parent) + fmt.Sprintf("`%s` — %s", p.String(), sourceLine(sch))
+}
+
+// fieldDocBody is a field's documentation without the trailing source line.
+func fieldDocBody(p fieldpath.Path, s, parent *structuralschema.Structural) string {
 	var b strings.Builder
 	last, _ := p.Last()
 	name := last.Field
@@ -180,7 +188,6 @@ func fieldDoc(p fieldpath.Path, s, parent *structuralschema.Structural, sch *sch
 	if len(facts) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "`%s` — %s", p.String(), sourceLine(sch))
 	return b.String()
 }
 
