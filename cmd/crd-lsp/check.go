@@ -39,6 +39,7 @@ type checkOptions struct {
 	schemaDirs  stringList
 	output      string
 	unknownKind string
+	compMode    string
 	crossplane  string
 	logLevel    string
 }
@@ -52,6 +53,7 @@ func checkFlags(out io.Writer) *flag.FlagSet {
 	fs.Var(&checkOpts.schemaDirs, "schemas", "folder or file of extra CRDs/XRDs (repeatable)")
 	fs.StringVar(&checkOpts.output, "output", "text", "output format: text or json")
 	fs.StringVar(&checkOpts.unknownKind, "unknown-kind", "warning", "severity for kinds no schema defines: error, warning, info or ignore")
+	fs.StringVar(&checkOpts.compMode, "composition-mode", "warn", "schema-aware Composition validation mode where no annotation says: warn, loose or strict")
 	fs.StringVar(&checkOpts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) targeted where no crossplane.yaml says (default v2)")
 	fs.StringVar(&checkOpts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
 	return fs
@@ -93,6 +95,10 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	unknown, ok := analysis.ParseSeverity(opts.unknownKind)
 	if !ok && opts.unknownKind != "ignore" && opts.unknownKind != "off" && opts.unknownKind != "none" {
 		fmt.Fprintf(stderr, "crd-lsp check: --unknown-kind must be error, warning, info or ignore, not %q\n", opts.unknownKind)
+		return 2
+	}
+	if m := opts.compMode; m != "warn" && m != "loose" && m != "strict" {
+		fmt.Fprintf(stderr, "crd-lsp check: --composition-mode must be warn, loose or strict, not %q\n", m)
 		return 2
 	}
 	paths := fs.Args()
@@ -220,7 +226,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "crd-lsp check:", err)
 			return 2
 		}
-		env := analysis.Env{Schemas: store, UnknownKind: unknown, CrossplaneMajor: major}
+		env := analysis.Env{Schemas: store, UnknownKind: unknown, CrossplaneMajor: major, CompositionMode: opts.compMode}
 		f := document.Parse(in.path, 0, in.content)
 		diags := analysis.Diagnose(ctx, f, env)
 		cf := checkedFile{Path: in.path, Diagnostics: []jsonDiagnostic{}}

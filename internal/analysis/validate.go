@@ -19,7 +19,7 @@ var crdGVK = schemas.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "Cu
 
 // validateObject checks one Kubernetes object against its schema, the way the
 // API server would on create.
-func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
+func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env Env) (diags []Diagnostic) {
 	gvk, diags, ok := resourceHeader(d, m)
 	if !ok {
 		return diags
@@ -35,7 +35,9 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		out = append(out, compositionMode(d, m, env)...)
 		out = append(out, compositionChecks(d, m, env)...)
 		out = append(out, compositionBases(ctx, d, m, env)...)
-		out = append(out, functionInputs(ctx, d, m, env)...)
+		inputs := functionInputs(ctx, d, m, env)
+		defer func() { diags = withoutRestated(diags) }()
+		out = append(out, inputs...)
 	}
 	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
 	if !found {
@@ -46,6 +48,30 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 			fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind))}
 	}
 	return append(out, fromSchemaErrors(d, sch.Validate(ctx, m))...)
+}
+
+// restatable are the schema findings a Composition check says better at
+// the same place ("a readiness check needs a type" rather than "missing
+// required field \"type\"").
+var restatable = map[string]bool{"required": true, "enum": true, "cel": true}
+
+// withoutRestated drops a schema finding when a Composition check reports
+// at the same position, so one mistake gets one diagnostic.
+func withoutRestated(diags []Diagnostic) []Diagnostic {
+	checked := map[int]bool{}
+	for _, d := range diags {
+		if strings.HasPrefix(d.Code, "composition-") {
+			checked[d.Span.Start] = true
+		}
+	}
+	out := diags[:0]
+	for _, d := range diags {
+		if restatable[d.Code] && checked[d.Span.Start] && d.Severity != SeverityInfo {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // schemaless groups are not served by the API server and have no CRD:

@@ -57,6 +57,7 @@ type checker struct {
 	env     Env
 	out     []Problem
 	mode    string
+	classic bool // checking a classic Composition's spec, not a P&T input
 	xr      *structuralschema.Structural
 	xrKnown bool
 }
@@ -64,7 +65,7 @@ type checker struct {
 // Check returns the problems of a Composition document.
 func Check(obj map[string]any, env Env) []Problem {
 	c := &checker{env: env, mode: env.Mode}
-	if c.mode == "" {
+	if c.mode != "strict" && c.mode != "loose" {
 		c.mode = "warn"
 	}
 	if md, ok := obj["metadata"].(map[string]any); ok {
@@ -135,16 +136,24 @@ func (c *checker) add(p fieldpath.Path, onKey bool, sev Severity, code, msg stri
 	c.out = append(c.out, Problem{Path: p, OnKey: onKey, InString: -1, Severity: sev, Code: code, Message: msg})
 }
 
-// schemaSeverity is how a schema-aware finding is reported in this mode.
+// schemaSeverity is how a schema-aware finding is reported in this mode,
+// as Crossplane's webhook design defined the modes: "warn" reports every
+// finding as a warning; "loose" and "strict" make findings errors.
 func (c *checker) schemaSeverity() Severity {
-	if c.mode == "strict" {
-		return Error
+	if c.mode == "warn" {
+		return Warning
 	}
-	return Warning
+	return Error
 }
 
+// missingSchema reports a composite or base without a schema: an error
+// only in strict mode ("loose" and "warn" skip what needs the schema).
 func (c *checker) missingSchema(p fieldpath.Path, msg string) {
-	c.add(p, false, c.schemaSeverity(), "composition-schema", msg)
+	sev := Warning
+	if c.mode == "strict" {
+		sev = Error
+	}
+	c.add(p, false, sev, "composition-schema", msg)
 }
 
 func (c *checker) pipeline(spec map[string]any, root fieldpath.Path) {

@@ -32,6 +32,12 @@ var knownPatchTypes = map[string]bool{
 // resources checks a list of composed resources with their patchSets:
 // spec of a classic Composition, or a P&T Resources input.
 func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic bool) {
+	c.classic = classic
+	if env, _ := holder["environment"].(map[string]any); !classic && isEmptyList(holder["resources"]) {
+		if envPatches, _ := env["patches"].([]any); len(envPatches) == 0 {
+			c.add(p, true, Error, "composition-resource", "function-patch-and-transform needs resources or environment patches")
+		}
+	}
 	sets := map[string]bool{}
 	setList, _ := holder["patchSets"].([]any)
 	for i, s := range setList {
@@ -39,6 +45,9 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 		name, _ := m["name"].(string)
 		sets[name] = true
 		sp := p.Child(fieldpath.Field("patchSets"), fieldpath.Index(i))
+		if name == "" {
+			c.add(sp, true, Error, "composition-patch", "a patchSet needs a name")
+		}
 		patches, _ := m["patches"].([]any)
 		for j, pt := range patches {
 			pm, _ := pt.(map[string]any)
@@ -139,7 +148,7 @@ func (c *checker) patchFields(pm map[string]any, pp fieldpath.Path, sets map[str
 		comb, _ := pm["combine"].(map[string]any)
 		if comb == nil {
 			c.add(pp, true, Error, "composition-patch", fmt.Sprintf("a %s patch needs combine", t))
-		} else if vars, _ := comb["variables"].([]any); len(vars) == 0 {
+		} else if vars, ok := comb["variables"].([]any); ok && len(vars) == 0 {
 			c.add(pp.Child(fieldpath.Field("combine")), true, Error, "composition-patch", "combine needs at least one variable")
 		} else if strategy, _ := comb["strategy"].(string); strategy == "string" {
 			if str, _ := comb["string"].(map[string]any); str == nil || str["fmt"] == nil {
@@ -163,7 +172,7 @@ func (c *checker) patchFields(pm map[string]any, pp fieldpath.Path, sets map[str
 		}
 		if v, ok := pol["toFieldPath"].(string); ok {
 			switch v {
-			case "Replace", "MergeObjects", "MergeObjectsAppendArrays", "ForceMergeObjects", "ForceMergeObjectsAppendArrays":
+			case "Replace", "MergeObjects", "MergeObjectsAppendArrays", "ForceMergeObjects", "ForceMergeObjectsAppendArrays", "MergeObject", "AppendArray":
 			default:
 				c.add(pp.Child(fieldpath.Field("policy"), fieldpath.Field("toFieldPath")), false, Error, "composition-patch", fmt.Sprintf("unknown toFieldPath policy %q", v))
 			}
@@ -205,6 +214,11 @@ func (c *checker) syntax(s string, p fieldpath.Path) {
 	}
 }
 
+// transform checks that a transform carries the configuration its type
+// needs, as function-patch-and-transform validates it. Classic
+// Compositions pass through the API server's defaulting first (math and
+// string types default to Multiply and Format, a readiness check to
+// NonEmpty); P&T inputs are not defaulted, so those fields are required.
 func (c *checker) transform(tm map[string]any, tp fieldpath.Path) {
 	t, _ := tm["type"].(string)
 	need := func(field, what string) bool {
@@ -214,63 +228,109 @@ func (c *checker) transform(tm map[string]any, tp fieldpath.Path) {
 		}
 		return true
 	}
+	sub := func(names ...string) fieldpath.Path {
+		q := tp
+		for _, n := range names {
+			q = q.Child(fieldpath.Field(n))
+		}
+		return q
+	}
 	switch t {
 	case "map":
 		if need("map", "map") {
 			if m, _ := tm["map"].(map[string]any); len(m) == 0 {
-				c.add(tp.Child(fieldpath.Field("map")), true, Error, "composition-transform", "a map transform needs at least one pair")
+				c.add(sub("map"), true, Error, "composition-transform", "a map transform needs at least one pair")
 			}
 		}
 	case "match":
 		if need("match", "match") {
 			m, _ := tm["match"].(map[string]any)
 			pats, _ := m["patterns"].([]any)
+			if len(pats) == 0 {
+				c.add(sub("match"), true, Error, "composition-transform", "a match transform needs at least one pattern")
+			}
 			for i, pt := range pats {
 				pm, _ := pt.(map[string]any)
-				if ty, _ := pm["type"].(string); ty == "regexp" {
-					if re, _ := pm["regexp"].(string); re != "" {
-						if _, err := regexp.Compile(re); err != nil {
-							c.add(tp.Child(fieldpath.Field("match"), fieldpath.Field("patterns"), fieldpath.Index(i), fieldpath.Field("regexp")), false, Error, "composition-transform", "invalid regular expression: "+err.Error())
-						}
+				pp := sub("match", "patterns").Child(fieldpath.Index(i))
+				switch ty, _ := pm["type"].(string); ty {
+				case "literal", "":
+					if pm["literal"] == nil {
+						c.add(pp, true, Error, "composition-transform", "a literal pattern needs literal")
 					}
+				case "regexp":
+					re, ok := pm["regexp"].(string)
+					if !ok {
+						c.add(pp, true, Error, "composition-transform", "a regexp pattern needs regexp")
+					} else if _, err := regexp.Compile(re); err != nil {
+						c.add(pp.Child(fieldpath.Field("regexp")), false, Error, "composition-transform", "invalid regular expression: "+err.Error())
+					}
+				default:
+					c.add(pp.Child(fieldpath.Field("type")), false, Error, "composition-transform", fmt.Sprintf("unknown pattern type %q (literal or regexp)", ty))
 				}
 			}
 		}
 	case "math":
-		need("math", "math")
+		if need("math", "math") {
+			m, _ := tm["math"].(map[string]any)
+			mt, _ := m["type"].(string)
+			if mt == "" && c.classic {
+				mt = "Multiply"
+			}
+			operand := map[string]string{"Multiply": "multiply", "ClampMin": "clampMin", "ClampMax": "clampMax"}
+			switch key, ok := operand[mt]; {
+			case mt == "":
+				c.add(sub("math"), true, Error, "composition-transform", "a math transform needs math.type (Multiply, ClampMin or ClampMax)")
+			case !ok:
+				c.add(sub("math", "type"), false, Error, "composition-transform", fmt.Sprintf("unknown math transform type %q", mt))
+			case m[key] == nil:
+				c.add(sub("math"), true, Error, "composition-transform", fmt.Sprintf("a %s math transform needs %s", mt, key))
+			}
+		}
 	case "string":
 		if need("string", "string") {
 			s, _ := tm["string"].(map[string]any)
 			st, _ := s["type"].(string)
-			if st == "" {
+			if st == "" && c.classic {
 				st = "Format"
 			}
+			needs := func(key, what string) {
+				if s[key] == nil {
+					c.add(sub("string"), true, Error, "composition-transform", fmt.Sprintf("a %s string transform needs %s", st, what))
+				}
+			}
 			switch st {
+			case "":
+				c.add(sub("string"), true, Error, "composition-transform", "a string transform needs string.type")
 			case "Format":
-				if s["fmt"] == nil {
-					c.add(tp.Child(fieldpath.Field("string")), true, Error, "composition-transform", "a Format string transform needs fmt")
+				needs("fmt", "fmt")
+			case "Convert":
+				needs("convert", "convert")
+			case "TrimPrefix", "TrimSuffix":
+				needs("trim", "trim")
+			case "Join":
+				needs("join", "join")
+			case "Replace":
+				needs("replace", "replace")
+				if r, ok := s["replace"].(map[string]any); ok {
+					if v, _ := r["search"].(string); v == "" {
+						c.add(sub("string", "replace"), true, Error, "composition-transform", "a Replace string transform needs replace.search")
+					}
 				}
 			case "Regexp":
 				r, _ := s["regexp"].(map[string]any)
 				if m, _ := r["match"].(string); m == "" {
-					c.add(tp.Child(fieldpath.Field("string")), true, Error, "composition-transform", "a Regexp string transform needs regexp.match")
+					c.add(sub("string"), true, Error, "composition-transform", "a Regexp string transform needs regexp.match")
 				} else if _, err := regexp.Compile(m); err != nil {
-					c.add(tp.Child(fieldpath.Field("string"), fieldpath.Field("regexp"), fieldpath.Field("match")), false, Error, "composition-transform", "invalid regular expression: "+err.Error())
+					c.add(sub("string", "regexp", "match"), false, Error, "composition-transform", "invalid regular expression: "+err.Error())
 				}
-			case "Convert", "TrimPrefix", "TrimSuffix", "Join", "Replace":
 			default:
-				c.add(tp.Child(fieldpath.Field("string"), fieldpath.Field("type")), false, Error, "composition-transform", fmt.Sprintf("unknown string transform type %q", st))
+				c.add(sub("string", "type"), false, Error, "composition-transform", fmt.Sprintf("unknown string transform type %q", st))
 			}
 		}
 	case "convert":
-		if need("convert", "convert") {
-			cv, _ := tm["convert"].(map[string]any)
-			switch to, _ := cv["toType"].(string); to {
-			case "string", "int", "int64", "bool", "float64", "object", "array":
-			default:
-				c.add(tp.Child(fieldpath.Field("convert"), fieldpath.Field("toType")), false, Error, "composition-transform", fmt.Sprintf("unknown convert toType %q", to))
-			}
-		}
+		// toType and format are enums of both input schemas, which
+		// report a missing or unknown value.
+		need("convert", "convert")
 	case "":
 		c.add(tp, true, Error, "composition-transform", "a transform needs a type")
 	default:
@@ -284,15 +344,24 @@ func (c *checker) readinessChecks(res map[string]any, rp fieldpath.Path) {
 		m, _ := ch.(map[string]any)
 		cp := rp.Child(fieldpath.Field("readinessChecks"), fieldpath.Index(i))
 		t, _ := m["type"].(string)
+		if t == "" && c.classic {
+			t = "NonEmpty"
+		}
 		switch t {
 		case "None":
 		case "MatchString", "MatchInteger", "NonEmpty", "MatchCondition", "MatchTrue", "MatchFalse":
-			if t != "MatchCondition" {
-				if s, _ := m["fieldPath"].(string); s == "" {
-					c.add(cp, true, Error, "composition-readiness", fmt.Sprintf("a %s readiness check needs fieldPath", t))
-				} else {
-					c.syntax(s, cp.Child(fieldpath.Field("fieldPath")))
+			if t == "MatchCondition" {
+				if mc, ok := m["matchCondition"].(map[string]any); ok && !c.classic {
+					for _, k := range []string{"type", "status"} {
+						if v, _ := mc[k].(string); v == "" {
+							c.add(cp.Child(fieldpath.Field("matchCondition")), true, Error, "composition-readiness", "a MatchCondition readiness check needs matchCondition."+k)
+						}
+					}
 				}
+			} else if s, _ := m["fieldPath"].(string); s == "" {
+				c.add(cp, true, Error, "composition-readiness", fmt.Sprintf("a %s readiness check needs fieldPath", t))
+			} else {
+				c.syntax(s, cp.Child(fieldpath.Field("fieldPath")))
 			}
 			if t == "MatchString" && m["matchString"] == nil {
 				c.add(cp, true, Error, "composition-readiness", "a MatchString readiness check needs matchString")
@@ -301,6 +370,7 @@ func (c *checker) readinessChecks(res map[string]any, rp fieldpath.Path) {
 				c.add(cp, true, Error, "composition-readiness", "a MatchInteger readiness check needs matchInteger")
 			}
 		case "":
+			c.add(cp, true, Error, "composition-readiness", "a readiness check needs a type")
 		default:
 			c.add(cp.Child(fieldpath.Field("type")), false, Error, "composition-readiness", fmt.Sprintf("unknown readiness check type %q", t))
 		}
@@ -344,6 +414,7 @@ func (c *checker) connectionDetails(res map[string]any, rp fieldpath.Path, base 
 	details, _ := res["connectionDetails"].([]any)
 	for i, d := range details {
 		m, _ := d.(map[string]any)
+		c.connectionDetail(m, rp.Child(fieldpath.Field("connectionDetails"), fieldpath.Index(i)))
 		str, _ := m["fromFieldPath"].(string)
 		if str == "" {
 			continue
@@ -359,4 +430,43 @@ func (c *checker) connectionDetails(res map[string]any, rp fieldpath.Path, base 
 			}
 		}
 	}
+}
+
+// connectionDetail checks that a connection detail carries what its type
+// needs. P&T requires the type and a name for every detail; classic
+// Crossplane infers the type from the field that is set and lets a
+// FromConnectionSecretKey detail default its name to the key.
+func (c *checker) connectionDetail(m map[string]any, dp fieldpath.Path) {
+	t, _ := m["type"].(string)
+	if t == "" && c.classic {
+		switch {
+		case m["fromConnectionSecretKey"] != nil:
+			t = "FromConnectionSecretKey"
+		case m["fromFieldPath"] != nil:
+			t = "FromFieldPath"
+		case m["value"] != nil:
+			t = "FromValue"
+		}
+	}
+	field := map[string]string{"FromConnectionSecretKey": "fromConnectionSecretKey", "FromFieldPath": "fromFieldPath", "FromValue": "value"}
+	key, known := field[t]
+	switch {
+	case t == "":
+		c.add(dp, true, Error, "composition-connection", "a connection detail needs a type (FromConnectionSecretKey, FromFieldPath or FromValue)")
+		return
+	case !known:
+		c.add(dp.Child(fieldpath.Field("type")), false, Error, "composition-connection", fmt.Sprintf("unknown connection detail type %q", t))
+		return
+	}
+	if m[key] == nil {
+		c.add(dp, true, Error, "composition-connection", fmt.Sprintf("a %s connection detail needs %s", t, key))
+	}
+	if name, _ := m["name"].(string); name == "" && (!c.classic || t != "FromConnectionSecretKey") {
+		c.add(dp, true, Error, "composition-connection", fmt.Sprintf("a %s connection detail needs a name: the key it gets in the connection secret", t))
+	}
+}
+
+func isEmptyList(v any) bool {
+	l, _ := v.([]any)
+	return len(l) == 0
 }
