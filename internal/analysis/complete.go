@@ -155,11 +155,11 @@ func completeKey(ctx context.Context, f *document.File, offset, lineStart, lineE
 			return out
 		}
 	}
-	sch, ss := schemaOf(d, f.URI, env)
+	_, ss, rel := schemaOf(d, parent, f.URI, env)
 	if ss == nil {
 		return nil
 	}
-	node, _ := walkStructural(ss, parent)
+	node, _ := walkStructural(ss, rel)
 	if node == nil {
 		return nil
 	}
@@ -174,7 +174,7 @@ func completeKey(ctx context.Context, f *document.File, offset, lineStart, lineE
 		if present[name] || !strings.HasPrefix(strings.ToLower(name), strings.ToLower(word)) {
 			continue
 		}
-		if len(parent) == 0 && (name == "status") {
+		if len(rel) == 0 && (name == "status") {
 			continue // written by controllers, not users
 		}
 		prop := prop
@@ -189,7 +189,6 @@ func completeKey(ctx context.Context, f *document.File, offset, lineStart, lineE
 			InsertText: keyInsert(name, &prop, indent), Replace: replace, SortText: sort,
 		})
 	}
-	_ = sch
 	sortCompletions(out)
 	return out
 }
@@ -211,6 +210,9 @@ func completeValue(ctx context.Context, f *document.File, offset, lineStart, lin
 	colon := strings.Index(prefix, ":")
 	keyPart := prefix[:colon]
 	typed := strings.TrimLeft(prefix[colon+1:], " ")
+	if out, ok := completeInString(f, offset, lineStart, lineEnd, keyPart, typed, env); ok {
+		return out
+	}
 	if strings.ContainsAny(typed, "{[\"'") {
 		return nil
 	}
@@ -257,13 +259,23 @@ func completeValue(ctx context.Context, f *document.File, offset, lineStart, lin
 		sortCompletions(out)
 		return dedupeLabels(out)
 	}
-	_, ss := schemaOf(d, f.URI, env)
+	sch, ss, rel := schemaOf(d, p, f.URI, env)
 	if ss == nil {
 		return nil
 	}
-	node, _ := walkStructural(ss, p)
+	node, _ := walkStructural(ss, rel)
 	if node == nil {
 		return nil
+	}
+	if sch.GVK.Group == "pt.fn.crossplane.io" && len(rel) >= 2 && rel[len(rel)-2].Field == "string" {
+		// Accepted by the function although its CRD's enums omit them.
+		switch rel[len(rel)-1].Field {
+		case "type":
+			add("Join", "string", CompleteValue, "0_")
+			add("Replace", "string", CompleteValue, "0_")
+		case "convert":
+			add("ToAdler32", "string", CompleteValue, "0_")
+		}
 	}
 	if v := node.ValueValidation; v != nil {
 		for _, e := range v.Enum {
@@ -289,26 +301,19 @@ func completeValue(ctx context.Context, f *document.File, offset, lineStart, lin
 	return dedupeLabels(out)
 }
 
-// schemaOf returns the schema of a (re-parsed) document.
-func schemaOf(d *document.Doc, uri string, env Env) (*schemas.Schema, *structuralschema.Structural) {
+// schemaOf returns the schema that governs path p of a (re-parsed)
+// document, and p relative to it (see schemaAt).
+func schemaOf(d *document.Doc, p fieldpath.Path, uri string, env Env) (*schemas.Schema, *structuralschema.Structural, fieldpath.Path) {
 	obj, err := d.Object()
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	m, _ := obj.(map[string]any)
-	gvk, _, ok := resourceHeader(d, m)
+	sch, ss, rel, ok := schemaAt(d, m, p, env)
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
-	sch, found := nearest(env.Schemas.Candidates(gvk), uri)
-	if !found {
-		return nil, nil
-	}
-	ss, err := sch.Structural()
-	if err != nil {
-		return sch, nil
-	}
-	return sch, ss
+	return sch, ss, rel
 }
 
 func sortCompletions(c []Completion) {

@@ -31,14 +31,29 @@ func Definition(ctx context.Context, f *document.File, offset int, env Env, read
 		return nil
 	}
 	last, _ := hit.Path.Last()
-	if last.Field != "apiVersion" && last.Field != "kind" {
-		return nil
-	}
 	obj, err := hit.Doc.Object()
 	if err != nil {
 		return nil
 	}
 	m, _ := obj.(map[string]any)
+	if !hit.OnKey && last.Field == "patchSetName" && hit.Value != nil {
+		// A PatchSet patch goes to the patchSet it names.
+		if decl, _ := patchSetUses(m, hit.Path, hit.Value.Value); decl != nil {
+			if _, v, ok := hit.Doc.Lookup(decl); ok {
+				return []Location{{File: f, Span: f.NodeSpan(v)}}
+			}
+		}
+		return nil
+	}
+	if !hit.OnKey && fieldPathKeys[last.Field] {
+		if loc, ok := fieldPathDefinition(hit, m, env, read); ok {
+			return []Location{loc}
+		}
+		return nil
+	}
+	if last.Field != "apiVersion" && last.Field != "kind" {
+		return nil
+	}
 	var gvk schemas.GVK
 	switch {
 	case len(hit.Path) == 1:
@@ -101,10 +116,11 @@ func definitionOf(file string, gvk schemas.GVK, read FileReader) (Location, bool
 	}
 	def := document.Parse(file, 0, text)
 	for _, d := range def.Docs {
+		if !defines(d, gvk) {
+			continue
+		}
 		for _, names := range []string{"names", "claimNames"} {
-			_, g, okG := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("group")})
-			_, k, okK := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field(names), fieldpath.Field("kind")})
-			if okK && k.Kind == yaml.ScalarNode && k.Value == gvk.Kind && (!okG || g.Value == gvk.Group) {
+			if _, k, ok := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field(names), fieldpath.Field("kind")}); ok && k.Kind == yaml.ScalarNode && k.Value == gvk.Kind {
 				return Location{File: def, Span: def.NodeSpan(k)}, true
 			}
 		}

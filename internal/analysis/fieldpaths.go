@@ -8,12 +8,27 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 // fieldPathSchema returns the schema a Composition fieldPath string at p
 // (a patch's fromFieldPath/toFieldPath, a combine variable, a readiness
 // check or a connection detail) is read against, and which side that is.
 func fieldPathSchema(d *document.Doc, m map[string]any, p fieldpath.Path, env Env) (*structuralschema.Structural, string, bool) {
+	sch, side, ok := fieldPathTarget(d, m, p, env)
+	if !ok {
+		return nil, side, false
+	}
+	ss, err := sch.Structural()
+	if err != nil {
+		return nil, side, false
+	}
+	return ss, side, true
+}
+
+// fieldPathTarget is the schema (an XR's from its XRD, a base's from its
+// CRD) that a fieldPath string at p is read against, and its side.
+func fieldPathTarget(d *document.Doc, m map[string]any, p fieldpath.Path, env Env) (*schemas.Schema, string, bool) {
 	last, ok := p.Last()
 	if !ok || last.Kind != fieldpath.KindField {
 		return nil, "", false
@@ -69,11 +84,7 @@ func fieldPathSchema(d *document.Doc, m map[string]any, p fieldpath.Path, env En
 	if !found {
 		return nil, side, false
 	}
-	ss, err := sch.Structural()
-	if err != nil {
-		return nil, side, false
-	}
-	return ss, side, true
+	return sch, side, true
 }
 
 // fieldPathHover explains the field a Composition fieldPath string names.
@@ -102,4 +113,163 @@ func sideName(s string) string {
 		return "composite"
 	}
 	return "composed"
+}
+
+// fieldPathDefinition finds where the field a fieldPath string names is
+// declared: in the XRD (composite side) or CRD (composed side) file, the
+// key of the deepest property of the path that the definition spells out
+// (fields Crossplane implies, or map keys, stop the walk one level up).
+func fieldPathDefinition(hit document.Hit, m map[string]any, env Env, read FileReader) (Location, bool) {
+	if hit.Value == nil || hit.Value.Kind != yaml.ScalarNode {
+		return Location{}, false
+	}
+	sch, _, ok := fieldPathTarget(hit.Doc, m, hit.Path, env)
+	if !ok || sch.Source.File == "" || read == nil {
+		return Location{}, false
+	}
+	fp, err := fieldpath.Parse(hit.Value.Value)
+	if err != nil {
+		return Location{}, false
+	}
+	text, err := read(sch.Source.File)
+	if err != nil {
+		return Location{}, false
+	}
+	def := document.Parse(sch.Source.File, 0, text)
+	for _, d := range def.Docs {
+		if !defines(d, sch.GVK) {
+			continue
+		}
+		_, versions, ok := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("versions")})
+		if !ok || versions.Kind != yaml.SequenceNode {
+			continue
+		}
+		for i, v := range versions.Content {
+			if name := mapValue(v, "name"); name == nil || name.Value != sch.GVK.Version {
+				continue
+			}
+			at := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("versions"), fieldpath.Index(i), fieldpath.Field("schema"), fieldpath.Field("openAPIV3Schema")}
+			var best *yaml.Node
+			for _, seg := range fp {
+				if seg.Kind == fieldpath.KindField {
+					at = at.Child(fieldpath.Field("properties"), fieldpath.Field(seg.Field))
+				} else {
+					at = at.Child(fieldpath.Field("items"))
+				}
+				k, _, ok := d.Lookup(at)
+				if !ok {
+					break
+				}
+				if k != nil && seg.Kind == fieldpath.KindField {
+					best = k
+				}
+			}
+			if best == nil {
+				if k, _, ok := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("versions"), fieldpath.Index(i), fieldpath.Field("name")}); ok && k != nil {
+					best = k
+				}
+			}
+			if best != nil {
+				return Location{File: def, Span: def.NodeSpan(best)}, true
+			}
+		}
+	}
+	return Location{}, false
+}
+
+// defines reports whether a CRD or XRD document defines gvk's group and
+// kind (as its kind or its claim kind).
+func defines(d *document.Doc, gvk schemas.GVK) bool {
+	_, g, okG := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("group")})
+	if !okG || g.Value != gvk.Group {
+		return false
+	}
+	for _, names := range []string{"names", "claimNames"} {
+		if _, k, ok := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field(names), fieldpath.Field("kind")}); ok && k.Value == gvk.Kind {
+			return true
+		}
+	}
+	return false
+}
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// patchSetUses finds a patchSet by name beside the resources holding p
+// (or the patchSet at p), and every PatchSet patch that uses it.
+func patchSetUses(m map[string]any, p fieldpath.Path, name string) (decl fieldpath.Path, uses []fieldpath.Path) {
+	holder := -1
+	for i := len(p) - 1; i > 0; i-- {
+		if p[i].Kind == fieldpath.KindIndex && (p[i-1].Field == "resources" || p[i-1].Field == "patchSets") {
+			holder = i - 1
+			break
+		}
+	}
+	if holder < 0 {
+		return nil, nil
+	}
+	base := p[:holder]
+	sets, _ := valueAt(m, base.Child(fieldpath.Field("patchSets"))).([]any)
+	for i, s := range sets {
+		if sm, _ := s.(map[string]any); sm["name"] == name {
+			decl = base.Child(fieldpath.Field("patchSets"), fieldpath.Index(i), fieldpath.Field("name"))
+			break
+		}
+	}
+	res, _ := valueAt(m, base.Child(fieldpath.Field("resources"))).([]any)
+	for i, r := range res {
+		rm, _ := r.(map[string]any)
+		patches, _ := rm["patches"].([]any)
+		for j, pt := range patches {
+			pm, _ := pt.(map[string]any)
+			if pm["type"] == "PatchSet" && pm["patchSetName"] == name {
+				uses = append(uses, base.Child(fieldpath.Field("resources"), fieldpath.Index(i), fieldpath.Field("patches"), fieldpath.Index(j), fieldpath.Field("patchSetName")))
+			}
+		}
+	}
+	return decl, uses
+}
+
+// References lists the uses of the patchSet whose name (or one of whose
+// uses) is at offset, with the declaration first when includeDecl.
+func References(ctx context.Context, f *document.File, offset int, env Env, includeDecl bool) []Location {
+	hit, ok := f.At(offset)
+	if !ok || len(hit.Path) < 2 || hit.Value == nil || hit.Value.Kind != yaml.ScalarNode {
+		return nil
+	}
+	last, _ := hit.Path.Last()
+	parent := hit.Path.Parent()
+	pl, _ := parent.Last()
+	onDecl := last.Field == "name" && len(parent) >= 2 && parent[len(parent)-2].Field == "patchSets" && pl.Kind == fieldpath.KindIndex
+	if !onDecl && last.Field != "patchSetName" {
+		return nil
+	}
+	obj, err := hit.Doc.Object()
+	if err != nil {
+		return nil
+	}
+	m, _ := obj.(map[string]any)
+	decl, uses := patchSetUses(m, hit.Path, hit.Value.Value)
+	var out []Location
+	add := func(p fieldpath.Path) {
+		if _, v, ok := hit.Doc.Lookup(p); ok && v != nil {
+			out = append(out, Location{File: f, Span: f.NodeSpan(v)})
+		}
+	}
+	if includeDecl && decl != nil {
+		add(decl)
+	}
+	for _, u := range uses {
+		add(u)
+	}
+	return out
 }

@@ -85,8 +85,8 @@ func insertFields(f *document.File, sp document.Span, fields []string, env Env) 
 		return Edit{}, false // flow mappings ({a: 1}) are left to the user
 	}
 	var ss *structuralschema.Structural
-	if _, s := schemaOf(hit.Doc, f.URI, env); s != nil {
-		ss, _ = walkStructural(s, hit.Path)
+	if _, s, rel := schemaOf(hit.Doc, hit.Path, f.URI, env); s != nil {
+		ss, _ = walkStructural(s, rel)
 	}
 	var b strings.Builder
 	for _, name := range fields {

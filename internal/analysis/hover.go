@@ -42,32 +42,34 @@ func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverRes
 	if !ok {
 		return nil
 	}
-	sch, found := nearest(env.Schemas.Candidates(gvk), f.URI)
-	if !found {
+	if _, found := nearest(env.Schemas.Candidates(gvk), f.URI); !found {
 		return nil
 	}
 	if h := fieldPathHover(ctx, hit, m, env); h != nil {
 		return h
 	}
-	first, _ := hit.Path.Last()
-	if len(hit.Path) == 1 && (first.Field == "apiVersion" || first.Field == "kind") {
+	sch, ss, rel, ok := schemaAt(hit.Doc, m, hit.Path, env)
+	if !ok {
+		return nil
+	}
+	if last, _ := rel.Last(); len(rel) == 1 && (last.Field == "apiVersion" || last.Field == "kind") {
+		// The kind of the document, or of a resource embedded in it.
 		var versions []string
 		for _, k := range env.Schemas.Kinds() {
-			if k.GVK.Group == gvk.Group && k.GVK.Kind == gvk.Kind {
+			if k.GVK.Group == sch.GVK.Group && k.GVK.Kind == sch.GVK.Kind {
 				versions = append(versions, k.GVK.Version)
 			}
 		}
 		return &HoverResult{Span: span, Markdown: kindSummary(sch, versions)}
 	}
-	ss, err := sch.Structural()
-	if err != nil {
+	if ss == nil {
 		return nil
 	}
-	node, parent := walkStructural(ss, hit.Path)
+	node, parent := walkStructural(ss, rel)
 	if node == nil {
 		return nil
 	}
-	return &HoverResult{Span: span, Markdown: fieldDoc(hit.Path, node, parent, sch)}
+	return &HoverResult{Span: span, Markdown: fieldDoc(rel, node, parent, sch)}
 }
 
 // walkStructural follows p through a structural schema, returning the node

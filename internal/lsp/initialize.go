@@ -90,6 +90,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 			HoverProvider:           protocol.Boolean(true),
 			DocumentSymbolProvider:  protocol.Boolean(true),
 			DefinitionProvider:      protocol.Boolean(true),
+			ReferencesProvider:      protocol.Boolean(true),
 			WorkspaceSymbolProvider: protocol.Boolean(true),
 			CodeActionProvider:      &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
 			CompletionProvider:      &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "-"}},

@@ -179,3 +179,73 @@ func TestCompletionPlainTextWithoutSnippets(t *testing.T) {
 	}
 	t.Fatal("no completion for data")
 }
+
+// TestCompositionNavigation: definition from a fieldPath into the XRD
+// (composite side) and the provider's CRD (composed side), from a
+// patchSetName to its patchSet, and references from a patchSet to its uses.
+func TestCompositionNavigation(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golden", "compositions-v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds := filepath.Join(lsptest.CorpusDir(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")
+	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, Folders: []string{crds}})
+	e.AwaitSchemas(60 * time.Second)
+	text, err := os.ReadFile(filepath.Join(dir, "classic.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Open("classic.yaml", string(text))
+	// pos finds the n-th occurrence of s and returns its line and column.
+	pos := func(s string, n int) (int, int) {
+		off := -1
+		for i := 0; i <= n; i++ {
+			j := strings.Index(string(text[off+1:]), s)
+			if j < 0 {
+				t.Fatalf("%q #%d not in classic.yaml", s, n)
+			}
+			off += 1 + j
+		}
+		line := strings.Count(string(text[:off]), "\n")
+		return line, off - strings.LastIndex(string(text[:off]), "\n") - 1
+	}
+	at := func(l protocol.Location) string {
+		return fmt.Sprintf("%s:%d:%d", filepath.Base(l.URI.FsPath()), l.Range.Start.Line, l.Range.Start.Character)
+	}
+	// fromFieldPath: spec.parameters.storageGB → the XRD's storageGB property.
+	line, col := pos("spec.parameters.storageGB", 0)
+	if locs := e.Definition("classic.yaml", line, col+20); len(locs) != 1 || at(locs[0]) != "definition.yaml:26:20" {
+		t.Errorf("definition of fromFieldPath = %v, want definition.yaml:26:20 (storageGB in the XRD)", locs)
+	}
+	// toFieldPath: spec.forProvider.publiclyAccessible → the RDS CRD.
+	line, col = pos("spec.forProvider.publiclyAccessible", 0)
+	locs := e.Definition("classic.yaml", line, col+3)
+	if len(locs) != 1 || !strings.HasPrefix(filepath.Base(locs[0].URI.FsPath()), "rds.aws.upbound.io_instances") {
+		t.Fatalf("definition of toFieldPath = %v, want the RDS Instance CRD", locs)
+	}
+	crdText, err := os.ReadFile(locs[0].URI.FsPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	crdLine := strings.Split(string(crdText), "\n")[locs[0].Range.Start.Line]
+	if !strings.HasPrefix(strings.TrimSpace(crdLine[locs[0].Range.Start.Character:]), "publiclyAccessible:") {
+		t.Errorf("definition of toFieldPath lands on %q, want the publiclyAccessible property", crdLine)
+	}
+	// patchSetName: common → the patchSet's name.
+	line, col = pos("patchSetName: common", 0)
+	if locs := e.Definition("classic.yaml", line, col+16); len(locs) != 1 || at(locs[0]) != "classic.yaml:11:12" {
+		t.Errorf("definition of patchSetName = %v, want classic.yaml:11:12", locs)
+	}
+	// References of the patchSet, from its name: its one use.
+	refs := e.References("classic.yaml", 11, 13, true)
+	var got []string
+	for _, r := range refs {
+		got = append(got, at(r))
+	}
+	if want := fmt.Sprintf("[classic.yaml:11:12 classic.yaml:%d:%d]", line, col+14); fmt.Sprint(got) != want {
+		t.Errorf("references = %v, want %s", got, want)
+	}
+	if refs := e.References("classic.yaml", 11, 13, false); len(refs) != 1 {
+		t.Errorf("references without the declaration = %v", refs)
+	}
+}

@@ -716,6 +716,18 @@ func (e *Editor) Definition(path string, line, char int) []protocol.Location {
 	return nil
 }
 
+// References asks for the references at a position.
+func (e *Editor) References(path string, line, char int, includeDecl bool) []protocol.Location {
+	e.t.Helper()
+	ctx, cancel := e.reqCtx()
+	defer cancel()
+	res, err := e.server.References(ctx, &protocol.ReferenceParams{TextDocumentPositionParams: e.pos(path, line, char), Context: protocol.ReferenceContext{IncludeDeclaration: includeDecl}})
+	if err != nil {
+		e.t.Fatalf("references %s:%d:%d: %v", path, line, char, err)
+	}
+	return res
+}
+
 // Call sends any request; result is decoded with protocol's codec (pass
 // nil to ignore it). Errors are returned, including the server's error
 // responses (*jsonrpc2.Error).
