@@ -166,30 +166,10 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	// Schemas shared by every input: --schemas folders and the CRDs/XRDs
 	// among the inputs. Built-ins are added per Crossplane version below.
-	var shared []schemas.FileInput
-	for _, dir := range opts.schemaDirs {
-		info, err := os.Stat(dir)
-		if err != nil {
-			fmt.Fprintf(stderr, "crd-lsp check: --schemas: %v\n", err)
-			return 2
-		}
-		if !info.IsDir() {
-			b, err := os.ReadFile(dir)
-			if err != nil {
-				fmt.Fprintf(stderr, "crd-lsp check: --schemas: %v\n", err)
-				return 2
-			}
-			shared = append(shared, schemas.FileInput{Source: workspace.Source(dir), Path: dir, Content: b})
-			continue
-		}
-		files, _, err := workspace.Scan(ctx, dir, workspace.Options{}, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
-		if err != nil {
-			fmt.Fprintf(stderr, "crd-lsp check: --schemas: %v\n", err)
-			return 2
-		}
-		for _, f := range files {
-			shared = append(shared, schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content})
-		}
+	shared, err := schemaFiles(ctx, opts.schemaDirs)
+	if err != nil {
+		fmt.Fprintf(stderr, "crd-lsp check: --schemas: %v\n", err)
+		return 2
 	}
 	for _, in := range inputs {
 		if workspace.MayDefineSchemas(in.content) {
@@ -279,4 +259,31 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// schemaFiles reads the CRDs/XRDs/MRDs of --schemas folders and files.
+func schemaFiles(ctx context.Context, dirs []string) ([]schemas.FileInput, error) {
+	var shared []schemas.FileInput
+	for _, dir := range dirs {
+		info, err := os.Stat(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			b, err := os.ReadFile(dir)
+			if err != nil {
+				return nil, err
+			}
+			shared = append(shared, schemas.FileInput{Source: workspace.Source(dir), Path: dir, Content: b})
+			continue
+		}
+		files, _, err := workspace.Scan(ctx, dir, workspace.Options{}, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			shared = append(shared, schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content})
+		}
+	}
+	return shared, nil
 }

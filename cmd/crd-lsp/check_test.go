@@ -72,7 +72,19 @@ func TestCheckJSONAndStdin(t *testing.T) {
 //   - platform-ref-aws v1.4.0 patches status.oidcProvider, which its XRD's
 //     status does not declare, into spec.parameters.oidcProvider, which the
 //     XAWSLBController of the lb-controller v0.3.0 it depends on does not
-//     have (2): a real bug upstream that Crossplane would not report.
+//     have (2): a real bug upstream that Crossplane would not report;
+//   - rendered with the smallest valid XR, composed resources miss required
+//     fields that patches set only from optional XR fields (21): a Helm
+//     Release's set[].valueFrom.secretKeyRef name/namespace come only from
+//     the optional passwordSecretRef (configuration-app, platform-ref-aws
+//     v0.6.0: 12); a managed resource's writeConnectionSecretToRef gets its
+//     name from the XR's uid but its namespace only from the XR's optional
+//     writeConnectionSecretToRef (aws-database, aws-eks, platform-ref-aws
+//     v0.6.0 and v1.4.0: 9). An XR without those fields yields resources
+//     the API server rejects.
+//
+// The 10 info notes are pipeline steps crd-lsp cannot run (5) and
+// resources withheld until a Required fromFieldPath is set (5).
 func TestCheckCorpusCompositions(t *testing.T) {
 	c := corpus(t)
 	code, out, errOut := runCmd(t, "", "check",
@@ -82,7 +94,7 @@ func TestCheckCorpusCompositions(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "76 files checked: 0 errors, 7 warnings, 0 info") {
+	if !strings.Contains(out, "76 files checked: 0 errors, 28 warnings, 10 info") {
 		t.Errorf("summary:\n%s", out)
 	}
 	expected := []string{
@@ -90,6 +102,14 @@ func TestCheckCorpusCompositions(t *testing.T) {
 		"XPodIdentity",
 		`status.oidcProvider: field "oidcProvider" does not exist per the composite resource's schema`,
 		`spec.parameters.oidcProvider: field "oidcProvider" does not exist per the composed resource's schema`,
+		`.valueFrom.secretKeyRef.namespace is required by Release, and only set when spec.parameters.passwordSecretRef.namespace is set`,
+		`.valueFrom.secretKeyRef.name is required by Release, and only set when spec.parameters.passwordSecretRef.name is set`,
+		`.valueFrom.secretKeyRef.namespace is required by Release, and only set when spec.passwordSecretRef.namespace is set`,
+		`.valueFrom.secretKeyRef.name is required by Release, and only set when spec.passwordSecretRef.name is set`,
+		`namespace is required by Instance, and only set when spec.writeConnectionSecretToRef.namespace is set`,
+		`namespace is required by ClusterAuth, and only set when spec.writeConnectionSecretToRef.namespace is set`,
+		`namespace is required by ProviderConfig, and only set when spec.writeConnectionSecretToRef.namespace is set`,
+		`namespace is required by XEKS, and only set when spec.writeConnectionSecretToRef.namespace is set`,
 	}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if !strings.Contains(line, ": warning: ") {

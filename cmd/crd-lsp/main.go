@@ -29,6 +29,7 @@ const usage = `crd-lsp — a language server and checker for Kubernetes CRD and 
 Usage:
   crd-lsp [serve] [--stdio] [--log-level LEVEL]   speak LSP on stdin/stdout (the default)
   crd-lsp check [flags] PATH...                   validate files or folders ("-" reads stdin)
+  crd-lsp render [flags] COMPOSITION.yaml         print what a Composition creates (no cluster, no Docker)
   crd-lsp version                                 print version, commit and Go version
   crd-lsp help [COMMAND]                          show this help, or a command's flags
 
@@ -38,8 +39,7 @@ environment variable: debug, info, warn (default) or error.
 Editors start "crd-lsp" (VS Code appends --stdio). Settings are read from the
 crdLsp section of workspace/configuration and from initializationOptions.
 
-Later releases add: render (preview what a Composition creates) and pull
-(pre-fill the package cache for CI).
+Later releases add: pull (pre-fill the package cache for CI).
 `
 
 func main() {
@@ -56,10 +56,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serve(args, stdin, stdout, stderr)
 	case "check":
 		return check(args, stdin, stdout, stderr)
+	case "render":
+		return renderCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "crd-lsp %s\ncommit: %s\ngo: %s %s/%s\n", version, commitID(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
 	case "help", "-h", "--help":
+		if len(args) > 0 && args[0] == "render" {
+			var ro renderOptions
+			fs := renderFlags(stdout, &ro)
+			fmt.Fprint(stdout, renderUsage)
+			fs.PrintDefaults()
+			return 0
+		}
 		if len(args) > 0 && args[0] == "check" {
 			fs := checkFlags(stdout)
 			fmt.Fprint(stdout, checkUsage)

@@ -35,6 +35,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		out = append(out, compositionMode(d, m, env)...)
 		out = append(out, compositionChecks(d, m, env)...)
 		out = append(out, compositionBases(ctx, d, m, env)...)
+		out = append(out, renderedChecks(ctx, d, m, env)...)
 		inputs := functionInputs(ctx, d, m, env)
 		defer func() { diags = withoutRestated(diags) }()
 		out = append(out, inputs...)
@@ -198,19 +199,7 @@ func compositionBases(ctx context.Context, d *document.Doc, m map[string]any, en
 	if env.Schemas == nil {
 		return nil
 	}
-	spec, _ := m["spec"].(map[string]any)
-	var holders []fieldpath.Path
-	if _, ok := spec["resources"].([]any); ok {
-		holders = append(holders, fieldpath.Path{fieldpath.Field("spec")})
-	}
-	steps, _ := spec["pipeline"].([]any)
-	for i, st := range steps {
-		sm, _ := st.(map[string]any)
-		in, _ := sm["input"].(map[string]any)
-		if av, _ := in["apiVersion"].(string); strings.HasPrefix(av, "pt.fn.crossplane.io/") && in["kind"] == "Resources" {
-			holders = append(holders, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline"), fieldpath.Index(i), fieldpath.Field("input")})
-		}
-	}
+	holders := resourceHolders(m)
 	var out []Diagnostic
 	for _, h := range holders {
 		holder, _ := valueAt(m, h).(map[string]any)

@@ -91,6 +91,8 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 			DocumentSymbolProvider:  protocol.Boolean(true),
 			DefinitionProvider:      protocol.Boolean(true),
 			ReferencesProvider:      protocol.Boolean(true),
+			CodeLensProvider:        &protocol.CodeLensOptions{},
+			ExecuteCommandProvider:  protocol.ExecuteCommandOptions{Commands: serverCommands},
 			WorkspaceSymbolProvider: protocol.Boolean(true),
 			CodeActionProvider:      &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
 			CompletionProvider:      &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "-"}},

@@ -249,3 +249,62 @@ func TestCompositionNavigation(t *testing.T) {
 		t.Errorf("references without the declaration = %v", refs)
 	}
 }
+
+// TestPreviewRendered: a "Preview rendered" lens on the Composition and on
+// each composed resource; the lens's command returns the rendered YAML
+// (one resource from its lens, all from the Composition's).
+func TestPreviewRendered(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golden", "compositions-v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds := filepath.Join(lsptest.CorpusDir(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")
+	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, Folders: []string{crds}})
+	e.AwaitSchemas(60 * time.Second)
+	text, err := os.ReadFile(filepath.Join(dir, "classic.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Open("classic.yaml", string(text))
+	var lenses []protocol.CodeLens
+	if err := e.Call(protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("classic.yaml")}}, &lenses); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range lenses {
+		got = append(got, fmt.Sprintf("%d:%s:%s", l.Range.Start.Line, l.Command.Title, l.Command.Command))
+	}
+	// 0-based: kind: Composition on line 3, the resource's name on line 17.
+	if want := "[3:Preview rendered (all resources):crdLsp.render 17:Preview rendered:crdLsp.render]"; fmt.Sprint(got) != want {
+		t.Fatalf("lenses = %v, want %s", got, want)
+	}
+	var yaml string
+	if err := e.Call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: lenses[1].Command.Command, Arguments: lenses[1].Command.Arguments}, &yaml); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"# Rendered by crd-lsp with a composite resource synthesised from the XRD",
+		"kind: Instance",
+		"crossplane.io/composition-resource-name: rdsinstance",
+		"generateName: example-xr-",
+		"instanceClass: db.t3.micro",
+		"allocatedstorage: 1", // the patch writes what the XR's required storageGB holds
+	} {
+		if !strings.Contains(yaml, want) {
+			t.Errorf("rendered YAML lacks %q:\n%s", want, yaml)
+		}
+	}
+	if strings.Contains(yaml, "\nkind: XPostgreSQLInstance") {
+		t.Errorf("a resource's lens rendered the composite too:\n%s", yaml)
+	}
+	if err := e.Call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: lenses[0].Command.Command, Arguments: lenses[0].Command.Arguments}, &yaml); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(yaml, "\nkind: XPostgreSQLInstance") || !strings.Contains(yaml, "\nkind: Instance") {
+		t.Errorf("the Composition's lens should render the XR and its resources:\n%s", yaml)
+	}
+	// Bad arguments are an error, not a crash.
+	if err := e.Call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: "crdLsp.render"}, &yaml); err == nil {
+		t.Error("crdLsp.render without arguments succeeded")
+	}
+}

@@ -46,6 +46,17 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
         // Answer workspace/configuration with the crdLsp object as the server reads it.
         configuration: (params) => params.items.map((item) => (item.section === "crdLsp" ? settings() : null)),
       },
+      // The server's "Preview rendered" lenses run crdLsp.render, which
+      // returns YAML; route them to the command that shows it.
+      provideCodeLenses: async (document, token, next) => {
+        const lenses = await next(document, token);
+        for (const lens of lenses ?? []) {
+          if (lens.command?.command === "crdLsp.render") {
+            lens.command = { ...lens.command, command: "crdLsp.previewRendered" };
+          }
+        }
+        return lenses;
+      },
     },
   };
   client = new LanguageClient("crdLsp", "crd-lsp", serverOptions, clientOptions);
@@ -87,15 +98,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         void vscode.window.showWarningMessage(`crd-lsp: pulling dependencies is not available in this server version (${e})`);
       }
     }),
-    vscode.commands.registerCommand("crdLsp.previewRendered", async () => {
+    vscode.commands.registerCommand("crdLsp.previewRendered", async (uri?: string, line?: number) => {
       const editor = vscode.window.activeTextEditor;
-      if (!client || !editor) {
+      if (!client || (!editor && uri === undefined)) {
         return;
       }
       try {
         const yaml = await client.sendRequest<string>("workspace/executeCommand", {
           command: "crdLsp.render",
-          arguments: [editor.document.uri.toString(), editor.selection.active.line],
+          arguments: [uri ?? editor!.document.uri.toString(), line ?? editor!.selection.active.line],
         });
         const doc = await vscode.workspace.openTextDocument({ language: "yaml", content: yaml });
         await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });

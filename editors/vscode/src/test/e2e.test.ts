@@ -13,8 +13,10 @@ import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
 import {
+  CodeLensRequest,
   CompletionRequest,
   ConfigurationRequest,
+  ExecuteCommandRequest,
   createProtocolConnection,
   DidOpenTextDocumentNotification,
   HoverRequest,
@@ -31,6 +33,32 @@ const bin = process.env.CRD_LSP_BIN;
 
 test("the extension's server session: diagnostics, hover, completion", { skip: !bin && "CRD_LSP_BIN not set" }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "crd-lsp-vscode-"));
+  fs.writeFileSync(
+    path.join(dir, "xrd.yaml"),
+    [
+      "apiVersion: apiextensions.crossplane.io/v2",
+      "kind: CompositeResourceDefinition",
+      "metadata:",
+      "  name: xapps.example.org",
+      "spec:",
+      "  group: example.org",
+      "  names: {kind: XApp, plural: xapps}",
+      "  versions:",
+      "    - name: v1",
+      "      served: true",
+      "      referenceable: true",
+      "      schema:",
+      "        openAPIV3Schema:",
+      "          type: object",
+      "          properties:",
+      "            spec:",
+      "              type: object",
+      "              required: [image]",
+      "              properties:",
+      "                image: {type: string}",
+      "",
+    ].join("\n"),
+  );
   const flat: Record<string, unknown> = { "validation.unknownKind": "error", logLevel: "info" };
   const settings = serverSettings((k) => flat[k]);
   const proc = spawn(bin!, serverArgs(settings), { stdio: ["pipe", "pipe", "pipe"] });
@@ -119,6 +147,46 @@ test("the extension's server session: diagnostics, hover, completion", { skip: !
   const completion = await conn.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: { line: 14, character: 10 } });
   const items = Array.isArray(completion) ? completion : completion?.items ?? [];
   assert.ok(items.some((i) => i.label === "ports" && i.insertTextFormat === 2), "ports offered as a snippet");
+
+  // "Preview rendered": the lens the server offers, and the request the
+  // extension's crdLsp.previewRendered command sends for it.
+  const compURI = pathToFileURL(path.join(dir, "composition.yaml")).toString();
+  const composition = [
+    "apiVersion: apiextensions.crossplane.io/v1",
+    "kind: Composition",
+    "metadata:",
+    "  name: app",
+    "spec:",
+    "  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}",
+    "  mode: Pipeline",
+    "  pipeline:",
+    "    - step: pt",
+    "      functionRef: {name: function-patch-and-transform}",
+    "      input:",
+    "        apiVersion: pt.fn.crossplane.io/v1beta1",
+    "        kind: Resources",
+    "        resources:",
+    "          - name: deployment",
+    "            base:",
+    "              apiVersion: apps/v1",
+    "              kind: Deployment",
+    "              spec:",
+    "                template: {spec: {containers: [{name: app}]}}",
+    "            patches:",
+    "              - fromFieldPath: spec.image",
+    "                toFieldPath: spec.template.spec.containers[0].image",
+    "",
+  ].join("\n");
+  await conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: compURI, languageId: "yaml", version: 1, text: composition } });
+  const lenses = await conn.sendRequest(CodeLensRequest.type, { textDocument: { uri: compURI } });
+  assert.deepEqual(
+    (lenses ?? []).map((l) => `${l.range.start.line} ${l.command?.title} ${l.command?.command}`),
+    ["1 Preview rendered (all resources) crdLsp.render", "14 Preview rendered crdLsp.render"],
+  );
+  const rendered = await conn.sendRequest(ExecuteCommandRequest.type, { command: "crdLsp.render", arguments: [compURI, 14] });
+  assert.match(String(rendered), /kind: Deployment/);
+  assert.match(String(rendered), /image: example/);
+  assert.match(String(rendered), /crossplane.io\/composition-resource-name: deployment/);
 
   await conn.sendRequest(ShutdownRequest.type);
   await conn.sendNotification(ExitNotification.type);

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+const renderUsage = `Usage: crd-lsp render [flags] COMPOSITION.yaml
+
+Renders what a Composition creates, like "crossplane render" but without
+Docker or a cluster: function-patch-and-transform steps (and classic
+mode: Resources Compositions) run in-process; other functions pass the
+desired state through and are reported. Prints the desired composite
+resource and the composed resources as YAML; notes go to stderr.
+
+The composite comes from --xr, else it is synthesised from the XRD: its
+required fields with placeholders, defaults applied, optional fields unset.
+Schemas: the built-ins, --schemas, and the CRDs/XRDs under the folder of
+the nearest crossplane.yaml (else the Composition's folder).
+
+Flags:
+`
+
+type renderOptions struct {
+	xr         string
+	schemaDirs stringList
+	crossplane string
+}
+
+func renderFlags(out io.Writer, opts *renderOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("render", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&opts.xr, "xr", "", "the composite resource (XR) to render with (default: synthesised from the XRD)")
+	fs.Var(&opts.schemaDirs, "schemas", "folder or file of extra CRDs/XRDs (repeatable)")
+	fs.StringVar(&opts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) where no crossplane.yaml says (default v2)")
+	return fs
+}
+
+func renderCmd(args []string, stdout, stderr io.Writer) int {
+	var opts renderOptions
+	fs := renderFlags(stderr, &opts)
+	fs.Usage = func() { fmt.Fprint(stderr, renderUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "crd-lsp render: want exactly one COMPOSITION.yaml")
+		fs.Usage()
+		return 2
+	}
+	path := fs.Arg(0)
+	ctx := context.Background()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp render:", err)
+		return 2
+	}
+	root := filepath.Dir(path)
+	if _, from, ok := workspace.MajorFor(path); ok && filepath.Base(from) == "crossplane.yaml" {
+		root = filepath.Dir(from)
+	}
+	dirs := append([]string{root}, opts.schemaDirs...)
+	files, err := schemaFiles(ctx, dirs)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp render: --schemas:", err)
+		return 2
+	}
+	major, _ := workspace.CrossplaneMajor(nil, opts.crossplane)
+	if m, _, ok := workspace.MajorFor(path); ok {
+		major = m
+	}
+	store, err := workspace.Builtins(major)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp render:", err)
+		return 2
+	}
+	store = store.WithFiles(append(files, schemas.FileInput{Source: workspace.Source(path), Path: path, Content: text}))
+	var xr map[string]any
+	if opts.xr != "" {
+		b, err := os.ReadFile(opts.xr)
+		if err != nil {
+			fmt.Fprintln(stderr, "crd-lsp render: --xr:", err)
+			return 2
+		}
+		xf := document.Parse(opts.xr, 0, b)
+		for _, d := range xf.Docs {
+			if obj, err := d.Object(); err == nil {
+				if m, ok := obj.(map[string]any); ok && m["kind"] != nil {
+					xr = m
+					break
+				}
+			} else {
+				fmt.Fprintf(stderr, "crd-lsp render: --xr %s: %v\n", opts.xr, err)
+				return 2
+			}
+		}
+		if xr == nil {
+			fmt.Fprintf(stderr, "crd-lsp render: --xr %s holds no resource\n", opts.xr)
+			return 2
+		}
+	}
+	f := document.Parse(path, 0, text)
+	env := analysis.Env{Schemas: store, CrossplaneMajor: major}
+	rendered, failed := 0, false
+	for _, d := range f.Docs {
+		obj, err := d.Object()
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", path, err)
+			failed = true
+			continue
+		}
+		m, _ := obj.(map[string]any)
+		if m["kind"] != "Composition" {
+			continue
+		}
+		out, synthesized, ok := analysis.RenderComposition(d, m, xr, env, false)
+		if !ok {
+			ref := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("compositeTypeRef")}
+			line, col := lineCol(f, d, ref)
+			fmt.Fprintf(stderr, "%s:%d:%d: error: no XRD for the compositeTypeRef: pass its folder with --schemas\n", path, line, col)
+			failed = true
+			continue
+		}
+		rendered++
+		if synthesized {
+			fmt.Fprintf(stderr, "%s: rendering with a composite synthesised from the XRD (required fields only; pass --xr for your own)\n", path)
+		}
+		for _, n := range out.Notes {
+			line, col := lineCol(f, d, n.Path)
+			sev := [...]string{"error", "warning", "info"}[n.Severity]
+			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", path, line, col, sev, n.Message, n.Code)
+			failed = failed || n.Severity == render.Error
+		}
+		b, err := out.YAML("")
+		if err != nil {
+			fmt.Fprintln(stderr, "crd-lsp render:", err)
+			return 1
+		}
+		stdout.Write(b)
+	}
+	if rendered == 0 && !failed {
+		fmt.Fprintf(stderr, "crd-lsp render: %s holds no Composition\n", path)
+		return 2
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// lineCol is the 1-based position of path in a document (its nearest
+// existing ancestor).
+func lineCol(f *document.File, d *document.Doc, p fieldpath.Path) (int, int) {
+	for ; ; p = p.Parent() {
+		if k, v, ok := d.Lookup(p); ok {
+			n := v
+			if k != nil {
+				n = k
+			}
+			if n != nil {
+				line, col := f.Mapper.LineCol(f.NodeSpan(n).Start)
+				return line, col
+			}
+		}
+		if len(p) == 0 {
+			return 1, 1
+		}
+	}
+}

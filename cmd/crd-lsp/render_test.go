@@ -1,0 +1,89 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var updateRender = flag.Bool("update", false, "rewrite testdata/render expectations")
+
+// TestRenderGolden renders Compositions (our transform coverage case and
+// corpus Compositions with their own example XRs) and compares the YAML
+// with expectations derived from function-patch-and-transform's documented
+// behaviour. go test ./cmd/crd-lsp -run TestRenderGolden -update rewrites
+// them; review the diff against P&T's documentation before committing.
+func TestRenderGolden(t *testing.T) {
+	c := corpus(t)
+	td := filepath.Join("..", "..", "testdata", "render")
+	crds := filepath.Join(c, "crds")
+	cases := []struct {
+		name, composition, xr string
+		schemas               []string
+	}{
+		{"transforms", filepath.Join(td, "transforms", "composition.yaml"), filepath.Join(td, "transforms", "xr.yaml"), nil},
+		{"transforms-synthesised", filepath.Join(td, "transforms", "composition.yaml"), "", nil},
+		{"pat-example", filepath.Join(c, "compositions", "crossplane-contrib-function-patch-and-transform", "v0.10.8", "example", "composition.yaml"),
+			filepath.Join(c, "compositions", "crossplane-contrib-function-patch-and-transform", "v0.10.8", "example", "xr.yaml"), nil},
+		{"aws-network", filepath.Join(c, "compositions", "upbound-configuration-aws-network", "v0.14.0", "apis", "basic", "composition.yaml"),
+			filepath.Join(c, "compositions", "upbound-configuration-aws-network", "v0.14.0", "examples", "network-xr.yaml"), []string{crds}},
+		{"aws-eks", filepath.Join(c, "compositions", "upbound-configuration-aws-eks", "v0.16.0", "apis", "pat", "composition.yaml"),
+			filepath.Join(c, "compositions", "upbound-configuration-aws-eks", "v0.16.0", "examples", "pat", "eks-xr.yaml"), []string{crds}},
+		{"platform-ref-network-classic", filepath.Join(c, "compositions", "upbound-platform-ref-aws", "v0.6.0", "package", "cluster", "network", "composition.yaml"),
+			filepath.Join(c, "compositions", "upbound-platform-ref-aws", "v0.6.0", "examples", "network-xr.yaml"), []string{crds}},
+		{"docs-dynamo", filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "dynamo-with-bucket.yaml"),
+			filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "nosql-my-nosql-database.yaml"), []string{crds}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"render"}
+			if tc.xr != "" {
+				args = append(args, "--xr", tc.xr)
+			}
+			for _, s := range tc.schemas {
+				args = append(args, "--schemas", s)
+			}
+			args = append(args, tc.composition)
+			code, out, errOut := runCmd(t, "", args...)
+			if code == 2 {
+				t.Fatalf("exit 2: %s", errOut)
+			}
+			got := "# exit " + string(rune('0'+code)) + "\n" + notes(errOut) + out
+			want := filepath.Join(td, tc.name+".yaml")
+			if *updateRender {
+				if err := os.WriteFile(want, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			b, err := os.ReadFile(want)
+			if err != nil {
+				t.Fatalf("%v (go test -run TestRenderGolden -update writes it)", err)
+			}
+			if string(b) != got {
+				t.Errorf("rendered output differs from %s:\n--- want\n%s\n--- got\n%s", want, b, got)
+			}
+		})
+	}
+}
+
+// notes keeps the positioned notes of stderr as comments, paths made
+// relative to the corpus so the expectation does not depend on where the
+// corpus lives.
+func notes(stderr string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if l == "" {
+			continue
+		}
+		if i := strings.Index(l, "compositions/"); i >= 0 {
+			l = l[i:]
+		} else if i := strings.Index(l, "testdata/"); i >= 0 {
+			l = l[i:]
+		}
+		b.WriteString("# " + l + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,313 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
+
+// RenderComposition renders a Composition document against xr, or, when
+// xr is nil, against the smallest composite its XRD accepts. ok is false
+// when the document is not a Composition or its XRD is unknown.
+//
+// lenient renders past failing patches and withheld resources, for
+// diagnostics and previews; the CLI renders exactly as P&T does.
+func RenderComposition(d *document.Doc, m map[string]any, xr map[string]any, env Env, lenient bool) (out render.Output, synthesized bool, ok bool) {
+	spec, _ := m["spec"].(map[string]any)
+	ref, _ := spec["compositeTypeRef"].(map[string]any)
+	gvk, ok := baseGVK(ref)
+	if !ok {
+		return out, false, false
+	}
+	var sch *schemas.Schema
+	if env.Schemas != nil {
+		sch, _ = nearest(env.Schemas.Candidates(gvk), d.File.URI)
+	}
+	if xr != nil {
+		xr = asComposite(xr, gvk)
+		md, _ := xr["metadata"].(map[string]any)
+		namespaced := md["namespace"] != nil
+		if sch != nil {
+			namespaced = sch.Scope == schemas.Namespaced
+		}
+		return render.Render(render.Input{Composition: m, XR: xr, Namespaced: namespaced, Lenient: lenient}), false, true
+	}
+	if sch == nil {
+		return out, false, false
+	}
+	ss, err := sch.Structural()
+	if err != nil {
+		return out, false, false
+	}
+	namespaced := sch.Scope == schemas.Namespaced
+	xr = render.SynthesizeXR(ss, gvk.APIVersion(), gvk.Kind, m, namespaced)
+	return render.Render(render.Input{Composition: m, XR: xr, Namespaced: namespaced, Lenient: lenient}), true, true
+}
+
+// asComposite turns a claim into the composite Crossplane would create
+// for it (same spec, claim labels, a generated name); an XR of the
+// Composition's kind is returned as is.
+func asComposite(obj map[string]any, xr schemas.GVK) map[string]any {
+	if k, _ := obj["kind"].(string); k == xr.Kind {
+		return obj
+	}
+	md, _ := obj["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	ns, _ := md["namespace"].(string)
+	if ns == "" {
+		ns = "default"
+	}
+	spec := map[string]any{}
+	if cs, ok := obj["spec"].(map[string]any); ok {
+		for k, v := range cs {
+			switch k {
+			case "compositeDeletePolicy", "resourceRef", "writeConnectionSecretToRef":
+				// claim-only fields
+			default:
+				spec[k] = v
+			}
+		}
+	}
+	spec["claimRef"] = map[string]any{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "name": name, "namespace": ns}
+	return map[string]any{
+		"apiVersion": xr.APIVersion(),
+		"kind":       xr.Kind,
+		"metadata": map[string]any{
+			"name": name + "-xxxxx",
+			"uid":  "00000000-0000-0000-0000-000000000000",
+			"labels": map[string]any{
+				"crossplane.io/claim-name":      name,
+				"crossplane.io/claim-namespace": ns,
+				"crossplane.io/composite":       name + "-xxxxx",
+			},
+		},
+		"spec": spec,
+	}
+}
+
+// upjet's CEL rules: "spec.forProvider.region is a required parameter".
+var requiredParameter = regexp.MustCompile(`^(spec\.[A-Za-z0-9_.]+) is a required parameter`)
+
+// renderedChecks renders a Composition against the smallest composite its
+// XRD accepts and validates every composed resource as the API server
+// would on create, mapping each finding back to where it can be fixed: a
+// required field nobody sets goes on the base's deepest key on its way; a
+// required field set only from an optional composite field gets a warning
+// on the patch that sets it.
+func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
+	out, synthesized, ok := RenderComposition(d, m, nil, env, true)
+	if !ok {
+		return nil
+	}
+	var diags []Diagnostic
+	for _, n := range out.Notes {
+		sev := SeverityError
+		switch n.Severity {
+		case render.Warning:
+			sev = SeverityWarning
+		case render.Info:
+			sev = SeverityInfo
+		}
+		if n.Code == "render-invalid" {
+			continue // the Composition checks report invalid transforms
+		}
+		if synthesized && (n.Code == "render-transform" || n.Code == "render-patch") {
+			// Placeholders stand in for the composite's values: a failure
+			// may be theirs, not the Composition's.
+			sev = SeverityInfo
+			n.Message += " (rendering with a synthesised composite resource)"
+		}
+		diags = append(diags, at(d, n.Path, n.OnKey, sev, n.Code, n.Message))
+	}
+	for _, res := range out.Resources {
+		if res.Object == nil || ctx.Err() != nil {
+			continue
+		}
+		gvk, ok := baseGVK(res.Object)
+		if !ok {
+			continue
+		}
+		sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
+		if !found {
+			continue // reported by the composition checks
+		}
+		basePath := res.Path.Child(fieldpath.Field("base"))
+		seen := map[string]bool{}
+		for _, e := range sch.Validate(ctx, res.Object) {
+			var missing fieldpath.Path
+			switch {
+			case e.Code == "required":
+				if sm := missingField.FindStringSubmatch(e.Message); sm != nil {
+					missing = e.Path.Child(fieldpath.Field(sm[1]))
+				}
+			case e.Code == "cel":
+				if sm := requiredParameter.FindStringSubmatch(e.Message); sm != nil {
+					missing, _ = fieldpath.Parse(sm[1])
+				}
+			}
+			if missing == nil || (len(missing) > 0 && missing[0].Field == "metadata") || seen[missing.String()] {
+				continue
+			}
+			seen[missing.String()] = true
+			if dg := missingDiagnostic(d, m, res, sch, basePath, missing, e.Message); dg.Code != "" {
+				diags = append(diags, dg)
+			}
+		}
+	}
+	return diags
+}
+
+// missingDiagnostic places a required field that the rendered resource
+// lacks: on a patch that would set it from an optional composite field
+// (a warning), else on the base's deepest existing key on its way.
+func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, sch *schemas.Schema, basePath, missing fieldpath.Path, why string) Diagnostic {
+	for _, s := range res.Skips {
+		if s.Required && (s.To.HasPrefix(missing) || missing.HasPrefix(s.To)) {
+			return Diagnostic{} // the resource waits for the field: the patch sets it
+		}
+	}
+	for _, s := range res.Skips {
+		if s.To.HasPrefix(missing) || missing.HasPrefix(s.To) {
+			return at(d, s.Patch.Child(fieldpath.Field("toFieldPath")), false, SeverityWarning, "render-required",
+				fmt.Sprintf("%s is required by %s, and only set when %s is set on the composite resource", missing, sch.GVK.Kind, strings.Join(s.From, " and ")))
+		}
+	}
+	// The deepest ancestor present in the base.
+	anchor := basePath
+	for i := 1; i < len(missing); i++ {
+		if valueAt(m, basePath.Child(missing[:i]...)) == nil {
+			break
+		}
+		anchor = basePath.Child(missing[:i]...)
+	}
+	msg := fmt.Sprintf("%s is required by %s, but neither the base nor any patch sets it", missing, sch.GVK.Kind)
+	if strings.Contains(why, "required parameter") {
+		msg += " (" + why + ")"
+	}
+	return at(d, anchor, true, SeverityError, "render-required", msg)
+}
+
+// Lens is a code lens: a command shown above a line.
+type Lens struct {
+	Span  document.Span
+	Title string
+	// Line is the 0-based line the command renders (a resource template's
+	// or the Composition's).
+	Line int
+}
+
+// CodeLenses offers "Preview rendered" on each composed resource of a
+// Composition (classic and P&T) and on the Composition itself.
+func CodeLenses(f *document.File) []Lens {
+	var out []Lens
+	for _, d := range f.Docs {
+		if d.Root == nil || len(d.Errors) > 0 {
+			continue
+		}
+		_, kind, ok := d.Lookup(fieldpath.Path{fieldpath.Field("kind")})
+		if !ok || kind.Value != "Composition" {
+			continue
+		}
+		add := func(p fieldpath.Path, title string) {
+			k, v, ok := d.Lookup(p)
+			if !ok {
+				return
+			}
+			n := v
+			if k != nil {
+				n = k
+			}
+			sp := f.NodeSpan(n)
+			out = append(out, Lens{Span: sp, Title: title, Line: f.Mapper.LineOf(sp.Start)})
+		}
+		add(fieldpath.Path{fieldpath.Field("kind")}, "Preview rendered (all resources)")
+		obj, err := d.Object()
+		if err != nil {
+			continue
+		}
+		m, _ := obj.(map[string]any)
+		for _, h := range resourceHolders(m) {
+			holder, _ := valueAt(m, h).(map[string]any)
+			list, _ := holder["resources"].([]any)
+			for i := range list {
+				rp := h.Child(fieldpath.Field("resources"), fieldpath.Index(i))
+				if _, _, ok := d.Lookup(rp.Child(fieldpath.Field("name"))); ok {
+					add(rp.Child(fieldpath.Field("name")), "Preview rendered")
+				} else {
+					add(rp.Child(fieldpath.Field("base")), "Preview rendered")
+				}
+			}
+		}
+	}
+	return out
+}
+
+// resourceHolders are the paths of a Composition that hold resources:
+// spec (classic) and each P&T step's input.
+func resourceHolders(m map[string]any) []fieldpath.Path {
+	spec, _ := m["spec"].(map[string]any)
+	var holders []fieldpath.Path
+	if _, ok := spec["resources"].([]any); ok {
+		holders = append(holders, fieldpath.Path{fieldpath.Field("spec")})
+	}
+	steps, _ := spec["pipeline"].([]any)
+	for i, st := range steps {
+		sm, _ := st.(map[string]any)
+		in, _ := sm["input"].(map[string]any)
+		if av, _ := in["apiVersion"].(string); strings.HasPrefix(av, "pt.fn.crossplane.io/") && in["kind"] == "Resources" {
+			holders = append(holders, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline"), fieldpath.Index(i), fieldpath.Field("input")})
+		}
+	}
+	return holders
+}
+
+// RenderAt renders the Composition that holds offset (against xr, or a
+// synthesised composite when xr is nil) and returns YAML: every resource,
+// or only the resource template at offset. Notes come first, as comments.
+func RenderAt(ctx context.Context, f *document.File, offset int, xr map[string]any, env Env) (string, error) {
+	d := f.DocAt(offset)
+	if d == nil || d.Root == nil {
+		return "", fmt.Errorf("no YAML document at this position")
+	}
+	obj, err := d.Object()
+	if err != nil {
+		return "", err
+	}
+	m, _ := obj.(map[string]any)
+	if m["kind"] != "Composition" {
+		return "", fmt.Errorf("this document is not a Composition")
+	}
+	// Lenient: a preview shows what can be rendered, with the failures noted.
+	out, synthesized, ok := RenderComposition(d, m, xr, env, true)
+	if !ok {
+		return "", fmt.Errorf("no XRD for this Composition's compositeTypeRef in the workspace")
+	}
+	only := ""
+	if hit, ok := f.At(offset); ok {
+		for _, res := range out.Resources {
+			if hit.Path.HasPrefix(res.Path) && res.Name != "" {
+				only = res.Name
+			}
+		}
+	}
+	var b strings.Builder
+	if synthesized {
+		b.WriteString("# Rendered by crd-lsp with a composite resource synthesised from the XRD:\n# its required fields with placeholders, optional fields unset.\n")
+	}
+	for _, n := range out.Notes {
+		line, col := f.Mapper.LineCol(at(d, n.Path, n.OnKey, 0, "", "").Span.Start)
+		fmt.Fprintf(&b, "# %d:%d: %s\n", line, col, n.Message)
+	}
+	y, err := out.YAML(only)
+	if err != nil {
+		return "", err
+	}
+	b.Write(y)
+	return b.String(), nil
+}

@@ -1,0 +1,105 @@
+// This file defines textDocument/codeLens and workspace/executeCommand.
+
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
+)
+
+// commandRender renders the Composition at [uri, line] (0-based line,
+// optionally a third argument: the path of an XR file to render with) and
+// returns the YAML. Code lenses carry it; VS Code's extension turns it into
+// a read-only preview.
+const commandRender = "crdLsp.render"
+
+// serverCommands are the commands workspace/executeCommand runs.
+var serverCommands = []string{commandRender}
+
+func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	f, _, _, enc, _ := s.snapshot(params.TextDocument.URI)
+	out := []protocol.CodeLens{}
+	if f == nil {
+		return out, nil
+	}
+	for _, l := range analysis.CodeLenses(f) {
+		u, _ := json.Marshal(string(params.TextDocument.URI))
+		line, _ := json.Marshal(l.Line)
+		out = append(out, protocol.CodeLens{
+			Range:   toProtocolRange(f, l.Span, enc),
+			Command: protocol.Command{Title: l.Title, Command: commandRender, Arguments: []protocol.LSPAny{u, line}},
+		})
+	}
+	return out, nil
+}
+
+func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
+	switch params.Command {
+	case commandRender:
+		var u string
+		var line int
+		var xrPath string
+		args := params.Arguments
+		if len(args) < 2 || json.Unmarshal(args[0], &u) != nil || json.Unmarshal(args[1], &line) != nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: commandRender + " takes [uri, line] and optionally an XR file path"}
+		}
+		if len(args) > 2 {
+			_ = json.Unmarshal(args[2], &xrPath)
+		}
+		yaml, err := s.renderAt(ctx, uri.URI(u), line, xrPath)
+		if err != nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+		}
+		b, _ := json.Marshal(yaml)
+		return protocol.LSPAny(b), nil
+	}
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("unknown command %q", params.Command)}
+}
+
+func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath string) (string, error) {
+	f, store, _, _, _ := s.snapshot(u)
+	if f == nil {
+		b, err := os.ReadFile(u.FsPath())
+		if err != nil {
+			return "", fmt.Errorf("%s is neither open nor readable: %v", u, err)
+		}
+		f = document.Parse(u.FsPath(), 0, b)
+	}
+	if line < 0 || line > f.Mapper.LineOf(len(f.Text)) {
+		return "", fmt.Errorf("line %d is outside the file", line)
+	}
+	var xr map[string]any
+	if xrPath != "" {
+		b, err := s.readFile(xrPath)
+		if err != nil {
+			return "", fmt.Errorf("XR file: %v", err)
+		}
+		xf := document.Parse(xrPath, 0, b)
+		for _, d := range xf.Docs {
+			if obj, err := d.Object(); err == nil {
+				if m, ok := obj.(map[string]any); ok && m["kind"] != nil {
+					xr = m
+					break
+				}
+			}
+		}
+		if xr == nil {
+			return "", fmt.Errorf("XR file %s holds no resource", xrPath)
+		}
+	}
+	off := f.Mapper.LineStart(line)
+	// Start at the first non-blank character, inside the line's node.
+	for off < len(f.Text) && (f.Text[off] == ' ' || f.Text[off] == '-') {
+		off++
+	}
+	return analysis.RenderAt(ctx, f, off, xr, analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()})
+}

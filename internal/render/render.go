@@ -1,0 +1,537 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+)
+
+// Severity of a rendering note.
+type Severity int
+
+const (
+	Error Severity = iota
+	Warning
+	Info
+)
+
+// Note is something rendering found, positioned at a path of the
+// Composition document (a patch, a transform, a resource, a step).
+type Note struct {
+	Path     fieldpath.Path
+	OnKey    bool
+	Severity Severity
+	Code     string
+	Message  string
+}
+
+// Write records that a patch wrote a field of a rendered resource.
+type Write struct {
+	To    fieldpath.Path // the field written, in the rendered resource
+	Patch fieldpath.Path // the patch, in the Composition document
+	From  string         // the fieldPath it read (or the combine variables)
+}
+
+// Skip records a patch that wrote nothing because what it reads is not
+// set on the composite: the field it would write stays unset.
+type Skip struct {
+	To    fieldpath.Path
+	Patch fieldpath.Path
+	From  []string // the composite fields that would have to be set
+	// Required: the patch has policy.fromFieldPath: Required, so the
+	// resource is not created until the fields are set.
+	Required bool
+}
+
+// Resource is one rendered composed resource.
+type Resource struct {
+	Name string         // the resource's name in the Composition ("" for anonymous classic resources)
+	Step string         // the pipeline step that composed it ("" for classic Compositions)
+	Path fieldpath.Path // the resource template (…resources[i]) in the Composition
+	// Object is the rendered resource; nil when it was not rendered
+	// (no base, a Required fromFieldPath that is not set, or a failure).
+	Object map[string]any
+	Writes []Write
+	Skips  []Skip
+}
+
+// Input is what a Composition is rendered with.
+type Input struct {
+	Composition map[string]any
+	// XR is the observed composite resource the patches read.
+	XR map[string]any
+	// Environment is the in-memory environment (FromEnvironmentFieldPath);
+	// nil is an empty environment.
+	Environment map[string]any
+	// Namespaced says the XR is namespaced (Crossplane v2): composed
+	// resources then land in its namespace.
+	Namespaced bool
+	// Lenient keeps rendering past a patch that fails (P&T would stop),
+	// and renders resources a Required fromFieldPath would withhold, so an
+	// editor sees every problem at once.
+	Lenient bool
+}
+
+// Output is a rendered Composition.
+type Output struct {
+	Resources []Resource
+	// XR is the desired composite after environment patches (ToComposite
+	// patches need observed composed resources, which a render has not).
+	XR    map[string]any
+	Notes []Note
+}
+
+// Render runs a Composition's function-patch-and-transform steps (or a
+// classic Composition's resources, which behave the same) against an XR,
+// side-effect free, exactly as the function does: base, then each patch in
+// order with PatchSets expanded, then Crossplane's own metadata. Steps
+// running other functions pass the desired state through; they are noted.
+// Render never panics: a failure becomes a Note.
+func Render(in Input) (out Output) {
+	defer func() {
+		if r := recover(); r != nil {
+			out.Notes = append(out.Notes, Note{Path: fieldpath.Path{fieldpath.Field("spec")}, OnKey: true, Severity: Error, Code: "render", Message: fmt.Sprintf("rendering failed: %v", r)})
+		}
+	}()
+	spec, _ := in.Composition["spec"].(map[string]any)
+	out.XR, _ = DeepCopy(in.XR).(map[string]any)
+	if out.XR == nil {
+		out.XR = map[string]any{}
+	}
+	env, _ := DeepCopy(in.Environment).(map[string]any)
+	if env == nil {
+		env = map[string]any{}
+	}
+	root := fieldpath.Path{fieldpath.Field("spec")}
+	desired := map[string]int{} // resource name → index in out.Resources
+	run := func(holder map[string]any, hp fieldpath.Path, step string) {
+		r := &renderer{in: in, xr: in.XR, dxr: out.XR, env: env, holder: holder, hp: hp, step: step, classic: step == ""}
+		for _, res := range r.run() {
+			if i, ok := desired[res.Name]; ok && res.Name != "" {
+				out.Resources[i] = res // a later step overwrites a resource of the same name
+				continue
+			}
+			desired[res.Name] = len(out.Resources)
+			out.Resources = append(out.Resources, res)
+		}
+		out.Notes = append(out.Notes, r.notes...)
+	}
+	if steps, ok := spec["pipeline"].([]any); ok {
+		for i, s := range steps {
+			sm, _ := s.(map[string]any)
+			sp := root.Child(fieldpath.Field("pipeline"), fieldpath.Index(i))
+			name, _ := sm["step"].(string)
+			input, _ := sm["input"].(map[string]any)
+			if av, _ := input["apiVersion"].(string); strings.HasPrefix(av, "pt.fn.crossplane.io/") && input["kind"] == "Resources" {
+				run(input, sp.Child(fieldpath.Field("input")), name)
+				continue
+			}
+			fn := ""
+			if ref, ok := sm["functionRef"].(map[string]any); ok {
+				fn, _ = ref["name"].(string)
+			}
+			out.Notes = append(out.Notes, Note{Path: sp.Child(fieldpath.Field("step")), Severity: Info, Code: "render-step",
+				Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run: it passes the desired state through, and resources it would compose are not rendered or validated", name, orDefault(fn, "a function"))})
+		}
+	} else if _, ok := spec["resources"]; ok {
+		run(spec, root, "")
+	}
+	return out
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+type renderer struct {
+	in     Input
+	xr     map[string]any // observed composite
+	dxr    map[string]any // desired composite
+	env    map[string]any
+	holder map[string]any // spec of a classic Composition, or a P&T input
+	hp     fieldpath.Path
+	step   string
+	notes  []Note
+	// classic Compositions merge by policy.mergeOptions; P&T by
+	// policy.toFieldPath.
+	classic bool
+}
+
+func (r *renderer) note(p fieldpath.Path, onKey bool, sev Severity, code, msg string) {
+	r.notes = append(r.notes, Note{Path: p, OnKey: onKey, Severity: sev, Code: code, Message: msg})
+}
+
+// patchRef is a patch and where it is written (inside a patchSet when it
+// came from one).
+type patchRef struct {
+	patch map[string]any
+	path  fieldpath.Path
+}
+
+func (r *renderer) run() []Resource {
+	sets := map[string][]patchRef{}
+	setList, _ := r.holder["patchSets"].([]any)
+	for i, s := range setList {
+		sm, _ := s.(map[string]any)
+		name, _ := sm["name"].(string)
+		patches, _ := sm["patches"].([]any)
+		for j, p := range patches {
+			pm, _ := p.(map[string]any)
+			sets[name] = append(sets[name], patchRef{pm, r.hp.Child(fieldpath.Field("patchSets"), fieldpath.Index(i), fieldpath.Field("patches"), fieldpath.Index(j))})
+		}
+	}
+	// Environment patches run first, as in P&T.
+	if envm, ok := r.holder["environment"].(map[string]any); ok {
+		patches, _ := envm["patches"].([]any)
+		for j, p := range patches {
+			pm, _ := p.(map[string]any)
+			pp := r.hp.Child(fieldpath.Field("environment"), fieldpath.Field("patches"), fieldpath.Index(j))
+			r.environmentPatch(pm, pp)
+		}
+	}
+	list, _ := r.holder["resources"].([]any)
+	var out []Resource
+	for i, t := range list {
+		tm, _ := t.(map[string]any)
+		rp := r.hp.Child(fieldpath.Field("resources"), fieldpath.Index(i))
+		name, _ := tm["name"].(string)
+		res := Resource{Name: name, Step: r.step, Path: rp}
+		base, ok := tm["base"].(map[string]any)
+		if !ok {
+			r.note(rp, true, Warning, "render", fmt.Sprintf("resource %q has no base: it can only patch a resource an earlier step composed, which crd-lsp does not render", name))
+			out = append(out, res)
+			continue
+		}
+		obj, _ := DeepCopy(base).(map[string]any)
+		// Expand PatchSets at their point of use.
+		var patches []patchRef
+		pl, _ := tm["patches"].([]any)
+		for j, p := range pl {
+			pm, _ := p.(map[string]any)
+			pp := rp.Child(fieldpath.Field("patches"), fieldpath.Index(j))
+			if typeOf(pm) == "PatchSet" {
+				setName, _ := pm["patchSetName"].(string)
+				set, ok := sets[setName]
+				if !ok {
+					if r.in.Lenient {
+						r.note(pp, true, Error, "render-invalid", fmt.Sprintf("cannot find PatchSet by name %s: its patches are left out", setName))
+						continue
+					}
+					r.note(pp, true, Error, "render-invalid", fmt.Sprintf("resource %q is not rendered: cannot find PatchSet by name %s", name, setName))
+					goto next
+				}
+				patches = append(patches, set...)
+				continue
+			}
+			patches = append(patches, patchRef{pm, pp})
+		}
+		for _, p := range patches {
+			t := typeOf(p.patch)
+			switch t {
+			case "FromCompositeFieldPath", "FromEnvironmentFieldPath", "CombineFromComposite", "CombineFromEnvironment":
+			default:
+				continue // reads an observed composed resource, which a render has not
+			}
+			src := r.xr
+			if strings.HasSuffix(t, "Environment") || t == "FromEnvironmentFieldPath" {
+				src = r.env
+			}
+			w, skip, err := apply(p.patch, p.path, src, obj, r.classic)
+			switch {
+			case err == nil && skip != nil:
+				skip.Required = policyOf(p.patch) == "Required"
+				res.Skips = append(res.Skips, *skip)
+				if skip.Required && r.in.Lenient {
+					r.note(p.path, true, Info, "render-required", fmt.Sprintf("resource %q is only created once %s is set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
+				} else if skip.Required {
+					r.note(p.path, true, Info, "render-required", fmt.Sprintf("resource %q is not created while %s is not set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
+					res.Skips = nil
+					goto next
+				}
+			case err != nil && r.in.Lenient:
+				r.failed(p.path, "", err)
+			case err != nil:
+				r.failed(p.path, name, err)
+				goto next
+			default:
+				res.Writes = append(res.Writes, w...)
+			}
+		}
+		r.metadata(obj, name)
+		res.Object = obj
+	next:
+		out = append(out, res)
+	}
+	return out
+}
+
+func typeOf(pm map[string]any) string {
+	if t, _ := pm["type"].(string); t != "" {
+		return t
+	}
+	return "FromCompositeFieldPath"
+}
+
+func policyOf(pm map[string]any) string {
+	pol, _ := pm["policy"].(map[string]any)
+	if v, _ := pol["fromFieldPath"].(string); v != "" {
+		return v
+	}
+	return "Optional"
+}
+
+// environmentPatch applies an environment patch between the composite and
+// the environment (FromComposite/ToEnvironment write the environment,
+// ToComposite/FromEnvironment the desired composite).
+func (r *renderer) environmentPatch(pm map[string]any, pp fieldpath.Path) {
+	var src, dst map[string]any
+	switch typeOf(pm) {
+	case "FromCompositeFieldPath", "ToEnvironmentFieldPath", "CombineFromComposite":
+		src, dst = r.xr, r.env
+	case "ToCompositeFieldPath", "FromEnvironmentFieldPath", "CombineToComposite":
+		src, dst = r.env, r.dxr
+	default:
+		return
+	}
+	if _, _, err := apply(pm, pp, src, dst, r.classic); err != nil {
+		r.failed(pp, "", err)
+	}
+}
+
+// failed notes a patch that failed, on the transform that failed when it
+// is one. P&T would stop rendering; the resource is not rendered. A
+// transform that is invalid whatever its input gets code render-invalid
+// (the Composition checks report it already).
+func (r *renderer) failed(pp fieldpath.Path, resource string, err error) {
+	what := "the patch is left out"
+	if resource != "" {
+		what = fmt.Sprintf("resource %q is not rendered", resource)
+	}
+	var te *transformError
+	if errors.As(err, &te) {
+		code := "render-transform"
+		var tr *TransformError
+		if errors.As(te.err, &tr) && tr.Invalid {
+			code = "render-invalid"
+		}
+		r.note(pp.Child(fieldpath.Field("transforms"), fieldpath.Index(te.index)), true, Error, code, fmt.Sprintf("%s: %v", what, te.err))
+		return
+	}
+	code := "render-patch"
+	var ie *invalidError
+	if errors.As(err, &ie) {
+		code = "render-invalid"
+	}
+	r.note(pp, true, Error, code, fmt.Sprintf("%s: %v", what, err))
+}
+
+// invalidError is a patch that is wrong whatever the composite holds.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string { return e.err.Error() }
+
+type transformError struct {
+	index int
+	err   error
+}
+
+func (e *transformError) Error() string {
+	return fmt.Sprintf("transform at index %d: %v", e.index, e.err)
+}
+
+// apply runs one patch from src to dst. A source that is not set skips
+// the patch (skip non-nil), as P&T does for optional and required paths
+// alike (Required additionally withholds the resource; the caller decides).
+func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classic bool) ([]Write, *Skip, error) {
+	t := typeOf(pm)
+	from, _ := pm["fromFieldPath"].(string)
+	to, hasTo := pm["toFieldPath"].(string)
+	var value any
+	var reads []string
+	if strings.HasPrefix(t, "Combine") {
+		comb, _ := pm["combine"].(map[string]any)
+		vars, _ := comb["variables"].([]any)
+		in := make([]any, len(vars))
+		for i, v := range vars {
+			vm, _ := v.(map[string]any)
+			fp, _ := vm["fromFieldPath"].(string)
+			reads = append(reads, fp)
+			x, err := getString(src, fp)
+			if err != nil {
+				if IsNotFound(err) {
+					return nil, &Skip{To: mustParse(to), Patch: pp, From: reads[len(reads)-1:]}, nil
+				}
+				return nil, nil, err
+			}
+			in[i] = x
+		}
+		strategy, _ := comb["strategy"].(string)
+		if strategy != "string" {
+			return nil, nil, &invalidError{fmt.Errorf("combine strategy %q is not supported", strategy)}
+		}
+		str, _ := comb["string"].(map[string]any)
+		format, ok := str["fmt"].(string)
+		if !ok {
+			return nil, nil, &invalidError{fmt.Errorf("given combine strategy %s requires configuration", strategy)}
+		}
+		value = fmt.Sprintf(format, in...)
+	} else {
+		if !hasTo {
+			to = from // toFieldPath defaults to fromFieldPath
+		}
+		reads = []string{from}
+		x, err := getString(src, from)
+		if err != nil {
+			if IsNotFound(err) {
+				return nil, &Skip{To: mustParse(to), Patch: pp, From: reads}, nil
+			}
+			return nil, nil, err
+		}
+		value = x
+	}
+	transforms, _ := pm["transforms"].([]any)
+	if classic {
+		transforms = classicDefaults(transforms)
+	}
+	out, at, err := TransformAll(transforms, value)
+	if err != nil {
+		return nil, nil, &transformError{index: at, err: err}
+	}
+	top, err := fieldpath.Parse(to)
+	if err != nil {
+		return nil, nil, &invalidError{fmt.Errorf("invalid toFieldPath %q: %v", to, err)}
+	}
+	opts, err := PatchMergeOptions(pm)
+	if classic {
+		pol, _ := pm["policy"].(map[string]any)
+		mo, _ := pol["mergeOptions"].(map[string]any)
+		opts, err = LegacyMergeOptions(mo)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	targets := []fieldpath.Path{top}
+	if hasWildcard(top) {
+		if targets, err = Expand(dst, top); err != nil {
+			return nil, nil, err
+		}
+		if len(targets) == 0 {
+			return nil, nil, fmt.Errorf("cannot expand ToFieldPath %s", to)
+		}
+	}
+	var writes []Write
+	for _, tp := range targets {
+		if err := Merge(dst, tp, out, opts); err != nil {
+			return nil, nil, fmt.Errorf("cannot patch to object: %v", err)
+		}
+		writes = append(writes, Write{To: tp, Patch: pp, From: strings.Join(reads, ", ")})
+	}
+	return writes, nil, nil
+}
+
+func getString(obj map[string]any, p string) (any, error) {
+	fp, err := fieldpath.Parse(p)
+	if err != nil {
+		return nil, &invalidError{fmt.Errorf("invalid fieldPath %q: %v", p, err)}
+	}
+	return Get(obj, fp)
+}
+
+func mustParse(s string) fieldpath.Path {
+	p, _ := fieldpath.Parse(s)
+	return p
+}
+
+func hasWildcard(p fieldpath.Path) bool {
+	for _, s := range p {
+		if s.Kind == fieldpath.KindWildcard {
+			return true
+		}
+	}
+	return false
+}
+
+// metadata applies what Crossplane itself sets on a composed resource:
+// a generated name after the XR's, the composite and claim labels, the
+// composition-resource-name annotation, the controller reference, and
+// (for namespaced XRs) the namespace.
+func (r *renderer) metadata(obj map[string]any, name string) {
+	md, _ := obj["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		obj["metadata"] = md
+	}
+	xmd, _ := r.xr["metadata"].(map[string]any)
+	xname, _ := xmd["name"].(string)
+	if _, ok := md["name"]; !ok && xname != "" {
+		if _, ok := md["generateName"]; !ok {
+			md["generateName"] = xname + "-"
+		}
+	}
+	labels, _ := md["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+	}
+	if xname != "" {
+		labels["crossplane.io/composite"] = xname
+	}
+	xlabels, _ := xmd["labels"].(map[string]any)
+	for _, k := range []string{"crossplane.io/claim-name", "crossplane.io/claim-namespace"} {
+		if v, ok := xlabels[k]; ok {
+			labels[k] = v
+		}
+	}
+	md["labels"] = labels
+	if name != "" {
+		ann, _ := md["annotations"].(map[string]any)
+		if ann == nil {
+			ann = map[string]any{}
+		}
+		ann["crossplane.io/composition-resource-name"] = name
+		md["annotations"] = ann
+	}
+	if r.in.Namespaced {
+		if ns, _ := xmd["namespace"].(string); ns != "" {
+			md["namespace"] = ns
+		}
+	}
+	if xname != "" {
+		av, _ := r.xr["apiVersion"].(string)
+		kind, _ := r.xr["kind"].(string)
+		uid, _ := xmd["uid"].(string)
+		md["ownerReferences"] = []any{map[string]any{
+			"apiVersion": av, "kind": kind, "name": xname, "uid": uid,
+			"controller": true, "blockOwnerDeletion": true,
+		}}
+	}
+}
+
+// classicDefaults fills in what the API server's defaulting gives a
+// classic Composition's transforms (its CRD defaults string.type to
+// Format and math.type to Multiply); P&T inputs are not defaulted.
+func classicDefaults(ts []any) []any {
+	out := make([]any, len(ts))
+	for i, t := range ts {
+		tm, ok := t.(map[string]any)
+		if !ok {
+			out[i] = t
+			continue
+		}
+		for key, def := range map[string]string{"string": "Format", "math": "Multiply"} {
+			if sub, ok := tm[key].(map[string]any); ok && tm["type"] == key {
+				if ty, _ := sub["type"].(string); ty == "" {
+					c, _ := DeepCopy(tm).(map[string]any)
+					c[key].(map[string]any)["type"] = def
+					tm = c
+				}
+			}
+		}
+		out[i] = tm
+	}
+	return out
+}
