@@ -191,6 +191,29 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return st, nil
 	}
 
+	// Example composites among the inputs: Compositions are rendered with
+	// them, as in the editor.
+	objects := map[string][]workspace.Header{}
+	texts := map[string][]byte{}
+	for _, in := range inputs {
+		if h := workspace.Headers(in.content); len(h) > 0 {
+			objects[in.path] = h
+			texts[in.path] = in.content
+		}
+	}
+	examples := func(store *schemas.Store) func(schemas.GVK) []analysis.Example {
+		return func(gvk schemas.GVK) []analysis.Example {
+			kinds := workspace.ExampleKinds(store, gvk)
+			var out []analysis.Example
+			for _, p := range workspace.ExamplePaths(objects, kinds) {
+				if ex, ok := analysis.ExampleIn(p, texts[p], func(av, k string) bool { return kinds[workspace.Header{APIVersion: av, Kind: k}] }); ok {
+					out = append(out, ex)
+				}
+			}
+			return out
+		}
+	}
+
 	var results []checkedFile
 	var sum summary
 	for _, in := range inputs {
@@ -206,7 +229,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "crd-lsp check:", err)
 			return 2
 		}
-		env := analysis.Env{Schemas: store, UnknownKind: unknown, CrossplaneMajor: major, CompositionMode: opts.compMode}
+		env := analysis.Env{Schemas: store, UnknownKind: unknown, CrossplaneMajor: major, CompositionMode: opts.compMode, Examples: examples(store)}
 		f := document.Parse(in.path, 0, in.content)
 		diags := analysis.Diagnose(ctx, f, env)
 		cf := checkedFile{Path: in.path, Diagnostics: []jsonDiagnostic{}}

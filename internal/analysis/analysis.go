@@ -78,6 +78,35 @@ type Env struct {
 	// CompositionMode is the default schema-aware validation mode for
 	// Compositions: "warn" (default), "loose" or "strict".
 	CompositionMode string
+	// Examples returns the workspace's example composites (XRs or claims)
+	// of an XR kind, best first; nil means none are known.
+	Examples func(schemas.GVK) []Example
+}
+
+// Example is an example composite resource (or claim) found in the
+// workspace, which Compositions of its kind are rendered with.
+type Example struct {
+	Path   string
+	Object map[string]any
+}
+
+// ExampleIn returns the first object of text whose apiVersion and kind
+// want accepts.
+func ExampleIn(path string, text []byte, want func(apiVersion, kind string) bool) (Example, bool) {
+	f := document.Parse(path, 0, text)
+	for _, d := range f.Docs {
+		obj, err := d.Object()
+		m, _ := obj.(map[string]any)
+		if err != nil || m == nil {
+			continue
+		}
+		av, _ := m["apiVersion"].(string)
+		k, _ := m["kind"].(string)
+		if want(av, k) {
+			return Example{Path: path, Object: m}, true
+		}
+	}
+	return Example{}, false
 }
 
 // Diagnose returns every diagnostic of f, sorted by position.

@@ -3,6 +3,8 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -160,7 +162,72 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 			}
 		}
 	}
+	return append(diags, exampleChecks(ctx, d, m, env)...)
+}
+
+// exampleChecks renders a Composition with the workspace's first example
+// XR of its kind and validates each composed resource fully (types,
+// enums, patterns, CEL): a value a patch wrote that the resource's schema
+// rejects is reported on that patch's toFieldPath, naming the example.
+// Values from the base are judged by the base checks, and presence by the
+// smallest-XR render.
+func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
+	if env.Examples == nil {
+		return nil
+	}
+	spec, _ := m["spec"].(map[string]any)
+	ref, _ := spec["compositeTypeRef"].(map[string]any)
+	gvk, ok := baseGVK(ref)
+	if !ok {
+		return nil
+	}
+	examples := env.Examples(gvk)
+	if len(examples) == 0 {
+		return nil
+	}
+	ex := examples[0]
+	out, _, ok := RenderComposition(d, m, ex.Object, env, true)
+	if !ok {
+		return nil
+	}
+	var diags []Diagnostic
+	for _, res := range out.Resources {
+		if res.Object == nil || ctx.Err() != nil {
+			continue
+		}
+		rg, ok := baseGVK(res.Object)
+		if !ok {
+			continue
+		}
+		sch, found := nearest(env.Schemas.Candidates(rg), d.File.URI)
+		if !found {
+			continue
+		}
+		for _, e := range sch.Validate(ctx, res.Object) {
+			if e.Code == "required" || e.Code == "unknown-field" || e.Severity == schemas.SeverityInfo || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
+				continue
+			}
+			for _, w := range res.Writes {
+				if e.Path.HasPrefix(w.To) {
+					diags = append(diags, at(d, w.Patch.Child(fieldpath.Field("toFieldPath")), false, SeverityError, "render-value",
+						fmt.Sprintf("rendered with %s, %s gets a value %s rejects: %s", relName(ex.Path, d.File.URI), e.Path, rg.Kind, e.Message)))
+					break
+				}
+			}
+		}
+	}
 	return diags
+}
+
+// relName is path relative to the document's folder when that is shorter.
+func relName(path, doc string) string {
+	if u, err := url.Parse(doc); err == nil && u.Scheme == "file" {
+		doc = u.Path
+	}
+	if rel, err := filepath.Rel(filepath.Dir(doc), path); err == nil && len(rel) < len(path) {
+		return rel
+	}
+	return path
 }
 
 // missingDiagnostic places a required field that the rendered resource
@@ -200,11 +267,15 @@ type Lens struct {
 	// Line is the 0-based line the command renders (a resource template's
 	// or the Composition's).
 	Line int
+	// XR is the example composite file to render with ("" synthesises one).
+	XR string
 }
 
 // CodeLenses offers "Preview rendered" on each composed resource of a
 // Composition (classic and P&T) and on the Composition itself.
-func CodeLenses(f *document.File) []Lens {
+// With several example composites in the workspace, the Composition gets
+// one more lens per example; the others use the first.
+func CodeLenses(f *document.File, env Env) []Lens {
 	var out []Lens
 	for _, d := range f.Docs {
 		if d.Root == nil || len(d.Errors) > 0 {
@@ -214,7 +285,24 @@ func CodeLenses(f *document.File) []Lens {
 		if !ok || kind.Value != "Composition" {
 			continue
 		}
-		add := func(p fieldpath.Path, title string) {
+		obj, err := d.Object()
+		if err != nil {
+			continue
+		}
+		m, _ := obj.(map[string]any)
+		var examples []Example
+		if env.Examples != nil {
+			spec, _ := m["spec"].(map[string]any)
+			ref, _ := spec["compositeTypeRef"].(map[string]any)
+			if gvk, ok := baseGVK(ref); ok {
+				examples = env.Examples(gvk)
+			}
+		}
+		xr, with := "", ""
+		if len(examples) > 0 {
+			xr, with = examples[0].Path, " with "+relName(examples[0].Path, f.URI)
+		}
+		add := func(p fieldpath.Path, title, xr string) {
 			k, v, ok := d.Lookup(p)
 			if !ok {
 				return
@@ -224,23 +312,21 @@ func CodeLenses(f *document.File) []Lens {
 				n = k
 			}
 			sp := f.NodeSpan(n)
-			out = append(out, Lens{Span: sp, Title: title, Line: f.Mapper.LineOf(sp.Start)})
+			out = append(out, Lens{Span: sp, Title: title, Line: f.Mapper.LineOf(sp.Start), XR: xr})
 		}
-		add(fieldpath.Path{fieldpath.Field("kind")}, "Preview rendered (all resources)")
-		obj, err := d.Object()
-		if err != nil {
-			continue
+		add(fieldpath.Path{fieldpath.Field("kind")}, "Preview rendered (all resources"+with+")", xr)
+		for _, ex := range examples[min(1, len(examples)):] {
+			add(fieldpath.Path{fieldpath.Field("kind")}, "Preview with "+relName(ex.Path, f.URI), ex.Path)
 		}
-		m, _ := obj.(map[string]any)
 		for _, h := range resourceHolders(m) {
 			holder, _ := valueAt(m, h).(map[string]any)
 			list, _ := holder["resources"].([]any)
 			for i := range list {
 				rp := h.Child(fieldpath.Field("resources"), fieldpath.Index(i))
 				if _, _, ok := d.Lookup(rp.Child(fieldpath.Field("name"))); ok {
-					add(rp.Child(fieldpath.Field("name")), "Preview rendered")
+					add(rp.Child(fieldpath.Field("name")), "Preview rendered"+with, xr)
 				} else {
-					add(rp.Child(fieldpath.Field("base")), "Preview rendered")
+					add(rp.Child(fieldpath.Field("base")), "Preview rendered"+with, xr)
 				}
 			}
 		}
@@ -270,7 +356,7 @@ func resourceHolders(m map[string]any) []fieldpath.Path {
 // RenderAt renders the Composition that holds offset (against xr, or a
 // synthesised composite when xr is nil) and returns YAML: every resource,
 // or only the resource template at offset. Notes come first, as comments.
-func RenderAt(ctx context.Context, f *document.File, offset int, xr map[string]any, env Env) (string, error) {
+func RenderAt(ctx context.Context, f *document.File, offset int, xr map[string]any, xrPath string, env Env) (string, error) {
 	d := f.DocAt(offset)
 	if d == nil || d.Root == nil {
 		return "", fmt.Errorf("no YAML document at this position")
@@ -297,6 +383,9 @@ func RenderAt(ctx context.Context, f *document.File, offset int, xr map[string]a
 		}
 	}
 	var b strings.Builder
+	if xrPath != "" {
+		fmt.Fprintf(&b, "# Rendered by crd-lsp with %s.\n", xrPath)
+	}
 	if synthesized {
 		b.WriteString("# Rendered by crd-lsp with a composite resource synthesised from the XRD:\n# its required fields with placeholders, optional fields unset.\n")
 	}

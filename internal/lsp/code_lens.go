@@ -26,17 +26,22 @@ const commandRender = "crdLsp.render"
 var serverCommands = []string{commandRender}
 
 func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
-	f, _, _, enc, _ := s.snapshot(params.TextDocument.URI)
+	f, store, _, enc, _ := s.snapshot(params.TextDocument.URI)
 	out := []protocol.CodeLens{}
 	if f == nil {
 		return out, nil
 	}
-	for _, l := range analysis.CodeLenses(f) {
+	for _, l := range analysis.CodeLenses(f, analysis.Env{Schemas: store, Examples: s.examplesFunc(store)}) {
 		u, _ := json.Marshal(string(params.TextDocument.URI))
 		line, _ := json.Marshal(l.Line)
+		args := []protocol.LSPAny{u, line}
+		if l.XR != "" {
+			xr, _ := json.Marshal(l.XR)
+			args = append(args, xr)
+		}
 		out = append(out, protocol.CodeLens{
 			Range:   toProtocolRange(f, l.Span, enc),
-			Command: protocol.Command{Title: l.Title, Command: commandRender, Arguments: []protocol.LSPAny{u, line}},
+			Command: protocol.Command{Title: l.Title, Command: commandRender, Arguments: args},
 		})
 	}
 	return out, nil
@@ -101,5 +106,5 @@ func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath strin
 	for off < len(f.Text) && (f.Text[off] == ' ' || f.Text[off] == '-') {
 		off++
 	}
-	return analysis.RenderAt(ctx, f, off, xr, analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()})
+	return analysis.RenderAt(ctx, f, off, xr, xrPath, analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()})
 }

@@ -6,6 +6,7 @@ package lsp
 import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
@@ -50,4 +51,13 @@ func (s *server) at(u uri.URI, pos protocol.Position) (f *document.File, off int
 		return nil, 0, store, enc
 	}
 	return f, off, store, enc
+}
+
+// fileURI is the URI of a parsed file: open buffers are parsed under their
+// URI, files read from disk under their path.
+func fileURI(f *document.File) uri.URI {
+	if strings.Contains(f.URI, "://") {
+		return uri.URI(f.URI)
+	}
+	return uri.File(f.URI)
 }

@@ -20,7 +20,7 @@ func (s *server) Definition(ctx context.Context, params *protocol.DefinitionPara
 	locs := analysis.Definition(ctx, f, off, analysis.Env{Schemas: store}, s.readFile)
 	out := protocol.LocationSlice{}
 	for _, l := range locs {
-		out = append(out, protocol.Location{URI: uri.File(l.File.URI), Range: toProtocolRange(l.File, l.Span, enc)})
+		out = append(out, protocol.Location{URI: fileURI(l.File), Range: toProtocolRange(l.File, l.Span, enc)})
 	}
 	return out, nil
 }

@@ -102,7 +102,7 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 		return
 	}
 	start := time.Now()
-	env := analysis.Env{Schemas: store, CrossplaneMajor: d.s.crossplaneMajor(), CompositionMode: set.Validation.CompositionMode}
+	env := analysis.Env{Schemas: store, CrossplaneMajor: d.s.crossplaneMajor(), CompositionMode: set.Validation.CompositionMode, Examples: d.s.examplesFunc(store)}
 	if sev, ok := analysis.ParseSeverity(set.Validation.UnknownKind); ok && ready {
 		env.UnknownKind = sev
 	}

@@ -210,6 +210,9 @@ func TestCompositionNavigation(t *testing.T) {
 		return line, off - strings.LastIndex(string(text[:off]), "\n") - 1
 	}
 	at := func(l protocol.Location) string {
+		if filepath.Base(l.URI.FsPath()) == "classic.yaml" && l.URI != e.URI("classic.yaml") {
+			t.Errorf("location URI %s, want %s", l.URI, e.URI("classic.yaml"))
+		}
 		return fmt.Sprintf("%s:%d:%d", filepath.Base(l.URI.FsPath()), l.Range.Start.Line, l.Range.Start.Character)
 	}
 	// fromFieldPath: spec.parameters.storageGB → the XRD's storageGB property.
@@ -306,5 +309,38 @@ func TestPreviewRendered(t *testing.T) {
 	// Bad arguments are an error, not a crash.
 	if err := e.Call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: "crdLsp.render"}, &yaml); err == nil {
 		t.Error("crdLsp.render without arguments succeeded")
+	}
+}
+
+// TestPreviewWithExample: with an example XR in the workspace, lenses and
+// previews render with it instead of a synthesised composite.
+func TestPreviewWithExample(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golden", "compositions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds := filepath.Join(lsptest.CorpusDir(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")
+	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, Folders: []string{crds}})
+	e.AwaitSchemas(60 * time.Second)
+	text, err := os.ReadFile(filepath.Join(dir, "pipeline.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Open("pipeline.yaml", string(text))
+	var lenses []protocol.CodeLens
+	if err := e.Call(protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("pipeline.yaml")}}, &lenses); err != nil {
+		t.Fatal(err)
+	}
+	if len(lenses) < 2 || lenses[1].Command.Title != "Preview rendered with examples/xr.yaml" || len(lenses[1].Command.Arguments) != 3 {
+		t.Fatalf("lenses = %+v", lenses)
+	}
+	var yaml string
+	if err := e.Call(protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{Command: lenses[1].Command.Command, Arguments: lenses[1].Command.Arguments}, &yaml); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Rendered by crd-lsp with " + filepath.Join(dir, "examples", "xr.yaml"), "allocatedstorage: 20", "generateName: orders-"} {
+		if !strings.Contains(yaml, want) {
+			t.Errorf("preview lacks %q:\n%s", want, yaml)
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 )
@@ -19,7 +18,7 @@ func (s *server) References(ctx context.Context, params *protocol.ReferenceParam
 		return out, nil
 	}
 	for _, l := range analysis.References(ctx, f, off, analysis.Env{Schemas: store}, params.Context.IncludeDeclaration) {
-		out = append(out, protocol.Location{URI: uri.File(l.File.URI), Range: toProtocolRange(l.File, l.Span, enc)})
+		out = append(out, protocol.Location{URI: fileURI(l.File), Range: toProtocolRange(l.File, l.Span, enc)})
 	}
 	return out, nil
 }

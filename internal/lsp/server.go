@@ -15,6 +15,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // server implements protocol.Server. Methods it does not implement answer
@@ -46,7 +47,10 @@ type server struct {
 	// diskSchemas are the workspace files currently fed to the store from
 	// disk (open buffers replace their disk copy while open).
 	diskSchemas map[string]bool
-	scanGen     int
+	// objects indexes workspace files by the apiVersion/kind of their
+	// documents (example composites for rendering).
+	objects map[string][]workspace.Header
+	scanGen int
 	// schemasReady is false until the first load of built-in and workspace
 	// schemas finished; until then "unknown kind" is not reported.
 	schemasReady bool

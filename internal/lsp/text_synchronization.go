@@ -115,6 +115,7 @@ func (s *server) syncBufferSchemasLocked(u uri.URI, text []byte) bool {
 	if p == "" || !workspace.IsYAML(p) {
 		return false
 	}
+	s.indexObjectsLocked(p, text)
 	if !s.diskSchemas[p] && !workspace.MayDefineSchemas(text) {
 		return false
 	}

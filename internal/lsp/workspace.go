@@ -140,6 +140,7 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 		if s.setWorkspaceSchemaFileLocked(p, content) {
 			changed = true
 		}
+		s.indexObjectsLocked(p, content)
 		if filepath.Base(p) == "crossplane.yaml" {
 			s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
 		}
@@ -192,8 +193,14 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	s.log.Info("built-in schemas loaded", "crossplane", major, "from", from)
 	opts := workspace.Options{Include: set.Schemas.Include, Exclude: set.Schemas.Exclude, MaxFileSize: set.Schemas.MaxFileSize}
 	disk := map[string]bool{}
+	objects := map[string][]workspace.Header{}
 	for _, root := range roots {
-		files, skipped, err := workspace.Scan(ctx, root, opts, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
+		files, skipped, err := workspace.Scan(ctx, root, opts, func(p string, c []byte) bool {
+			if h := workspace.Headers(c); len(h) > 0 {
+				objects[p] = h
+			}
+			return workspace.MayDefineSchemas(c)
+		})
 		if ctx.Err() != nil {
 			return
 		}
@@ -218,6 +225,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	}
 	s.store = st
 	s.diskSchemas = disk
+	s.objects = objects
 	s.schemasReady = true
 	s.major = major
 	for u, f := range s.open {

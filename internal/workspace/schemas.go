@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,4 +134,43 @@ func loadBuiltins(major int) (*schemas.Store, error) {
 // Source is the schema source of a workspace file.
 func Source(path string) schemas.Source {
 	return schemas.Source{Kind: schemas.SourceWorkspace, Name: path, File: path}
+}
+
+// ExampleKinds are the kinds an example composite of the XR kind gvk may
+// have: the XR kind itself and the claim kind its XRD offers.
+func ExampleKinds(store *schemas.Store, gvk schemas.GVK) map[Header]bool {
+	want := map[Header]bool{{APIVersion: gvk.APIVersion(), Kind: gvk.Kind}: true}
+	if store == nil {
+		return want
+	}
+	if cands := store.Candidates(gvk); len(cands) > 0 {
+		for _, k := range store.Kinds() {
+			if k.Schema != nil && k.Schema.CRDName == cands[0].CRDName && k.GVK.Kind != gvk.Kind {
+				want[Header{APIVersion: k.GVK.APIVersion(), Kind: k.GVK.Kind}] = true
+			}
+		}
+	}
+	return want
+}
+
+// ExamplePaths lists the files of index holding an object of one of the
+// kinds: files under an examples folder first, then by path.
+func ExamplePaths(index map[string][]Header, kinds map[Header]bool) []string {
+	var paths []string
+	for p, hs := range index {
+		for _, h := range hs {
+			if kinds[h] {
+				paths = append(paths, p)
+				break
+			}
+		}
+	}
+	sort.Slice(paths, func(i, j int) bool {
+		ei, ej := strings.Contains(paths[i], "example"), strings.Contains(paths[j], "example")
+		if ei != ej {
+			return ei
+		}
+		return paths[i] < paths[j]
+	})
+	return paths
 }

@@ -157,3 +157,41 @@ func globSegs(pat, name []string) bool {
 	}
 	return len(name) == 0
 }
+
+// Header is a document's apiVersion and kind.
+type Header struct{ APIVersion, Kind string }
+
+// Headers reads the top-level apiVersion and kind of each YAML document
+// with a line scan (no parse): enough to index a workspace's objects by
+// kind. Documents without both are left out.
+func Headers(content []byte) []Header {
+	var out []Header
+	var cur Header
+	flush := func() {
+		if cur.APIVersion != "" && cur.Kind != "" {
+			out = append(out, cur)
+		}
+		cur = Header{}
+	}
+	for _, line := range bytes.Split(content, []byte("\n")) {
+		line = bytes.TrimRight(line, "\r")
+		switch {
+		case bytes.HasPrefix(line, []byte("---")):
+			flush()
+		case bytes.HasPrefix(line, []byte("apiVersion:")):
+			cur.APIVersion = scalar(line[len("apiVersion:"):])
+		case bytes.HasPrefix(line, []byte("kind:")):
+			cur.Kind = scalar(line[len("kind:"):])
+		}
+	}
+	flush()
+	return out
+}
+
+func scalar(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.Index(s, " #"); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return strings.Trim(s, `"'`)
+}

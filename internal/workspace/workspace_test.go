@@ -95,3 +95,11 @@ func TestBuiltinsHaveCoreKinds(t *testing.T) {
 		}
 	}
 }
+
+func TestHeaders(t *testing.T) {
+	got := Headers([]byte("apiVersion: example.org/v1\nkind: XApp # an XR\nmetadata:\n  kind: nested\n---\nkind: 'Only'\n---\r\napiVersion: \"v1\"\r\nkind: ConfigMap\r\n"))
+	want := []Header{{"example.org/v1", "XApp"}, {"v1", "ConfigMap"}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("Headers = %v, want %v", got, want)
+	}
+}
