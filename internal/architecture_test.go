@@ -17,7 +17,7 @@ const module = "github.com/crd-lsp/crd-lsp/"
 
 // allowed mirrors ARCHITECTURE.md's code map.
 var allowed = map[string][]string{
-	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/render", "internal/fieldpath"},
+	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/render", "internal/fieldpath", "internal/packages"},
 	"internal/fieldpath":                         nil,
 	"internal/document":                          {"internal/fieldpath"},
 	"internal/xcrd":                              nil,
@@ -29,8 +29,9 @@ var allowed = map[string][]string{
 	"internal/analysis":                          {"internal/document", "internal/schemas", "internal/fieldpath", "internal/composition", "internal/render"},
 	"internal/render":                            {"internal/fieldpath"},
 	"internal/packages":                          nil,
+	"internal/packages/xpkgtest":                 nil,
 	"internal/composition":                       {"internal/fieldpath"},
-	"internal/lsp":                               {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace"},
+	"internal/lsp":                               {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages"},
 	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus"},
 	"internal/corpus":                            nil,
 }

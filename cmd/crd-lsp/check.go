@@ -12,6 +12,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -40,6 +41,7 @@ type checkOptions struct {
 	output      string
 	unknownKind string
 	compMode    string
+	cacheDir    string
 	crossplane  string
 	logLevel    string
 }
@@ -53,6 +55,7 @@ func checkFlags(out io.Writer) *flag.FlagSet {
 	fs.Var(&checkOpts.schemaDirs, "schemas", "folder or file of extra CRDs/XRDs (repeatable)")
 	fs.StringVar(&checkOpts.output, "output", "text", "output format: text or json")
 	fs.StringVar(&checkOpts.unknownKind, "unknown-kind", "warning", "severity for kinds no schema defines: error, warning, info or ignore")
+	fs.StringVar(&checkOpts.cacheDir, "cache-dir", "", "package cache filled by crd-lsp pull (default: the user cache folder)")
 	fs.StringVar(&checkOpts.compMode, "composition-mode", "warn", "schema-aware Composition validation mode where no annotation says: warn, loose or strict")
 	fs.StringVar(&checkOpts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) targeted where no crossplane.yaml says (default v2)")
 	fs.StringVar(&checkOpts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
@@ -171,6 +174,10 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crd-lsp check: --schemas: %v\n", err)
 		return 2
 	}
+	// The packages crossplane.yaml files in the checked folders depend on,
+	// as far as the cache has them (crd-lsp pull fills it; check itself
+	// stays offline).
+	shared = append(shared, cachedPackages(schemaRoots, opts.cacheDir, stderr)...)
 	for _, in := range inputs {
 		if workspace.MayDefineSchemas(in.content) {
 			shared = append(shared, schemas.FileInput{Source: workspace.Source(in.path), Path: in.path, Content: in.content})
@@ -309,4 +316,42 @@ func schemaFiles(ctx context.Context, dirs []string) ([]schemas.FileInput, error
 		}
 	}
 	return shared, nil
+}
+
+// cachedPackages returns the schema files of the cached packages that the
+// crossplane.yaml files under roots depend on, and says which are missing.
+func cachedPackages(roots []string, cacheDir string, stderr io.Writer) []schemas.FileInput {
+	var metas []*packages.Meta
+	for _, root := range roots {
+		paths, _ := packages.FindMeta(root)
+		for _, p := range paths {
+			if m, err := packages.ReadMeta(p); err == nil && len(m.Deps) > 0 {
+				metas = append(metas, m)
+			}
+		}
+	}
+	if len(metas) == 0 {
+		return nil
+	}
+	c, err := packages.New(packages.Options{CacheDir: cacheDir})
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp check: package cache:", err)
+		return nil
+	}
+	var out []schemas.FileInput
+	seen := map[string]bool{}
+	for _, m := range metas {
+		for _, r := range c.Cached(m.Deps) {
+			if r.Package == nil {
+				fmt.Fprintf(stderr, "%s: %s is not in the package cache (run crd-lsp pull): its kinds are unknown\n", m.Path, r.Dep.String())
+				continue
+			}
+			if seen[r.Package.Path] {
+				continue
+			}
+			seen[r.Package.Path] = true
+			out = append(out, schemas.FileInput{Source: schemas.Source{Kind: schemas.SourcePackage, Name: r.Package.Ref, Version: r.Package.Version}, Path: r.Package.Path, Content: r.Package.YAML})
+		}
+	}
+	return out
 }

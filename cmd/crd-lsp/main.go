@@ -30,6 +30,7 @@ Usage:
   crd-lsp [serve] [--stdio] [--log-level LEVEL]   speak LSP on stdin/stdout (the default)
   crd-lsp check [flags] PATH...                   validate files or folders ("-" reads stdin)
   crd-lsp render [flags] COMPOSITION.yaml         print what a Composition creates (no cluster, no Docker)
+  crd-lsp pull [flags] [DIR]                      pull the packages crossplane.yaml files depend on into the cache
   crd-lsp version                                 print version, commit and Go version
   crd-lsp help [COMMAND]                          show this help, or a command's flags
 
@@ -39,7 +40,6 @@ environment variable: debug, info, warn (default) or error.
 Editors start "crd-lsp" (VS Code appends --stdio). Settings are read from the
 crdLsp section of workspace/configuration and from initializationOptions.
 
-Later releases add: pull (pre-fill the package cache for CI).
 `
 
 func main() {
@@ -58,6 +58,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return check(args, stdin, stdout, stderr)
 	case "render":
 		return renderCmd(args, stdout, stderr)
+	case "pull":
+		return pullCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "crd-lsp %s\ncommit: %s\ngo: %s %s/%s\n", version, commitID(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0

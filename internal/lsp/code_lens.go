@@ -22,8 +22,12 @@ import (
 // a read-only preview.
 const commandRender = "crdLsp.render"
 
+// commandPull resolves and pulls every package dependency now and returns
+// a summary; the result also refreshes diagnostics.
+const commandPull = "crdLsp.pull"
+
 // serverCommands are the commands workspace/executeCommand runs.
-var serverCommands = []string{commandRender}
+var serverCommands = []string{commandRender, commandPull}
 
 func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	f, store, _, enc, _ := s.snapshot(params.TextDocument.URI)
@@ -49,6 +53,10 @@ func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 
 func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
 	switch params.Command {
+	case commandPull:
+		s.refreshPackages(ctx)
+		b, _ := json.Marshal(s.packageSummary())
+		return protocol.LSPAny(b), nil
 	case commandRender:
 		var u string
 		var line int

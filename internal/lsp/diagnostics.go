@@ -106,7 +106,7 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 	if sev, ok := analysis.ParseSeverity(set.Validation.UnknownKind); ok && ready {
 		env.UnknownKind = sev
 	}
-	diags := analysis.Diagnose(ctx, f, env)
+	diags := append(analysis.Diagnose(ctx, f, env), d.s.packageDiagnostics(f)...)
 	if ctx.Err() != nil {
 		return
 	}

@@ -15,6 +15,10 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	if f == nil {
 		return nil, nil
 	}
+	if md, span, ok := s.packageHover(f, off); ok {
+		r := toProtocolRange(f, span, enc)
+		return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}, Range: &r}, nil
+	}
 	h := analysis.Hover(ctx, f, off, analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()})
 	if h == nil {
 		return nil, nil

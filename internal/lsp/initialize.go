@@ -42,6 +42,9 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	if td := caps.TextDocument; td != nil && td.PublishDiagnostics != nil {
 		s.caps.diagnosticVersion = td.PublishDiagnostics.VersionSupport != nil && *td.PublishDiagnostics.VersionSupport
 	}
+	if w := caps.Window; w != nil {
+		s.caps.progress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
+	}
 	if td := caps.TextDocument; td != nil && td.Completion != nil && td.Completion.CompletionItem != nil {
 		s.caps.snippets = td.Completion.CompletionItem.SnippetSupport != nil && *td.Completion.CompletionItem.SnippetSupport
 	}

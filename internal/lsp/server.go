@@ -59,6 +59,8 @@ type server struct {
 
 	diag *diagnoser
 	bg   sync.WaitGroup
+
+	pkgs pkgState
 }
 
 type clientCaps struct {
@@ -68,6 +70,7 @@ type clientCaps struct {
 	relativePatterns  bool
 	diagnosticVersion bool
 	snippets          bool
+	progress          bool // window/workDoneProgress/create and $/progress
 }
 
 type folder struct {

@@ -5,6 +5,7 @@ package lsp
 import (
 	"context"
 	"os"
+	"path/filepath"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -73,7 +74,11 @@ func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 }
 
 func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
-	// The buffer already is the truth; a save changes nothing we analyse.
+	// The buffer already is the truth for analysis; a saved crossplane.yaml
+	// may change the targeted Crossplane version and the dependencies.
+	if filepath.Base(params.TextDocument.URI.FsPath()) == "crossplane.yaml" {
+		s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
+	}
 	return nil
 }
 

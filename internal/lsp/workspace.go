@@ -218,11 +218,14 @@ func (s *server) reloadSchemas(ctx context.Context) {
 		st = st.WithFiles(batch)
 		s.log.Info("workspace folder scanned", "folder", root, "schemaFiles", len(files))
 	}
+	pkgFiles, pkgResults := s.loadCachedPackages(roots, set)
+	st = st.WithFiles(pkgFiles)
 	s.mu.Lock()
 	if gen != s.scanGen {
 		s.mu.Unlock()
 		return
 	}
+	s.pkgs.files, s.pkgs.results, s.pkgs.refreshed = pkgFiles, pkgResults, false
 	s.store = st
 	s.diskSchemas = disk
 	s.objects = objects
@@ -234,7 +237,9 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	kinds := len(s.store.Kinds())
 	s.mu.Unlock()
 	s.diag.scheduleAll()
-	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace)", kinds, major, from, len(disk)))
+	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace, %d packages from the cache)", kinds, major, from, len(disk), len(pkgFiles)))
+	// Then ask the registries, without holding anything up.
+	s.goBackground(s.refreshPackages)
 }
 
 func isUnder(root, p string) bool {

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/crd-lsp/crd-lsp/internal/packages"
+)
+
+const pullUsage = `Usage: crd-lsp pull [flags] [DIR]
+
+Finds the crossplane.yaml files under DIR (default ".", or DIR itself when
+it is a file), resolves every package they depend on (and, transitively,
+what Configurations depend on) against the registries, and pulls them into
+the package cache that the language server reads. Run it in CI, or once
+before working offline.
+
+Output: one line per package (reference, version, digest, definitions, and
+whether it came from the cache or the registry), then problems as
+file:line:col: severity: message [kind]. Credentials come from the Docker
+config (DOCKER_CONFIG or ~/.docker/config.json, credential helpers included).
+Exit status: 0 when every dependency resolved (a registry that cannot be
+reached while the cache still has the package is a warning), 1 when any
+failed, 2 for usage errors.
+
+Flags:
+`
+
+type pullOptions struct {
+	cacheDir   string
+	defaultReg string
+	insecure   stringList
+	quiet      bool
+	logLevel   string
+}
+
+func pullFlags(out io.Writer, opts *pullOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("pull", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&opts.cacheDir, "cache-dir", "", "package cache folder (default: the user cache folder/crd-lsp/packages)")
+	fs.StringVar(&opts.defaultReg, "registry-default", packages.DefaultRegistry, "registry for package names without a host")
+	fs.Var(&opts.insecure, "insecure", "registry HOST:PORT to use over plain HTTP (repeatable)")
+	fs.BoolVar(&opts.quiet, "quiet", false, "no progress messages on stderr")
+	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
+	return fs
+}
+
+func pullCmd(args []string, stdout, stderr io.Writer) int {
+	var opts pullOptions
+	fs := pullFlags(stderr, &opts)
+	fs.Usage = func() { fmt.Fprint(stderr, pullUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintln(stderr, "crd-lsp pull: want at most one DIR")
+		fs.Usage()
+		return 2
+	}
+	root := "."
+	if fs.NArg() == 1 {
+		root = fs.Arg(0)
+	}
+	log, err := newLogger(stderr, opts.logLevel)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp pull:", err)
+		return 2
+	}
+	info, err := os.Stat(root)
+	if err != nil {
+		fmt.Fprintf(stderr, "crd-lsp pull: %v\n", err)
+		return 2
+	}
+	files := []string{root}
+	if info.IsDir() {
+		if files, err = packages.FindMeta(root); err != nil {
+			fmt.Fprintf(stderr, "crd-lsp pull: %v\n", err)
+			return 2
+		}
+		if len(files) == 0 {
+			fmt.Fprintf(stderr, "crd-lsp pull: no crossplane.yaml under %s\n", root)
+			return 2
+		}
+	}
+
+	popts := packages.Options{
+		CacheDir:        opts.cacheDir,
+		DefaultRegistry: opts.defaultReg,
+		Insecure:        opts.insecure,
+		Logf:            func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) },
+	}
+	if !opts.quiet {
+		popts.Progress = func(p packages.Progress) { fmt.Fprintln(stderr, p.Message) }
+	}
+	client, err := packages.New(popts)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp pull:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	failed, warnings := 0, 0
+	printed := map[string]bool{}
+	var problems []string
+	for _, file := range files {
+		m, err := packages.ReadMeta(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "crd-lsp pull: %v\n", err)
+			return 2
+		}
+		for _, p := range m.Problems {
+			line, col := m.Pos(p.Offset)
+			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s", file, line, col, p.Severity, p.Message))
+			if p.Severity == packages.SeverityError {
+				failed++
+			} else {
+				warnings++
+			}
+		}
+		if len(m.Deps) == 0 {
+			continue
+		}
+		results := client.Resolve(ctx, m.Deps)
+		for _, r := range results {
+			if p := r.Package; p != nil {
+				key := p.Ref + "@" + p.Digest
+				if !printed[key] {
+					printed[key] = true
+					fmt.Fprintln(stdout, packageLine(p))
+				}
+			}
+			if r.Err == nil {
+				continue
+			}
+			root := m.Deps[r.Root]
+			at := root.VersionSpan.Start
+			if len(r.Via) > 0 || root.VersionSpan == (packages.Span{}) {
+				at = root.Span.Start
+			}
+			line, col := m.Pos(at)
+			sev := "error"
+			if packages.IsWarning(r.Err) {
+				sev = "warning"
+				warnings++
+			} else {
+				failed++
+			}
+			via := ""
+			if len(r.Via) > 0 {
+				via = " (required via " + strings.Join(r.Via, " > ") + ")"
+			}
+			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s%s [%s]", file, line, col, sev, r.Err, via, packages.KindOf(r.Err)))
+		}
+	}
+	for _, p := range problems {
+		fmt.Fprintln(stdout, p)
+	}
+	fmt.Fprintf(stdout, "%d %s in %d %s: %d %s, %d %s\n", len(printed), plural(len(printed), "package", "packages"),
+		len(files), plural(len(files), "crossplane.yaml", "crossplane.yaml files"),
+		failed, plural(failed, "error", "errors"), warnings, plural(warnings, "warning", "warnings"))
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// packageLine: "ref version digest12 definitions (cache|registry)".
+func packageLine(p *packages.Package) string {
+	var defs []string
+	for _, k := range []struct{ kind, one, many string }{
+		{"CustomResourceDefinition", "CRD", "CRDs"},
+		{"CompositeResourceDefinition", "XRD", "XRDs"},
+		{"ManagedResourceDefinition", "MRD", "MRDs"},
+		{"Composition", "Composition", "Compositions"},
+	} {
+		if n := p.Count(k.kind); n > 0 {
+			defs = append(defs, fmt.Sprintf("%d %s", n, plural(n, k.one, k.many)))
+		}
+	}
+	if len(defs) == 0 {
+		defs = []string{"no definitions"}
+	}
+	from := "registry"
+	if p.FromCache {
+		from = "cache"
+	}
+	d := p.Digest
+	if _, h, ok := strings.Cut(d, ":"); ok && len(h) > 12 {
+		d = h[:12]
+	}
+	return fmt.Sprintf("%s %s %s %s %s (%s)", p.Ref, p.Version, d, p.Kind, strings.Join(defs, ", "), from)
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/packages/xpkgtest"
+)
+
+func TestPullUsageErrors(t *testing.T) {
+	empty := t.TempDir()
+	for _, args := range [][]string{
+		{"pull", "--bogus"},
+		{"pull", "a", "b"},
+		{"pull", filepath.Join(empty, "missing")},
+		{"pull", "--cache-dir", t.TempDir(), empty}, // no crossplane.yaml
+	} {
+		if code, _, errOut := runCmd(t, "", args...); code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errOut)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPullDockerRegistry runs `crd-lsp pull` against Debian's real
+// docker-registry: resolution, transitive Configurations, errors with
+// positions and exit codes, then the cache, then the registry gone.
+func TestPullDockerRegistry(t *testing.T) {
+	reg := xpkgtest.StartDockerRegistry(t)
+	crds := filepath.Join(corpus(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")
+	read := func(f string) []byte {
+		b, err := os.ReadFile(filepath.Join(crds, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	meta := xpkgtest.Meta("Provider", "provider-aws-s3")
+	h := reg.Host
+	xpkgtest.Push(t, h, "crossplane-contrib/provider-upjet-aws-s3", "v2.0.0", xpkgtest.XPkg(xpkgtest.Stream(meta, read("s3.aws.upbound.io_buckets.yaml"))))
+	xpkgtest.Push(t, h, "crossplane-contrib/provider-upjet-aws-s3", "v2.1.0", xpkgtest.XPkg(xpkgtest.Stream(meta, read("s3.aws.upbound.io_buckets.yaml"), read("s3.aws.upbound.io_bucketacls.yaml"))))
+	xpkgtest.Push(t, h, "crossplane-contrib/provider-upjet-aws-ec2", "v2.1.0", xpkgtest.XPkg(xpkgtest.Stream(xpkgtest.Meta("Provider", "provider-aws-ec2"), read("ec2.aws.upbound.io_vpcs.yaml"))))
+	// A Configuration depending on the ec2 provider (unqualified name:
+	// --registry-default applies).
+	xpkgtest.Push(t, h, "platform/configuration-network", "v0.3.0", xpkgtest.XPkg(xpkgtest.Stream(
+		xpkgtest.Meta("Configuration", "configuration-network", "provider: crossplane-contrib/provider-upjet-aws-ec2\nversion: \">=v2.0.0\""),
+		[]byte("apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata:\n  name: xnetworks.platform.example.org\nspec: {}\n"),
+		[]byte("apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: network\nspec: {}\n"))))
+
+	dir := t.TempDir()
+	good := "apiVersion: meta.pkg.crossplane.io/v1alpha1\nkind: Configuration\nmetadata:\n  name: platform\nspec:\n  dependsOn:\n" +
+		"    - provider: " + h + "/crossplane-contrib/provider-upjet-aws-s3\n      version: \">=v2.0.0 <v3.0.0\"\n" +
+		"    - configuration: platform/configuration-network\n      version: v0.3.0\n"
+	writeFile(t, filepath.Join(dir, "ok", "crossplane.yaml"), good)
+	writeFile(t, filepath.Join(dir, "bad", "crossplane.yaml"), "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: bad\nspec:\n  dependsOn:\n"+
+		"    - provider: "+h+"/crossplane-contrib/provider-upjet-aws-s3\n      version: \">=v9\"\n"+
+		"    - function: "+h+"/crossplane-contrib/function-missing\n      version: v1.0.0\n")
+	writeFile(t, filepath.Join(dir, ".hidden", "crossplane.yaml"), "not: read\n")
+	cache := t.TempDir()
+	args := func(quiet bool, dir string) []string {
+		a := []string{"pull", "--cache-dir", cache, "--insecure", h, "--registry-default", h, dir}
+		if quiet {
+			a = append([]string{"pull", "--quiet"}, a[1:]...)
+		}
+		return a
+	}
+
+	code, out, errOut := runCmd(t, "", args(true, dir)...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (bad/ fails):\n%s\n%s", code, out, errOut)
+	}
+	okFile, badFile := filepath.Join(dir, "ok", "crossplane.yaml"), filepath.Join(dir, "bad", "crossplane.yaml")
+	for _, want := range []string{
+		`(?m)^` + regexp.QuoteMeta(h) + `/crossplane-contrib/provider-upjet-aws-s3 v2\.1\.0 [0-9a-f]{12} Provider 2 CRDs \(registry\)$`,
+		`(?m)^` + regexp.QuoteMeta(h) + `/platform/configuration-network v0\.3\.0 [0-9a-f]{12} Configuration 1 XRD, 1 Composition \(registry\)$`,
+		`(?m)^` + regexp.QuoteMeta(h) + `/crossplane-contrib/provider-upjet-aws-ec2 v2\.1\.0 [0-9a-f]{12} Provider 1 CRD \(registry\)$`,
+		regexp.QuoteMeta(okFile + `:1:13: warning: meta.pkg.crossplane.io/v1alpha1 is deprecated`),
+		regexp.QuoteMeta(badFile + `:8:16: error: no version of ` + h + `/crossplane-contrib/provider-upjet-aws-s3 satisfies ">=v9"; newest tags: v2.1.0, v2.0.0 [no-match]`),
+		regexp.QuoteMeta(badFile + `:10:16: error: ` + h + `/crossplane-contrib/function-missing not found in registry ` + h),
+		`(?m)^3 packages in 2 crossplane\.yaml files: 2 errors, 1 warning$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+
+	// Again, only ok/: everything from the cache, exit 0; progress on stderr.
+	code, out, errOut = runCmd(t, "", args(false, filepath.Join(dir, "ok"))...)
+	if code != 0 || strings.Count(out, "(cache)") != 3 || strings.Contains(out, "(registry)") {
+		t.Errorf("second pull: exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(errOut, "Up to date "+h+"/crossplane-contrib/provider-upjet-aws-s3:v2.1.0") {
+		t.Errorf("progress on stderr = %q", errOut)
+	}
+
+	// The registry is gone: still exit 0, with warnings, from the cache.
+	reg.Stop()
+	code, out, _ = runCmd(t, "", args(true, filepath.Join(dir, "ok"))...)
+	if code != 0 || strings.Count(out, "(cache)") != 3 || !strings.Contains(out, okFile+":8:16: warning: cannot reach registry "+h) || !strings.Contains(out, "[network]") {
+		t.Errorf("offline pull: exit %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "(required via "+h+"/platform/configuration-network:v0.3.0)") {
+		t.Errorf("offline pull lacks the transitive chain:\n%s", out)
+	}
+}

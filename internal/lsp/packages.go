@@ -1,0 +1,421 @@
+// This file serves package dependencies: the schemas of the packages
+// crossplane.yaml files depend on, cached first and refreshed from their
+// registries in the background, with $/progress, diagnostics and hover on
+// the dependsOn entries.
+
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
+
+// pkgState is what the server knows of package dependencies. Guarded by
+// the server's mu, except client creation (its own mutex).
+type pkgState struct {
+	clientMu  sync.Mutex
+	client    *packages.Client
+	clientKey string
+
+	// results holds, per crossplane.yaml path, the outcome of each of its
+	// dependencies (direct first, then transitive).
+	results map[string][]packages.Result
+	// files are the packages' schema files fed to the store.
+	files []schemas.FileInput
+	// refreshed is false until the registries were asked once.
+	refreshed bool
+	cancel    context.CancelFunc
+	tokens    atomic.Int64
+	// current is the progress the client's callbacks report to.
+	current atomic.Pointer[progress]
+	// cancels maps progress tokens to the pulls they stop.
+	cancels map[string]context.CancelFunc
+}
+
+// pkgClient returns the package client for the current settings.
+func (s *server) pkgClient(set Settings) (*packages.Client, error) {
+	key := strings.Join([]string{set.CacheDir, set.Registries.Default, strings.Join(set.Registries.Insecure, ",")}, "\x00")
+	s.pkgs.clientMu.Lock()
+	defer s.pkgs.clientMu.Unlock()
+	if s.pkgs.client != nil && s.pkgs.clientKey == key {
+		return s.pkgs.client, nil
+	}
+	c, err := packages.New(packages.Options{
+		CacheDir:        set.CacheDir,
+		DefaultRegistry: set.Registries.Default,
+		Insecure:        set.Registries.Insecure,
+		Logf:            func(format string, args ...any) { s.log.Debug(fmt.Sprintf(format, args...)) },
+		Progress: func(p packages.Progress) {
+			if cur := s.pkgs.current.Load(); cur != nil {
+				cur.report(p.Message, p.Done, p.Total)
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.pkgs.client, s.pkgs.clientKey = c, key
+	return c, nil
+}
+
+// packageMetas reads the crossplane.yaml files under the roots (open
+// buffers win over disk).
+func (s *server) packageMetas(roots []string) []*packages.Meta {
+	var out []*packages.Meta
+	seen := map[string]bool{}
+	for _, root := range roots {
+		paths, err := packages.FindMeta(root)
+		if err != nil {
+			s.log.Warn("looking for crossplane.yaml", "folder", root, "error", err)
+		}
+		for _, p := range paths {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			text, err := s.readFile(p)
+			if err != nil {
+				continue
+			}
+			out = append(out, packages.ParseMeta(p, text))
+		}
+	}
+	return out
+}
+
+// packageFiles turns resolved packages into schema store inputs (one per
+// package: its package.yaml under a stable pseudo path).
+func packageFiles(results map[string][]packages.Result) []schemas.FileInput {
+	var out []schemas.FileInput
+	seen := map[string]bool{}
+	for _, rs := range results {
+		for _, r := range rs {
+			if r.Package == nil || seen[r.Package.Path] {
+				continue
+			}
+			seen[r.Package.Path] = true
+			out = append(out, schemas.FileInput{
+				Source:  schemas.Source{Kind: schemas.SourcePackage, Name: r.Package.Ref, Version: r.Package.Version},
+				Path:    r.Package.Path,
+				Content: r.Package.YAML,
+			})
+		}
+	}
+	return out
+}
+
+// loadCachedPackages serves what the cache already has for the
+// dependencies of the workspace's crossplane.yaml files, at once and with
+// no network. It returns the store inputs.
+func (s *server) loadCachedPackages(roots []string, set Settings) ([]schemas.FileInput, map[string][]packages.Result) {
+	c, err := s.pkgClient(set)
+	if err != nil {
+		s.log.Warn("package cache unavailable", "error", err)
+		return nil, nil
+	}
+	results := map[string][]packages.Result{}
+	for _, m := range s.packageMetas(roots) {
+		if len(m.Deps) > 0 {
+			results[m.Path] = c.Cached(m.Deps)
+		} else {
+			results[m.Path] = nil
+		}
+	}
+	return packageFiles(results), results
+}
+
+// refreshPackages resolves every dependency against its registry in the
+// background, reporting $/progress (cancellable); then feeds the store and
+// re-validates the open documents.
+func (s *server) refreshPackages(ctx context.Context) {
+	s.mu.Lock()
+	roots := make([]string, len(s.folders))
+	for i, f := range s.folders {
+		roots[i] = f.path
+	}
+	set := s.settings
+	if s.pkgs.cancel != nil {
+		s.pkgs.cancel() // a newer refresh supersedes a running one
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s.pkgs.cancel = cancel
+	s.mu.Unlock()
+	defer cancel()
+
+	metas := s.packageMetas(roots)
+	total := 0
+	for _, m := range metas {
+		total += len(m.Deps)
+	}
+	if total == 0 {
+		s.mu.Lock()
+		s.pkgs.refreshed = true
+		s.mu.Unlock()
+		return
+	}
+	c, err := s.pkgClient(set)
+	if err != nil {
+		s.log.Warn("package cache unavailable", "error", err)
+		return
+	}
+	prog := s.beginProgress(ctx, cancel, "crd-lsp: package dependencies", fmt.Sprintf("Resolving %d dependencies", total))
+	results := map[string][]packages.Result{}
+	for _, m := range metas {
+		if len(m.Deps) == 0 {
+			results[m.Path] = nil
+			continue
+		}
+		s.pkgs.current.Store(prog)
+		results[m.Path] = c.Resolve(ctx, m.Deps)
+		s.pkgs.current.Store(nil)
+	}
+	if ctx.Err() != nil {
+		prog.end("cancelled")
+		return
+	}
+	files := packageFiles(results)
+	n := 0
+	for _, rs := range results {
+		for _, r := range rs {
+			if r.Err != nil && !packages.IsWarning(r.Err) {
+				n++
+			}
+		}
+	}
+	prog.end(fmt.Sprintf("%d packages ready, %d problems", len(files), n))
+	s.mu.Lock()
+	for _, old := range s.pkgs.files {
+		s.store = s.store.WithoutFile(old.Path)
+	}
+	s.store = s.store.WithFiles(files)
+	s.pkgs.files = files
+	s.pkgs.results = results
+	s.pkgs.refreshed = true
+	s.mu.Unlock()
+	s.log.Info("package dependencies resolved", "packages", len(files), "problems", n)
+	s.diag.scheduleAll()
+}
+
+// progress reports work-done progress to the client, when it supports it.
+type progress struct {
+	s     *server
+	token protocol.ProgressToken
+	ok    bool
+}
+
+func (s *server) beginProgress(ctx context.Context, cancel context.CancelFunc, title, msg string) *progress {
+	p := &progress{s: s}
+	if !s.caps.progress {
+		return p
+	}
+	p.token = protocol.String(fmt.Sprintf("crd-lsp/packages/%d", s.pkgs.tokens.Add(1)))
+	if err := s.client.WorkDoneProgressCreate(ctx, &protocol.WorkDoneProgressCreateParams{Token: p.token}); err != nil {
+		s.log.Debug("window/workDoneProgress/create failed", "error", err)
+		return p
+	}
+	p.ok = true
+	s.mu.Lock()
+	if s.pkgs.cancels == nil {
+		s.pkgs.cancels = map[string]context.CancelFunc{}
+	}
+	s.pkgs.cancels[fmt.Sprint(p.token)] = cancel
+	s.mu.Unlock()
+	yes := true
+	p.send(protocol.WorkDoneProgressBegin{Kind: "begin", Title: title, Cancellable: &yes, Message: &msg})
+	return p
+}
+
+func (p *progress) report(msg string, done, total int) {
+	if !p.ok {
+		return
+	}
+	var pct *uint32
+	if total > 0 {
+		v := uint32(done * 100 / total)
+		pct = &v
+	}
+	p.send(protocol.WorkDoneProgressReport{Kind: "report", Message: &msg, Percentage: pct})
+}
+
+func (p *progress) end(msg string) {
+	if !p.ok {
+		return
+	}
+	p.send(protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
+}
+
+func (p *progress) send(v any) {
+	raw, err := protocol.Marshal(v)
+	if err != nil {
+		return
+	}
+	_ = p.s.client.Progress(p.s.ctx, &protocol.ProgressParams{Token: p.token, Value: raw})
+}
+
+// WorkDoneProgressCancel cancels the pull the user stopped.
+func (s *server) WorkDoneProgressCancel(ctx context.Context, params *protocol.WorkDoneProgressCancelParams) error {
+	s.mu.Lock()
+	cancel := s.pkgs.cancels[fmt.Sprint(params.Token)]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return nil
+}
+
+// packageDiagnostics positions the metadata problems and dependency
+// outcomes of a crossplane.yaml buffer.
+func (s *server) packageDiagnostics(f *document.File) []analysis.Diagnostic {
+	p := docPath(f.URI)
+	if filepath.Base(p) != "crossplane.yaml" {
+		return nil
+	}
+	m := packages.ParseMeta(p, f.Text)
+	var out []analysis.Diagnostic
+	for _, pr := range m.Problems {
+		sev := analysis.SeverityError
+		if pr.Severity == packages.SeverityWarning {
+			sev = analysis.SeverityWarning
+		}
+		out = append(out, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: sev, Code: "package-meta", Message: pr.Message})
+	}
+	s.mu.Lock()
+	results, refreshed := s.pkgs.results[p], s.pkgs.refreshed
+	s.mu.Unlock()
+	for _, r := range results {
+		if r.Err == nil {
+			continue
+		}
+		kind := packages.KindOf(r.Err)
+		if kind == packages.KindNotCached && !refreshed {
+			continue // the registry is being asked
+		}
+		dep, ok := findDep(m, r, results)
+		if !ok {
+			continue
+		}
+		sev := analysis.SeverityError
+		if packages.IsWarning(r.Err) {
+			sev = analysis.SeverityWarning
+		}
+		msg := r.Err.Error()
+		if len(r.Via) > 0 {
+			msg = fmt.Sprintf("%s (required by %s)", msg, strings.Join(r.Via, " → "))
+		}
+		span := dep.VersionSpan
+		if kind != packages.KindConstraint && kind != packages.KindNoMatch && kind != packages.KindConflict || span.End == 0 {
+			span = dep.PackageSpan
+		}
+		if span.End == 0 {
+			span = dep.Span
+		}
+		out = append(out, analysis.Diagnostic{Span: document.Span{Start: span.Start, End: span.End}, Severity: sev, Code: "package-" + string(kind), Message: msg})
+	}
+	return out
+}
+
+// findDep finds the dependsOn entry of the buffer a result belongs to: its
+// own entry, or for a transitive one the direct dependency it came through.
+func findDep(m *packages.Meta, r packages.Result, all []packages.Result) (packages.Dependency, bool) {
+	root := r.Dep
+	if len(r.Via) > 0 && r.Root >= 0 && r.Root < len(all) {
+		root = all[r.Root].Dep
+	}
+	for _, d := range m.Deps {
+		if d.Name == root.Name && d.Constraint == root.Constraint {
+			return d, true
+		}
+	}
+	return packages.Dependency{}, false
+}
+
+// packageHover describes the dependency under the cursor: the version it
+// resolved to, its digest, what it ships, and where it came from.
+func (s *server) packageHover(f *document.File, off int) (string, document.Span, bool) {
+	p := docPath(f.URI)
+	if filepath.Base(p) != "crossplane.yaml" {
+		return "", document.Span{}, false
+	}
+	m := packages.ParseMeta(p, f.Text)
+	s.mu.Lock()
+	results := s.pkgs.results[p]
+	refreshed := s.pkgs.refreshed
+	s.mu.Unlock()
+	for _, d := range m.Deps {
+		if off < d.Span.Start || off >= d.Span.End {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "**%s** `%s`\n\n", d.Kind, d.Package)
+		if d.Constraint != "" {
+			fmt.Fprintf(&b, "Constraint `%s`", d.Constraint)
+		}
+		found := false
+		for _, r := range results {
+			if r.Dep.Name != d.Name || r.Dep.Constraint != d.Constraint || len(r.Via) > 0 {
+				continue
+			}
+			found = true
+			if r.Package != nil {
+				from := "the registry"
+				if r.Package.FromCache {
+					from = "the cache"
+				}
+				fmt.Fprintf(&b, " → **%s**\n\nDigest `%s`\n\n%d CRDs, %d XRDs, %d MRDs, %d Compositions (from %s)",
+					r.Package.Version, r.Package.Digest, r.Package.Count("CustomResourceDefinition"), r.Package.Count("CompositeResourceDefinition"),
+					r.Package.Count("ManagedResourceDefinition"), r.Package.Count("Composition"), from)
+			}
+			if r.Err != nil && !(packages.KindOf(r.Err) == packages.KindNotCached && !refreshed) {
+				fmt.Fprintf(&b, "\n\n%s", r.Err.Error())
+			} else if r.Package == nil {
+				b.WriteString("\n\nnot resolved yet")
+			}
+		}
+		if !found {
+			b.WriteString("\n\nnot resolved yet")
+		}
+		return b.String(), document.Span{Start: d.Span.Start, End: d.Span.End}, true
+	}
+	return "", document.Span{}, false
+}
+
+// docPath is the file path of a document URI (or the path itself).
+func docPath(u string) string {
+	if strings.HasPrefix(u, "file://") {
+		return uri.URI(u).FsPath()
+	}
+	return u
+}
+
+// packageSummary is one line per dependency: what it resolved to, or why not.
+func (s *server) packageSummary() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	for path, rs := range s.pkgs.results {
+		for _, r := range rs {
+			switch {
+			case r.Package != nil && r.Err == nil:
+				fmt.Fprintf(&b, "%s: %s %s\n", path, r.Package.Ref, r.Package.Version)
+			case r.Err != nil:
+				fmt.Fprintf(&b, "%s: %s: %v\n", path, r.Dep.Package, r.Err)
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return "no package dependencies in the workspace's crossplane.yaml files"
+	}
+	return b.String()
+}

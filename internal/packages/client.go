@@ -1,0 +1,817 @@
+package packages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/opencontainers/go-digest"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+)
+
+// Options configure a Client. The zero value works.
+type Options struct {
+	// CacheDir holds the package cache; default DefaultCacheDir().
+	CacheDir string
+	// DefaultRegistry qualifies package names without a registry host;
+	// default DefaultRegistry (xpkg.crossplane.io).
+	DefaultRegistry string
+	// Insecure lists registries ("127.0.0.1:5000") spoken to over plain
+	// HTTP; every other registry is HTTPS.
+	Insecure []string
+	// DockerConfig is the Docker config.json with credentials (and
+	// credential helpers); default $DOCKER_CONFIG/config.json, else
+	// ~/.docker/config.json.
+	DockerConfig string
+	// Limits bound what a layer may make us read (zero: defaults).
+	Limits Limits
+	// Concurrency is how many packages are pulled at once (default 4).
+	Concurrency int
+	// Progress, if set, is called (from one goroutine at a time) as
+	// packages are resolved and pulled.
+	Progress func(Progress)
+	// Logf, if set, receives debug logs. Secrets are never logged.
+	Logf func(format string, args ...any)
+}
+
+// Progress reports how far Resolve is.
+type Progress struct {
+	Done, Total int
+	Message     string
+}
+
+// Package is a pulled package: its package.yaml split into documents.
+type Package struct {
+	Ref     string // repository, fully qualified, no tag
+	Version string // the tag, or the digest for digest pins
+	Digest  string // manifest (or image index) digest
+	Kind    string // Configuration, Provider or Function (from its metadata)
+	// Path is a stable pseudo path for the package's definitions
+	// ("xpkg://<Ref>/package.yaml"), the same for every version.
+	Path string
+	// File is the cached package.yaml on disk (read-only).
+	File string
+	// FromCache is true when no layer was downloaded for this result.
+	FromCache bool
+	// YAML is the whole package.yaml; Meta and each Object's YAML are
+	// sub-slices of it.
+	YAML    []byte
+	Meta    []byte
+	Objects []Object
+}
+
+// Count returns how many objects of a kind the package ships.
+func (p *Package) Count(kind string) int {
+	n := 0
+	for _, o := range p.Objects {
+		if o.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// Result is the outcome for one dependency.
+type Result struct {
+	Dep Dependency
+	// Package is nil when the dependency could not be resolved; it is set
+	// together with a warning Err when it was served from the cache.
+	Package *Package
+	// Err is nil, or an *Error (see Kind and IsWarning).
+	Err error
+	// Root is the index, in the slice given to Cached or Resolve, of the
+	// dependency this result descends from (itself for direct ones).
+	Root int
+	// Via lists the Configurations ("ref:version") between the root
+	// dependency and this one; empty for direct dependencies.
+	Via []string
+}
+
+// Client resolves and pulls packages. It is safe for concurrent use.
+type Client struct {
+	opts     Options
+	limits   Limits
+	defReg   string
+	insecure map[string]bool
+	http     *auth.Client
+	cache    *cache
+
+	mu  sync.Mutex
+	mem map[string]*Package // parsed packages by package.yaml digest
+}
+
+// New makes a Client. It touches the disk (the cache folder) but not the
+// network.
+func New(opts Options) (*Client, error) {
+	c := &Client{opts: opts, limits: opts.Limits.withDefaults(), defReg: opts.DefaultRegistry, insecure: map[string]bool{}, mem: map[string]*Package{}}
+	if c.defReg == "" {
+		c.defReg = DefaultRegistry
+	}
+	c.defReg = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.defReg, "https://"), "http://"), "/")
+	for _, h := range opts.Insecure {
+		c.insecure[strings.TrimSuffix(strings.TrimPrefix(h, "http://"), "/")] = true
+	}
+	if c.opts.Concurrency <= 0 {
+		c.opts.Concurrency = 4
+	}
+	dir := opts.CacheDir
+	if dir == "" {
+		d, err := DefaultCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("package cache: %w (set a cache folder)", err)
+		}
+		dir = d
+	}
+	var err error
+	if c.cache, err = openCache(dir); err != nil {
+		return nil, err
+	}
+
+	var store credentials.Store
+	if opts.DockerConfig != "" {
+		store, err = credentials.NewStore(opts.DockerConfig, credentials.StoreOptions{})
+	} else {
+		store, err = credentials.NewStoreFromDocker(credentials.StoreOptions{})
+	}
+	if err != nil {
+		c.logf("docker config unusable, pulling anonymously: %v", err)
+		store = credentials.NewMemoryStore()
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	tr.ResponseHeaderTimeout = 60 * time.Second
+	c.http = &auth.Client{
+		Client:     &http.Client{Transport: tr},
+		Credential: credentials.Credential(store),
+		Cache:      auth.NewCache(),
+	}
+	c.http.SetUserAgent("crd-lsp")
+	return c, nil
+}
+
+// CacheDir is the folder of the cache.
+func (c *Client) CacheDir() string { return c.cache.dir }
+
+func (c *Client) logf(format string, args ...any) {
+	if c.opts.Logf != nil {
+		c.opts.Logf(format, args...)
+	}
+}
+
+func (c *Client) ref(d Dependency) string {
+	if d.Name != "" {
+		return Qualify(d.Name, c.defReg)
+	}
+	return d.Package
+}
+
+// Cached returns what the cache already knows for deps (and, transitively,
+// for the dependencies of cached Configurations) without any network
+// access. A dependency not in the cache gets a KindNotCached error. The
+// first len(deps) results are deps' own, in order.
+func (c *Client) Cached(deps []Dependency) []Result {
+	return c.run(context.Background(), deps, false)
+}
+
+// Resolve resolves deps against their registries, following
+// Configurations' dependencies, pulls what is not cached, and updates the
+// cache. A dependency whose registry is unreachable falls back to the
+// cache, with a warning Err. The first len(deps) results are deps' own, in
+// order.
+func (c *Client) Resolve(ctx context.Context, deps []Dependency) []Result {
+	return c.run(ctx, deps, true)
+}
+
+// maxRounds bounds how often the set of transitive dependencies is
+// recomputed after versions change.
+const maxRounds = 32
+
+// maxMem bounds the parsed packages a Client keeps in memory.
+const maxMem = 64
+
+type request struct {
+	dep  Dependency
+	ref  string
+	root int
+	via  []string
+}
+
+func (r request) key() string {
+	return r.ref + " " + r.dep.Constraint + " " + strings.Join(r.via, ">")
+}
+
+type group struct {
+	ref  string
+	reqs []int // indexes into the run's requests
+	st   *groupState
+}
+
+type groupState struct {
+	pkg  *Package
+	errs []error // per request of the group, in order
+}
+
+type run struct {
+	c      *Client
+	ctx    context.Context
+	online bool
+	ix     *index
+
+	mu      sync.Mutex
+	tags    map[string]tagsResult
+	pulled  map[string]pullResult
+	states  map[string]*groupState
+	done    int
+	total   int
+	started int
+}
+
+type tagsResult struct {
+	tags []string
+	err  error
+}
+
+type pullResult struct {
+	pkg *Package
+	err error
+}
+
+func (c *Client) run(ctx context.Context, deps []Dependency, online bool) []Result {
+	r := &run{c: c, ctx: ctx, online: online, tags: map[string]tagsResult{}, pulled: map[string]pullResult{}, states: map[string]*groupState{}}
+	ix, err := c.cache.readIndex()
+	if err != nil {
+		c.logf("%v", err)
+	}
+	r.ix = ix
+
+	roots := make([]request, len(deps))
+	for i, d := range deps {
+		roots[i] = request{dep: d, ref: c.ref(d), root: i}
+		roots[i].dep.Package = roots[i].ref
+	}
+	reqs := roots
+	var groups []*group
+	for round := 0; ; round++ {
+		groups = groupRequests(reqs)
+		r.solveAll(groups, reqs)
+		if round == maxRounds || ctx.Err() != nil {
+			break
+		}
+		next := append([]request(nil), roots...)
+		for _, g := range groups {
+			p := g.st.pkg
+			if p == nil || p.Kind != "Configuration" {
+				continue
+			}
+			parent := reqs[g.reqs[0]]
+			via := append(append([]string(nil), parent.via...), p.Ref+":"+p.Version)
+			for _, d := range ParseMeta(p.Path, p.Meta).Deps {
+				d.File = p.Path
+				d.Package = c.ref(d)
+				next = append(next, request{dep: d, ref: d.Package, root: parent.root, via: via})
+			}
+		}
+		if sameRequests(next, reqs) {
+			break
+		}
+		reqs = next
+	}
+
+	pos := map[int]int{} // request index → position in its group
+	for _, g := range groups {
+		for k, i := range g.reqs {
+			pos[i] = k
+		}
+	}
+	byReq := map[int]*group{}
+	for _, g := range groups {
+		for _, i := range g.reqs {
+			byReq[i] = g
+		}
+	}
+	out := make([]Result, len(reqs))
+	for i, q := range reqs {
+		g := byReq[i]
+		out[i] = Result{Dep: q.dep, Root: q.root, Via: q.via}
+		if g != nil && g.st != nil {
+			out[i].Package = g.st.pkg
+			if e := g.st.errs[pos[i]]; e != nil {
+				out[i].Err = e
+			}
+		}
+	}
+	return out
+}
+
+func groupRequests(reqs []request) []*group {
+	var gs []*group
+	by := map[string]*group{}
+	for i, q := range reqs {
+		g := by[q.ref]
+		if g == nil {
+			g = &group{ref: q.ref}
+			by[q.ref] = g
+			gs = append(gs, g)
+		}
+		g.reqs = append(g.reqs, i)
+	}
+	return gs
+}
+
+func sameRequests(a, b []request) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].key() != b[i].key() {
+			return false
+		}
+	}
+	return true
+}
+
+// solveAll solves every group, reusing earlier solutions of the same
+// package with the same constraints.
+func (r *run) solveAll(groups []*group, reqs []request) {
+	var todo []*group
+	for _, g := range groups {
+		if st, ok := r.states[r.stateKey(g, reqs)]; ok {
+			g.st = st
+			continue
+		}
+		todo = append(todo, g)
+	}
+	r.mu.Lock()
+	r.total += len(todo)
+	r.mu.Unlock()
+	sem := make(chan struct{}, r.c.opts.Concurrency)
+	var wg sync.WaitGroup
+	for _, g := range todo {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(g *group) {
+			defer func() { <-sem; wg.Done() }()
+			g.st = r.solve(g, reqs)
+			r.mu.Lock()
+			r.done++
+			r.mu.Unlock()
+		}(g)
+	}
+	wg.Wait()
+	for _, g := range todo {
+		r.states[r.stateKey(g, reqs)] = g.st
+	}
+}
+
+func (r *run) stateKey(g *group, reqs []request) string {
+	var cs []string
+	for _, i := range g.reqs {
+		cs = append(cs, strconv.Quote(reqs[i].dep.Constraint)+"@"+strings.Join(reqs[i].via, ">"))
+	}
+	return g.ref + " " + strings.Join(cs, ",")
+}
+
+// progress reports msg for the next package, as "msg (n/total)".
+func (r *run) progress(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.started++
+	if r.c.opts.Progress == nil {
+		return
+	}
+	r.c.opts.Progress(Progress{Done: r.done, Total: r.total, Message: fmt.Sprintf("%s (%d/%d)", msg, r.started, r.total)})
+}
+
+// parsedConstraint is a request's version: a digest or semver constraints.
+type parsedConstraint struct {
+	digest string
+	sem    *semver.Constraints
+}
+
+func parseConstraint(ref, s string) (parsedConstraint, error) {
+	if s == "" {
+		return parsedConstraint{}, &Error{Kind: KindConstraint, Package: ref, Msg: "version is required for " + ref + " (a semver constraint such as \">=v1.0.0\", or a digest)"}
+	}
+	if strings.HasPrefix(s, "sha256:") || strings.HasPrefix(s, "@sha256:") {
+		d, err := digest.Parse(strings.TrimPrefix(s, "@"))
+		if err != nil {
+			return parsedConstraint{}, &Error{Kind: KindConstraint, Package: ref, Constraint: s, Msg: "invalid digest " + strconv.Quote(s), Err: err}
+		}
+		return parsedConstraint{digest: d.String()}, nil
+	}
+	c, err := semver.NewConstraint(s)
+	if err != nil {
+		return parsedConstraint{}, &Error{Kind: KindConstraint, Package: ref, Constraint: s, Msg: "invalid version constraint " + strconv.Quote(s), Err: err}
+	}
+	return parsedConstraint{sem: c}, nil
+}
+
+// satisfies reports whether a resolved version meets the constraint.
+func (p parsedConstraint) satisfies(version, manifestDigest string) bool {
+	if p.digest != "" {
+		return p.digest == version || p.digest == manifestDigest
+	}
+	v, err := semver.NewVersion(version)
+	return err == nil && p.sem.Check(v)
+}
+
+func (r *run) label(q request) string {
+	if len(q.via) > 0 {
+		return "via " + q.via[len(q.via)-1]
+	}
+	return filepath.Base(q.dep.File)
+}
+
+func (r *run) solve(g *group, reqs []request) *groupState {
+	st := &groupState{errs: make([]error, len(g.reqs))}
+	cons := make([]parsedConstraint, len(g.reqs))
+	var valid []int // positions in g.reqs
+	for k, i := range g.reqs {
+		pc, err := parseConstraint(g.ref, reqs[i].dep.Constraint)
+		if err != nil {
+			st.errs[k] = err
+			continue
+		}
+		cons[k] = pc
+		valid = append(valid, k)
+	}
+	if len(valid) == 0 {
+		return st
+	}
+	if err := r.ctx.Err(); err != nil {
+		r.setErr(st, valid, classify(err, g.ref, registryOf(g.ref), "resolving"))
+		return st
+	}
+	if !r.online {
+		r.fromCache(g, reqs, st, cons, valid)
+		return st
+	}
+
+	version, ok := r.choose(g, reqs, st, cons, valid)
+	if !ok {
+		return st
+	}
+	pkg, err := r.pull(g.ref, version)
+	if err != nil {
+		r.fallback(g, reqs, st, cons, valid, err)
+		return st
+	}
+	st.pkg = pkg
+	now := time.Now().UTC()
+	err = r.c.cache.update(func(ix *index) {
+		for _, k := range valid {
+			if st.errs[k] != nil {
+				continue
+			}
+			c := reqs[g.reqs[k]].dep.Constraint
+			ix.Resolutions[resKey(g.ref, c)] = resolution{Package: g.ref, Constraint: c, Version: pkg.Version, Digest: pkg.Digest, Checked: now}
+		}
+	})
+	if err != nil {
+		r.c.logf("package cache: %v", err)
+	}
+	return st
+}
+
+func (r *run) setErr(st *groupState, ks []int, err error) {
+	for _, k := range ks {
+		if st.errs[k] == nil {
+			st.errs[k] = err
+		}
+	}
+}
+
+// choose picks the version to pull: the digest of digest pins, else the
+// highest tag satisfying every constraint. Requests no tag satisfies get
+// KindNoMatch; constraints that only conflict together get KindConflict
+// (and the first request's own choice is pulled).
+func (r *run) choose(g *group, reqs []request, st *groupState, cons []parsedConstraint, valid []int) (string, bool) {
+	var digests, sems []int
+	for _, k := range valid {
+		if cons[k].digest != "" {
+			digests = append(digests, k)
+		} else {
+			sems = append(sems, k)
+		}
+	}
+	if len(digests) > 0 {
+		d := cons[digests[0]].digest
+		same := len(sems) == 0
+		for _, k := range digests {
+			same = same && cons[k].digest == d
+		}
+		if !same {
+			r.setErr(st, valid, r.conflict(g, reqs, cons, valid))
+		}
+		if cons[valid[0]].digest != "" || len(sems) == 0 {
+			return cons[valid[0]].digest, true
+		}
+		sems = []int{valid[0]}
+	}
+
+	tags, err := r.listTags(g.ref)
+	if err != nil {
+		r.fallback(g, reqs, st, cons, valid, err)
+		return "", false
+	}
+	versions := semverTags(tags)
+	best := func(ks []int) *semver.Version {
+		for _, v := range versions {
+			ok := true
+			for _, k := range ks {
+				ok = ok && cons[k].sem.Check(v)
+			}
+			if ok {
+				return v
+			}
+		}
+		return nil
+	}
+	if v := best(sems); v != nil {
+		return v.Original(), true
+	}
+	var sat []int
+	for _, k := range sems {
+		if best([]int{k}) != nil {
+			sat = append(sat, k)
+			continue
+		}
+		c := reqs[g.reqs[k]].dep.Constraint
+		st.errs[k] = &Error{Kind: KindNoMatch, Package: g.ref, Registry: registryOf(g.ref), Constraint: c, Tags: newest(versions, 5),
+			Msg: "no version of " + g.ref + " satisfies " + strconv.Quote(c) + newestText(versions)}
+	}
+	if len(sat) == 0 {
+		return "", false
+	}
+	if v := best(sat); v != nil {
+		return v.Original(), true
+	}
+	r.setErr(st, sat, r.conflict(g, reqs, cons, sat))
+	return best(sat[:1]).Original(), true
+}
+
+func (r *run) conflict(g *group, reqs []request, cons []parsedConstraint, ks []int) *Error {
+	var parts []string
+	var cs []string
+	for _, k := range ks {
+		q := reqs[g.reqs[k]]
+		parts = append(parts, strconv.Quote(q.dep.Constraint)+" ("+r.label(q)+")")
+		cs = append(cs, q.dep.Constraint)
+	}
+	return &Error{Kind: KindConflict, Package: g.ref, Registry: registryOf(g.ref), Constraint: strings.Join(cs, ", "),
+		Msg: "conflicting versions of " + g.ref + ": " + strings.Join(parts, ", ") + "; no version satisfies all"}
+}
+
+// semverTags returns the tags that are complete semantic versions, newest
+// first. Like Crossplane, "v1" (which parses as v1.0.0) is skipped.
+func semverTags(tags []string) []*semver.Version {
+	var vs []*semver.Version
+	for _, t := range tags {
+		v, err := semver.NewVersion(t)
+		if err != nil || v.String() != strings.TrimPrefix(t, "v") {
+			continue
+		}
+		vs = append(vs, v)
+	}
+	sort.Sort(sort.Reverse(semver.Collection(vs)))
+	return vs
+}
+
+func newest(vs []*semver.Version, n int) []string {
+	var out []string
+	for i := 0; i < len(vs) && i < n; i++ {
+		out = append(out, vs[i].Original())
+	}
+	return out
+}
+
+func newestText(vs []*semver.Version) string {
+	if len(vs) == 0 {
+		return "; the repository has no semver tags"
+	}
+	return "; newest tags: " + strings.Join(newest(vs, 5), ", ")
+}
+
+func (r *run) listTags(ref string) ([]string, error) {
+	r.mu.Lock()
+	t, ok := r.tags[ref]
+	r.mu.Unlock()
+	if ok {
+		return t.tags, t.err
+	}
+	tags, err := r.c.listTags(r.ctx, ref)
+	r.mu.Lock()
+	r.tags[ref] = tagsResult{tags, err}
+	r.mu.Unlock()
+	return tags, err
+}
+
+// fallback serves a group from the cache when the registry could not be
+// used, marking the results stale.
+func (r *run) fallback(g *group, reqs []request, st *groupState, cons []parsedConstraint, valid []int, err error) {
+	e := classify(err, g.ref, registryOf(g.ref), "resolving")
+	var pending []int
+	for _, k := range valid {
+		if st.errs[k] == nil {
+			pending = append(pending, k)
+		}
+	}
+	if e.Kind == KindNetwork || e.Kind == KindUnauthorized {
+		tmp := &groupState{errs: make([]error, len(st.errs))}
+		r.fromCache(g, reqs, tmp, cons, pending)
+		if tmp.pkg != nil {
+			st.pkg = tmp.pkg
+			for _, k := range pending {
+				if tmp.errs[k] != nil {
+					st.errs[k] = e
+					continue
+				}
+				w := *e
+				w.Stale = true
+				w.Note = "using the cached " + tmp.pkg.Version
+				st.errs[k] = &w
+			}
+			return
+		}
+	}
+	r.setErr(st, pending, e)
+}
+
+// fromCache resolves a group from the cache index only.
+func (r *run) fromCache(g *group, reqs []request, st *groupState, cons []parsedConstraint, valid []int) {
+	var cands []resolution
+	for _, k := range valid {
+		if res, ok := r.ix.Resolutions[resKey(g.ref, reqs[g.reqs[k]].dep.Constraint)]; ok {
+			cands = append(cands, res)
+		}
+	}
+	// Prefer a cached version that satisfies every constraint.
+	sort.SliceStable(cands, func(a, b int) bool {
+		return r.satisfiesAll(cands[a], cons, valid) && !r.satisfiesAll(cands[b], cons, valid)
+	})
+	for _, res := range cands {
+		pkg, err := r.c.loadCached(r.ix, g.ref, res.Version, res.Digest)
+		if err != nil {
+			r.c.logf("package cache: %s:%s: %v", g.ref, res.Version, err)
+			continue
+		}
+		st.pkg = pkg
+		break
+	}
+	for _, k := range valid {
+		c := reqs[g.reqs[k]].dep.Constraint
+		switch {
+		case st.pkg == nil:
+			st.errs[k] = &Error{Kind: KindNotCached, Package: g.ref, Constraint: c, Msg: g.ref + " " + strconv.Quote(c) + " is not in the package cache (run crd-lsp pull)"}
+		case !cons[k].satisfies(st.pkg.Version, st.pkg.Digest):
+			st.errs[k] = &Error{Kind: KindNotCached, Package: g.ref, Constraint: c, Msg: "the cached " + g.ref + ":" + st.pkg.Version + " does not satisfy " + strconv.Quote(c) + " (run crd-lsp pull)"}
+		}
+	}
+}
+
+func (r *run) satisfiesAll(res resolution, cons []parsedConstraint, valid []int) bool {
+	for _, k := range valid {
+		if !cons[k].satisfies(res.Version, res.Digest) {
+			return false
+		}
+	}
+	return true
+}
+
+// pull fetches ref:version (tag or digest), reusing the cached
+// package.yaml when the manifest digest is known.
+func (r *run) pull(ref, version string) (*Package, error) {
+	key := ref + "@" + version
+	r.mu.Lock()
+	p, ok := r.pulled[key]
+	r.mu.Unlock()
+	if ok {
+		return p.pkg, p.err
+	}
+	pkg, err := r.doPull(ref, version)
+	r.mu.Lock()
+	r.pulled[key] = pullResult{pkg, err}
+	r.mu.Unlock()
+	return pkg, err
+}
+
+func (r *run) doPull(ref, version string) (*Package, error) {
+	c := r.c
+	name := ref + refSep(version) + version
+	// A digest pin already in the cache needs no network at all.
+	if strings.HasPrefix(version, "sha256:") {
+		if pkg, err := c.loadCached(r.ix, ref, version, version); err == nil {
+			r.progress("Using cached " + name)
+			return pkg, nil
+		}
+	}
+	repo, err := c.repository(ref)
+	if err != nil {
+		return nil, err
+	}
+	desc, err := repo.Resolve(r.ctx, version)
+	if err != nil {
+		return nil, classify(err, name, registryOf(ref), "resolving")
+	}
+	if pkg, err := c.loadCached(r.ix, ref, version, desc.Digest.String()); err == nil {
+		r.progress("Up to date " + name)
+		return pkg, nil
+	} else if errors.Is(err, errCorrupt) {
+		c.logf("package cache: %s: %v; fetching it again", name, err)
+	}
+	r.progress("Pulling " + name)
+	c.logf("pulling %s", name)
+	top, m, err := c.fetchManifest(r.ctx, repo, ref, desc.Digest.String())
+	if err != nil {
+		return nil, err
+	}
+	data, layer, err := c.fetchBase(r.ctx, repo, ref, version, m)
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := c.parse(ref, version, top.String(), data)
+	if err != nil {
+		return nil, invalid(ref, version, err)
+	}
+	blob, err := c.cache.putBlob(data)
+	if err == nil {
+		err = c.cache.update(func(ix *index) {
+			ix.Manifests[top.String()] = manifestEntry{Layer: layer.String(), Package: blob, Size: int64(len(data))}
+		})
+	}
+	if err != nil {
+		c.logf("package cache: %v", err)
+	}
+	p, _ := c.cache.blobPath(blob)
+	pkg.File = p
+	c.remember(blob, pkg)
+	return pkg.at(version, top.String(), false), nil
+}
+
+// loadCached returns the cached package for a manifest digest.
+func (c *Client) loadCached(ix *index, ref, version, manifest string) (*Package, error) {
+	me, ok := ix.Manifests[manifest]
+	if !ok {
+		// Another process may have added it since the index was read.
+		if fresh, err := c.cache.readIndex(); err == nil {
+			me, ok = fresh.Manifests[manifest]
+		}
+		if !ok {
+			return nil, fmt.Errorf("manifest %s not cached", manifest)
+		}
+	}
+	c.mu.Lock()
+	p := c.mem[me.Package]
+	c.mu.Unlock()
+	if p == nil || p.Ref != ref {
+		data, err := c.cache.getBlob(me.Package, me.Size)
+		if err != nil {
+			return nil, err
+		}
+		if p, err = c.parse(ref, version, manifest, data); err != nil {
+			return nil, err
+		}
+		p.File, _ = c.cache.blobPath(me.Package)
+		c.remember(me.Package, p)
+	}
+	return p.at(version, manifest, true), nil
+}
+
+// remember keeps a parsed package in memory, forgetting another one when
+// too many are kept.
+func (c *Client) remember(blob string, p *Package) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.mem) >= maxMem {
+		for k := range c.mem {
+			delete(c.mem, k)
+			break
+		}
+	}
+	c.mem[blob] = p
+}
+
+func (c *Client) parse(ref, version, manifest string, data []byte) (*Package, error) {
+	meta, kind, objs, err := split(data)
+	if err != nil {
+		return nil, err
+	}
+	return &Package{Ref: ref, Version: version, Digest: manifest, Kind: kind, Path: "xpkg://" + ref + "/package.yaml", YAML: data, Meta: meta, Objects: objs}, nil
+}
+
+// at returns a copy for one result.
+func (p *Package) at(version, manifest string, fromCache bool) *Package {
+	q := *p
+	q.Version, q.Digest, q.FromCache = version, manifest, fromCache
+	return &q
+}

@@ -1,0 +1,163 @@
+package packages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/errcode"
+)
+
+// Kind classifies an Error so an editor can show it on the dependsOn entry.
+type Kind string
+
+const (
+	KindConstraint   Kind = "constraint"      // the version is not a semver constraint or digest
+	KindNoMatch      Kind = "no-match"        // no tag satisfies the constraint
+	KindNotFound     Kind = "not-found"       // the repository, tag or digest does not exist
+	KindUnauthorized Kind = "unauthorized"    // the registry refused the credentials (or there were none)
+	KindNetwork      Kind = "network"         // the registry could not be reached or failed
+	KindConflict     Kind = "conflict"        // constraints on one package that no version satisfies together
+	KindInvalid      Kind = "invalid-package" // the image is not a valid xpkg (digest, layer, tar, package.yaml)
+	KindNotCached    Kind = "not-cached"      // Cached: nothing usable in the cache
+	KindCanceled     Kind = "canceled"        // the context was cancelled
+)
+
+// Error is the error of a Result. Stale errors are warnings: the Result
+// still carries a Package, served from the cache.
+type Error struct {
+	Kind       Kind
+	Package    string   // fully qualified repository
+	Registry   string   // registry host
+	Constraint string   // the version constraint involved
+	Tags       []string // KindNoMatch: the newest tags, newest first
+	Stale      bool     // the cached Package is still used
+	Msg        string   // the human message (without the cause)
+	Err        error    // the cause, if any
+	Note       string   // appended after the cause ("using the cached v1.2.0")
+}
+
+func (e *Error) Error() string {
+	msg := e.Msg
+	if e.Err != nil && e.Kind != KindNotFound {
+		msg += ": " + e.Err.Error()
+	}
+	if e.Note != "" {
+		msg += "; " + e.Note
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Warning reports whether the error does not stop the dependency from
+// being used (the package was served from the cache).
+func (e *Error) Warning() bool { return e.Stale }
+
+// IsWarning reports whether err is an *Error that is only a warning.
+func IsWarning(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Warning()
+}
+
+// KindOf returns the kind of an *Error in err's chain, or "".
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return ""
+}
+
+// classify turns an error from the registry client into an *Error.
+func classify(err error, pkg, reg, what string) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	out := &Error{Package: pkg, Registry: reg, Err: err}
+	var resp *errcode.ErrorResponse
+	var nerr net.Error
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		out.Kind, out.Msg = KindCanceled, what+" "+pkg+" was cancelled"
+		if errors.Is(err, context.DeadlineExceeded) {
+			out.Kind, out.Msg = KindNetwork, "registry "+reg+" did not answer in time for "+pkg
+		}
+	case errors.Is(err, auth.ErrBasicCredentialNotFound):
+		out.Kind, out.Msg = KindUnauthorized, "not authorized to pull "+pkg+" from "+reg+" (no credentials for it; check docker login or the credential helper)"
+		out.Err = nil
+	case errors.As(err, &resp):
+		out.Err = errors.New(shortResponse(resp))
+		switch {
+		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden || hasCode(resp, errcode.ErrorCodeUnauthorized, errcode.ErrorCodeDenied):
+			out.Kind, out.Msg = KindUnauthorized, "not authorized to pull "+pkg+" from "+reg+" (check docker login or the credential helper)"
+		case resp.StatusCode == http.StatusNotFound || hasCode(resp, errcode.ErrorCodeNameUnknown, errcode.ErrorCodeManifestUnknown, errcode.ErrorCodeBlobUnknown):
+			out.Kind, out.Msg = KindNotFound, pkg+" not found in registry "+reg
+		default:
+			out.Kind, out.Msg = KindNetwork, "registry "+reg+" failed "+what+" "+pkg
+		}
+	case errors.Is(err, errdef.ErrNotFound):
+		out.Kind, out.Msg = KindNotFound, pkg+" not found in registry "+reg
+	case errors.As(err, &nerr) || isNetErr(err):
+		out.Kind, out.Msg = KindNetwork, "cannot reach registry "+reg+" for "+pkg
+		out.Err = errors.New(netCause(err))
+	default:
+		out.Kind, out.Msg = KindInvalid, "invalid package "+pkg
+	}
+	return out
+}
+
+func hasCode(resp *errcode.ErrorResponse, codes ...string) bool {
+	for _, e := range resp.Errors {
+		for _, c := range codes {
+			if e.Code == c {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shortResponse drops the URL (which may carry query parameters) from a
+// registry error response.
+func shortResponse(resp *errcode.ErrorResponse) string {
+	if len(resp.Errors) > 0 {
+		return fmt.Sprintf("status %d: %s", resp.StatusCode, resp.Errors.Error())
+	}
+	return fmt.Sprintf("status %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+}
+
+func isNetErr(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	return errors.As(err, &op) || errors.As(err, &dns)
+}
+
+// netCause is the innermost useful text of a network error: "connection
+// refused", "no such host", a TLS error.
+func netCause(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		s := op.Err.Error()
+		if i := strings.LastIndex(s, ": "); i >= 0 && strings.Contains(s, "connect") {
+			s = s[i+2:]
+		}
+		return s
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return dns.Error()
+	}
+	s := err.Error()
+	// url.Error: `Get "https://…": cause`; keep the cause.
+	if i := strings.Index(s, "\": "); i >= 0 {
+		return s[i+3:]
+	}
+	return s
+}

@@ -1,0 +1,430 @@
+package packages
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+	"oras.land/oras-go/v2/registry"
+)
+
+// MetaGroup is the API group of package metadata (crossplane.yaml).
+const MetaGroup = "meta.pkg.crossplane.io"
+
+// DefaultRegistry is used for package names without a registry host.
+const DefaultRegistry = "xpkg.crossplane.io"
+
+// Span is a half-open range of byte offsets in a file.
+type Span struct {
+	Start, End int
+}
+
+// Severity of a Problem.
+type Severity int
+
+const (
+	SeverityError Severity = iota + 1
+	SeverityWarning
+)
+
+func (s Severity) String() string {
+	if s == SeverityWarning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Problem is something wrong in a crossplane.yaml, positioned by byte offsets.
+type Problem struct {
+	Offset, End int
+	Severity    Severity
+	Message     string
+}
+
+// Meta is a parsed crossplane.yaml (or a package's metadata document).
+type Meta struct {
+	Path       string
+	APIVersion string // e.g. meta.pkg.crossplane.io/v1
+	Kind       string // Configuration, Provider or Function
+	Name       string // metadata.name
+	Crossplane string // spec.crossplane.version, if any
+	Deps       []Dependency
+	Problems   []Problem
+
+	lines []int // byte offset of each line start
+}
+
+// Dependency is one spec.dependsOn entry.
+type Dependency struct {
+	// Package is the fully qualified repository (registry host included, no
+	// tag or digest), qualified with DefaultRegistry when the name has no
+	// host; a Client qualifies Name with its own default registry instead.
+	Package string
+	// Name is the package as written, without a tag or digest.
+	Name string
+	// Constraint is the version field as written: a semver constraint
+	// (">=v1.2.0 <v2", "~1.4", "v1.4.0") or a digest ("sha256:…").
+	Constraint string
+	// Kind is Provider, Configuration or Function (or the kind given in the
+	// package: form); APIVersion is set in the package: form only.
+	Kind, APIVersion string
+	// File is the crossplane.yaml path, or for a dependency of a
+	// dependency, the Path of the package that declares it.
+	File string
+	// Span covers the whole dependsOn entry; PackageSpan and VersionSpan
+	// cover the values of the package (provider:, configuration:,
+	// function: or package:) and version: fields (zero when absent).
+	Span, PackageSpan, VersionSpan Span
+}
+
+// String returns the package and its quoted constraint.
+func (d Dependency) String() string {
+	if d.Constraint == "" {
+		return d.Package
+	}
+	return d.Package + " " + strconv.Quote(d.Constraint)
+}
+
+// Pos converts a byte offset of the file into a 1-based line and a 1-based
+// byte column.
+func (m *Meta) Pos(offset int) (line, col int) {
+	i := sort.Search(len(m.lines), func(i int) bool { return m.lines[i] > offset }) - 1
+	if i < 0 {
+		return 1, offset + 1
+	}
+	return i + 1, offset - m.lines[i] + 1
+}
+
+// ParseMeta parses crossplane.yaml content. It never fails: problems are
+// positioned values in the result. The first document whose apiVersion is
+// in the meta.pkg.crossplane.io group is used.
+func ParseMeta(path string, data []byte) *Meta {
+	m := &Meta{Path: path, lines: lineStarts(data)}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	found := false
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if err != nil {
+			if err.Error() != "EOF" {
+				off := m.offsetOfYAMLError(err.Error(), data)
+				m.problem(Span{off, off}, SeverityError, "YAML syntax error: "+strings.TrimPrefix(err.Error(), "yaml: "))
+			}
+			break
+		}
+		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		root := doc.Content[0]
+		av := mapGet(root, "apiVersion")
+		if av == nil || !strings.HasPrefix(av.Value, MetaGroup+"/") {
+			continue
+		}
+		found = true
+		m.parseDoc(root, data)
+		break
+	}
+	if !found && len(m.Problems) == 0 {
+		m.problem(Span{0, 0}, SeverityError, "no "+MetaGroup+" Configuration, Provider or Function in "+filepath.Base(path))
+	}
+	return m
+}
+
+func (m *Meta) parseDoc(root *yaml.Node, data []byte) {
+	av := mapGet(root, "apiVersion")
+	m.APIVersion = av.Value
+	switch strings.TrimPrefix(av.Value, MetaGroup+"/") {
+	case "v1", "v1beta1":
+	case "v1alpha1":
+		m.problem(m.span(av, data), SeverityWarning, MetaGroup+"/v1alpha1 is deprecated; use "+MetaGroup+"/v1")
+	default:
+		m.problem(m.span(av, data), SeverityError, "unknown package metadata version "+strconv.Quote(av.Value)+"; use "+MetaGroup+"/v1")
+	}
+	if k := mapGet(root, "kind"); k != nil {
+		m.Kind = k.Value
+		switch k.Value {
+		case "Configuration", "Provider", "Function":
+		default:
+			m.problem(m.span(k, data), SeverityError, "unknown package kind "+strconv.Quote(k.Value)+"; want Configuration, Provider or Function")
+		}
+	}
+	if md := mapGet(root, "metadata"); md != nil {
+		if n := mapGet(md, "name"); n != nil {
+			m.Name = n.Value
+		}
+	}
+	spec := mapGet(root, "spec")
+	if spec == nil {
+		return
+	}
+	if cp := mapGet(spec, "crossplane"); cp != nil {
+		if v := mapGet(cp, "version"); v != nil {
+			m.Crossplane = v.Value
+		}
+	}
+	deps := mapGet(spec, "dependsOn")
+	if deps == nil || deps.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, e := range deps.Content {
+		m.parseDep(e, data)
+	}
+}
+
+func (m *Meta) parseDep(e *yaml.Node, data []byte) {
+	if e.Kind != yaml.MappingNode {
+		m.problem(m.span(e, data), SeverityError, "a dependsOn entry must be a mapping")
+		return
+	}
+	d := Dependency{File: m.Path, Span: m.span(e, data)}
+	var typed []string
+	var pkgNode *yaml.Node
+	for _, f := range []string{"provider", "configuration", "function"} {
+		if n := mapGet(e, f); n != nil {
+			typed = append(typed, f)
+			if pkgNode == nil {
+				pkgNode = n
+				d.Kind = strings.ToUpper(f[:1]) + f[1:]
+			}
+		}
+	}
+	av, kind, pkg := mapGet(e, "apiVersion"), mapGet(e, "kind"), mapGet(e, "package")
+	switch {
+	case pkg != nil && av != nil && kind != nil:
+		// Crossplane gives the explicit form precedence.
+		pkgNode, d.Kind, d.APIVersion = pkg, kind.Value, av.Value
+	case pkg != nil && len(typed) == 0:
+		m.problem(m.span(pkg, data), SeverityError, "package: needs apiVersion: and kind: (e.g. pkg.crossplane.io/v1 Provider)")
+		return
+	case len(typed) == 0:
+		m.problem(d.Span, SeverityError, "a dependency needs provider:, configuration:, function:, or package: with apiVersion: and kind:")
+		return
+	}
+	if len(typed) > 1 {
+		m.problem(d.Span, SeverityError, "set only one of "+strings.Join(typed, ", "))
+	}
+	if pkgNode.Kind != yaml.ScalarNode || strings.TrimSpace(pkgNode.Value) == "" {
+		m.problem(m.span(pkgNode, data), SeverityError, "the package name must be a non-empty string")
+		return
+	}
+	d.PackageSpan = m.span(pkgNode, data)
+	name := strings.TrimSpace(pkgNode.Value)
+	if v := mapGet(e, "version"); v != nil {
+		d.Constraint = strings.TrimSpace(v.Value)
+		d.VersionSpan = m.span(v, data)
+	}
+	if bare, extra := splitTag(name); extra != "" {
+		name = bare
+		switch {
+		case d.Constraint != "":
+			m.problem(d.PackageSpan, SeverityWarning, "the "+extra+" in the package name is ignored; version: "+strconv.Quote(d.Constraint)+" is used")
+		case strings.HasPrefix(extra, "@"):
+			d.Constraint = extra[1:] // a digest pin
+		default:
+			d.Constraint = extra[1:]
+			m.problem(d.PackageSpan, SeverityWarning, "put the tag in version: (Crossplane expects the package name without a tag)")
+		}
+	}
+	d.Name = name
+	d.Package = Qualify(name, DefaultRegistry)
+	if _, err := registry.ParseReference(d.Package); err != nil {
+		m.problem(d.PackageSpan, SeverityError, "invalid package name "+strconv.Quote(name)+": "+strings.TrimPrefix(err.Error(), "invalid reference: "))
+		return
+	}
+	m.Deps = append(m.Deps, d)
+}
+
+func (m *Meta) problem(s Span, sev Severity, msg string) {
+	m.Problems = append(m.Problems, Problem{Offset: s.Start, End: s.End, Severity: sev, Message: msg})
+}
+
+var yamlErrLine = regexp.MustCompile(`line (\d+)`)
+
+func (m *Meta) offsetOfYAMLError(msg string, data []byte) int {
+	if sm := yamlErrLine.FindStringSubmatch(msg); sm != nil {
+		if l, err := strconv.Atoi(sm[1]); err == nil && l >= 1 && l <= len(m.lines) {
+			return m.lines[l-1]
+		}
+	}
+	return 0
+}
+
+// Qualify prefixes a package name without a registry host with reg. A
+// first path component is a host when it contains a dot or a colon or is
+// "localhost", as for container images.
+func Qualify(name, reg string) string {
+	first, _, ok := strings.Cut(name, "/")
+	if ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		return name
+	}
+	return reg + "/" + name
+}
+
+// splitTag removes a ":tag" or "@digest" suffix from an image name.
+func splitTag(name string) (bare, extra string) {
+	if i := strings.Index(name, "@"); i >= 0 {
+		name, extra = name[:i], name[i:]
+	}
+	slash := strings.LastIndex(name, "/")
+	if i := strings.LastIndex(name, ":"); i > slash {
+		if extra == "" {
+			extra = name[i:]
+		}
+		name = name[:i]
+	}
+	return name, extra
+}
+
+// FindMeta returns the crossplane.yaml files under root, sorted, skipping
+// .git, node_modules, vendor and hidden folders.
+func FindMeta(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // unreadable folder: skip it
+		}
+		if d.IsDir() {
+			n := d.Name()
+			if p != root && (n == "node_modules" || n == "vendor" || (strings.HasPrefix(n, ".") && n != "." && n != "..")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Name() == "crossplane.yaml" && d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// ReadMeta reads and parses a crossplane.yaml file.
+func ReadMeta(path string) (*Meta, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMeta(path, b), nil
+}
+
+// --- YAML node helpers ---
+
+func mapGet(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func lineStarts(data []byte) []int {
+	ls := []int{0}
+	for i, b := range data {
+		if b == '\n' {
+			ls = append(ls, i+1)
+		}
+	}
+	return ls
+}
+
+// offset converts a yaml.v3 line and column (1-based, column in
+// characters) into a byte offset.
+func (m *Meta) offset(data []byte, line, col int) int {
+	if line < 1 || line > len(m.lines) {
+		return len(data)
+	}
+	off := m.lines[line-1]
+	for c := 1; c < col && off < len(data) && data[off] != '\n'; c++ {
+		_, w := utf8.DecodeRune(data[off:])
+		off += w
+	}
+	return off
+}
+
+// span is the byte range of a node's source text.
+func (m *Meta) span(n *yaml.Node, data []byte) Span {
+	start := m.offset(data, n.Line, n.Column)
+	return Span{start, m.end(n, data, start)}
+}
+
+func (m *Meta) end(n *yaml.Node, data []byte, start int) int {
+	switch n.Kind {
+	case yaml.MappingNode, yaml.SequenceNode, yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return start + 2 // {} or []
+		}
+		last := n.Content[len(n.Content)-1]
+		e := m.end(last, data, m.offset(data, last.Line, last.Column))
+		if n.Style&yaml.FlowStyle != 0 {
+			for e < len(data) && data[e] != '}' && data[e] != ']' {
+				e++
+			}
+			if e < len(data) {
+				e++
+			}
+		}
+		return e
+	case yaml.AliasNode:
+		return start + 1 + len(n.Value)
+	}
+	if start >= len(data) {
+		return start
+	}
+	switch {
+	case n.Style&yaml.DoubleQuotedStyle != 0:
+		for i := start + 1; i < len(data); i++ {
+			switch data[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return len(data)
+	case n.Style&yaml.SingleQuotedStyle != 0:
+		for i := start + 1; i < len(data); i++ {
+			if data[i] == '\'' {
+				if i+1 < len(data) && data[i+1] == '\'' {
+					i++
+					continue
+				}
+				return i + 1
+			}
+		}
+		return len(data)
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		i := bytes.IndexByte(data[start:], '\n')
+		if i < 0 {
+			return len(data)
+		}
+		return start + i
+	}
+	if n.Tag == "!!null" && n.Value == "" {
+		return start
+	}
+	// A plain scalar: on one line its source text is its value.
+	e := start + len(n.Value)
+	if e > len(data) {
+		e = len(data)
+	}
+	return e
+}
+
+// String returns the problem as "severity: message".
+func (p Problem) String() string { return fmt.Sprintf("%s: %s", p.Severity, p.Message) }

@@ -1,0 +1,281 @@
+package packages
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/registry/remote"
+)
+
+// AnnotationKey marks the xpkg base layer (value "base") on a layer
+// descriptor, or in the image config as the label
+// "io.crossplane.xpkg:<layer digest>".
+const AnnotationKey = "io.crossplane.xpkg"
+
+const (
+	mediaTypeDockerManifest     = "application/vnd.docker.distribution.manifest.v2+json"
+	mediaTypeDockerManifestList = "application/vnd.docker.distribution.manifest.list.v2+json"
+	maxManifestSize             = 4 << 20
+)
+
+// repository opens pkg (fully qualified, no tag) on its registry.
+func (c *Client) repository(pkg string) (*remote.Repository, error) {
+	r, err := remote.NewRepository(pkg)
+	if err != nil {
+		return nil, &Error{Kind: KindInvalid, Package: pkg, Msg: "invalid package name " + pkg, Err: err}
+	}
+	r.Client = c.http
+	r.PlainHTTP = c.insecure[r.Reference.Registry]
+	return r, nil
+}
+
+func registryOf(pkg string) string {
+	h, _, _ := strings.Cut(pkg, "/")
+	return h
+}
+
+// listTags lists every tag of pkg.
+func (c *Client) listTags(ctx context.Context, pkg string) ([]string, error) {
+	r, err := c.repository(pkg)
+	if err != nil {
+		return nil, err
+	}
+	var tags []string
+	err = r.Tags(ctx, "", func(t []string) error {
+		tags = append(tags, t...)
+		return nil
+	})
+	if err != nil {
+		return nil, classify(err, pkg, registryOf(pkg), "listing tags of")
+	}
+	return tags, nil
+}
+
+// fetchManifest resolves ref (a tag or digest) to its manifest digest and
+// the image manifest to read, choosing linux/amd64 (or the only image) in
+// an image index.
+func (c *Client) fetchManifest(ctx context.Context, r *remote.Repository, pkg, ref string) (digest.Digest, *ocispec.Manifest, error) {
+	reg := registryOf(pkg)
+	desc, rc, err := r.Manifests().FetchReference(ctx, ref)
+	if err != nil {
+		return "", nil, classify(err, pkg+refSep(ref)+ref, reg, "fetching")
+	}
+	b, err := readVerified(rc, desc)
+	if err != nil {
+		return "", nil, invalid(pkg, ref, err)
+	}
+	if want, perr := digest.Parse(ref); perr == nil && want != desc.Digest {
+		return "", nil, invalid(pkg, ref, fmt.Errorf("registry returned manifest %s for %s", desc.Digest, want))
+	}
+	top := desc.Digest
+	for depth := 0; ; depth++ {
+		var probe struct {
+			MediaType string            `json:"mediaType"`
+			Manifests []json.RawMessage `json:"manifests"`
+		}
+		if err := json.Unmarshal(b, &probe); err != nil {
+			return "", nil, invalid(pkg, ref, fmt.Errorf("manifest is not JSON: %w", err))
+		}
+		mt := desc.MediaType
+		if mt == "" || (mt != ocispec.MediaTypeImageIndex && mt != mediaTypeDockerManifestList && mt != ocispec.MediaTypeImageManifest && mt != mediaTypeDockerManifest) {
+			mt = probe.MediaType
+		}
+		isIndex := mt == ocispec.MediaTypeImageIndex || mt == mediaTypeDockerManifestList || (mt == "" && probe.Manifests != nil)
+		if !isIndex {
+			var m ocispec.Manifest
+			if err := json.Unmarshal(b, &m); err != nil {
+				return "", nil, invalid(pkg, ref, fmt.Errorf("bad image manifest: %w", err))
+			}
+			return top, &m, nil
+		}
+		if depth > 0 {
+			return "", nil, invalid(pkg, ref, fmt.Errorf("nested image index"))
+		}
+		var idx ocispec.Index
+		if err := json.Unmarshal(b, &idx); err != nil {
+			return "", nil, invalid(pkg, ref, fmt.Errorf("bad image index: %w", err))
+		}
+		pick, err := pickPlatform(idx.Manifests)
+		if err != nil {
+			return "", nil, invalid(pkg, ref, err)
+		}
+		desc = pick
+		rc, err := r.Manifests().Fetch(ctx, pick)
+		if err != nil {
+			return "", nil, classify(err, pkg+refSep(ref)+ref, reg, "fetching")
+		}
+		if b, err = readVerified(rc, pick); err != nil {
+			return "", nil, invalid(pkg, ref, err)
+		}
+	}
+}
+
+// pickPlatform chooses linux/amd64, else the only image manifest.
+func pickPlatform(ms []ocispec.Descriptor) (ocispec.Descriptor, error) {
+	var images []ocispec.Descriptor
+	for _, m := range ms {
+		if p := m.Platform; p != nil && p.OS == "linux" && p.Architecture == "amd64" {
+			return m, nil
+		}
+		// Skip attestation manifests (platform unknown/unknown).
+		if p := m.Platform; p != nil && p.OS == "unknown" {
+			continue
+		}
+		images = append(images, m)
+	}
+	switch len(images) {
+	case 1:
+		return images[0], nil
+	case 0:
+		return ocispec.Descriptor{}, fmt.Errorf("image index lists no image")
+	}
+	return ocispec.Descriptor{}, fmt.Errorf("image index has %d images and none for linux/amd64", len(images))
+}
+
+func refSep(ref string) string {
+	if strings.Contains(ref, ":") {
+		return "@"
+	}
+	return ":"
+}
+
+// readVerified reads a small blob (manifest, config), checking size and
+// digest against its descriptor.
+func readVerified(rc io.ReadCloser, d ocispec.Descriptor) ([]byte, error) {
+	defer rc.Close()
+	if d.Size > maxManifestSize {
+		return nil, fmt.Errorf("%s is %d bytes, more than %d", d.Digest, d.Size, maxManifestSize)
+	}
+	b, err := io.ReadAll(io.LimitReader(rc, maxManifestSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if d.Size >= 0 && int64(len(b)) != d.Size {
+		return nil, fmt.Errorf("%s: got %d bytes, want %d", d.Digest, len(b), d.Size)
+	}
+	if err := d.Digest.Validate(); err != nil {
+		return nil, err
+	}
+	if got := d.Digest.Algorithm().FromBytes(b); got != d.Digest {
+		return nil, fmt.Errorf("digest mismatch: content is %s, want %s", got, d.Digest)
+	}
+	return b, nil
+}
+
+func invalid(pkg, ref string, err error) *Error {
+	return &Error{Kind: KindInvalid, Package: pkg, Registry: registryOf(pkg), Msg: "invalid package " + pkg + refSep(ref) + ref, Err: err}
+}
+
+// fetchBase finds the xpkg base layer and reads package.yaml from it:
+// the layer annotated io.crossplane.xpkg: base, else the one the config
+// label io.crossplane.xpkg:<digest> = base names, else the last layer
+// that has a package.yaml.
+func (c *Client) fetchBase(ctx context.Context, r *remote.Repository, pkg, ref string, m *ocispec.Manifest) ([]byte, digest.Digest, error) {
+	var base *ocispec.Descriptor
+	for i := range m.Layers {
+		if m.Layers[i].Annotations[AnnotationKey] == "base" {
+			base = &m.Layers[i]
+			break
+		}
+	}
+	if base == nil && m.Config.Size > 0 {
+		rc, err := r.Blobs().Fetch(ctx, m.Config)
+		if err != nil {
+			return nil, "", classify(err, pkg+refSep(ref)+ref, registryOf(pkg), "fetching the config of")
+		}
+		b, err := readVerified(rc, m.Config)
+		if err != nil {
+			return nil, "", invalid(pkg, ref, fmt.Errorf("image config: %w", err))
+		}
+		var cfg ocispec.Image
+		if json.Unmarshal(b, &cfg) == nil {
+			for i := range m.Layers {
+				if cfg.Config.Labels[AnnotationKey+":"+m.Layers[i].Digest.String()] == "base" {
+					base = &m.Layers[i]
+					break
+				}
+			}
+		}
+	}
+	if base != nil {
+		data, err := c.readLayer(ctx, r, pkg, ref, *base)
+		if err == errNoPackageYAML {
+			err = invalid(pkg, ref, fmt.Errorf("base layer %s has no package.yaml", base.Digest))
+		}
+		return data, base.Digest, err
+	}
+	if len(m.Layers) == 0 {
+		return nil, "", invalid(pkg, ref, fmt.Errorf("image has no layers"))
+	}
+	for i := len(m.Layers) - 1; i >= 0; i-- {
+		data, err := c.readLayer(ctx, r, pkg, ref, m.Layers[i])
+		if err == errNoPackageYAML {
+			continue
+		}
+		return data, m.Layers[i].Digest, err
+	}
+	return nil, "", invalid(pkg, ref, fmt.Errorf("no layer has a package.yaml"))
+}
+
+// readLayer streams one layer, reading package.yaml from it while hashing
+// the compressed bytes; the result is used only if the layer's size and
+// digest match its descriptor.
+func (c *Client) readLayer(ctx context.Context, r *remote.Repository, pkg, ref string, d ocispec.Descriptor) ([]byte, error) {
+	if err := d.Digest.Validate(); err != nil {
+		return nil, invalid(pkg, ref, fmt.Errorf("layer digest: %w", err))
+	}
+	if d.Size > c.limits.MaxBlobSize {
+		return nil, invalid(pkg, ref, fmt.Errorf("layer is %d bytes, more than the %d allowed; refused", d.Size, c.limits.MaxBlobSize))
+	}
+	rc, err := r.Blobs().Fetch(ctx, d)
+	if err != nil {
+		e := classify(err, pkg+refSep(ref)+ref, registryOf(pkg), "fetching a layer of")
+		if e.Kind == KindInvalid {
+			e.Err = fmt.Errorf("layer %s: %w", d.Digest, err)
+		}
+		return nil, e
+	}
+	defer rc.Close()
+	h := d.Digest.Algorithm().Hash()
+	cnt := &countReader{r: io.LimitReader(rc, d.Size+1)}
+	tee := io.TeeReader(cnt, h)
+	data, perr := readPackageYAML(tee, c.limits)
+	if ctx.Err() != nil {
+		return nil, classify(ctx.Err(), pkg, registryOf(pkg), "pulling")
+	}
+	if _, err := io.Copy(io.Discard, tee); err != nil {
+		return nil, classify(err, pkg+refSep(ref)+ref, registryOf(pkg), "fetching a layer of")
+	}
+	switch {
+	case cnt.n < d.Size:
+		return nil, invalid(pkg, ref, fmt.Errorf("layer %s is truncated: got %d of %d bytes", d.Digest, cnt.n, d.Size))
+	case cnt.n > d.Size:
+		return nil, invalid(pkg, ref, fmt.Errorf("layer %s is longer than its %d bytes", d.Digest, d.Size))
+	}
+	if got := digest.NewDigest(d.Digest.Algorithm(), h); got != d.Digest {
+		return nil, invalid(pkg, ref, fmt.Errorf("layer digest mismatch: content is %s, want %s", got, d.Digest))
+	}
+	if perr == errNoPackageYAML {
+		return nil, perr
+	}
+	if perr != nil {
+		return nil, invalid(pkg, ref, perr)
+	}
+	return data, nil
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n += int64(k)
+	return k, err
+}
