@@ -98,3 +98,25 @@ export function serverArgs(settings: Record<string, unknown>): string[] {
   }
   return args;
 }
+
+/** A work-done progress value as the server sends it in $/progress. */
+export interface ProgressValue {
+  kind: "begin" | "report" | "end";
+  title?: string;
+  message?: string;
+  percentage?: number;
+}
+
+/**
+ * progressStatus is the status bar text for the server's package pull
+ * progress: spinning with the current step while it runs, back to the
+ * ready state (with the summary as tooltip) when it ends.
+ */
+export function progressStatus(value: ProgressValue): { text: string; tooltip: string; busy: boolean } {
+  if (value.kind === "end") {
+    return { text: "$(check) crd-lsp", tooltip: `crd-lsp: ${value.message ?? "packages ready"}`, busy: false };
+  }
+  const pct = value.percentage !== undefined ? ` ${value.percentage}%` : "";
+  const msg = value.message ?? value.title ?? "working";
+  return { text: `$(sync~spin) crd-lsp${pct}`, tooltip: `crd-lsp: ${msg} (click to cancel)`, busy: true };
+}

@@ -3,12 +3,23 @@
 
 import * as fs from "fs";
 import * as vscode from "vscode";
-import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
-import { resolveServerPath, serverArgs, serverSettings } from "./config";
+import {
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  WorkDoneProgress,
+  WorkDoneProgressCancelNotification,
+  WorkDoneProgressCreateRequest,
+} from "vscode-languageclient/node";
+import { ProgressValue, progressStatus, resolveServerPath, serverArgs, serverSettings } from "./config";
 
 let client: LanguageClient | undefined;
 let status: vscode.StatusBarItem;
 let output: vscode.LogOutputChannel;
+// The token of the package pull under way, which a click on the status
+// bar item cancels.
+let pulling: string | number | undefined;
 
 function settings(): Record<string, unknown> {
   const cfg = vscode.workspace.getConfiguration("crdLsp");
@@ -65,6 +76,16 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     status.tooltip = `crd-lsp (${resolved.from}: ${resolved.path})`;
   });
   await client.start();
+  // Package pulls report $/progress: show them in the status bar item.
+  client.onRequest(WorkDoneProgressCreateRequest.type, ({ token }) => {
+    client?.onProgress(WorkDoneProgress.type, token, (value) => {
+      const st = progressStatus(value as ProgressValue);
+      status.text = st.text;
+      status.tooltip = st.tooltip;
+      pulling = st.busy ? token : undefined;
+      status.command = st.busy ? "crdLsp.cancelPull" : "crdLsp.showOutput";
+    });
+  });
 }
 
 async function stop(): Promise<void> {
@@ -88,14 +109,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await start(context);
     }),
     vscode.commands.registerCommand("crdLsp.showOutput", () => output.show(true)),
+    vscode.commands.registerCommand("crdLsp.cancelPull", async () => {
+      if (client && pulling !== undefined) {
+        await client.sendNotification(WorkDoneProgressCancelNotification.type, { token: pulling });
+      }
+    }),
     vscode.commands.registerCommand("crdLsp.pullDependencies", async () => {
       if (!client) {
         return;
       }
       try {
-        await client.sendRequest("workspace/executeCommand", { command: "crdLsp.pull", arguments: [] });
+        const summary = await client.sendRequest<string>("workspace/executeCommand", { command: "crdLsp.pull", arguments: [] });
+        output.info(summary);
+        void vscode.window.showInformationMessage("crd-lsp: package dependencies pulled (details in the output)");
       } catch (e) {
-        void vscode.window.showWarningMessage(`crd-lsp: pulling dependencies is not available in this server version (${e})`);
+        void vscode.window.showWarningMessage(`crd-lsp: pulling dependencies failed (${e})`);
       }
     }),
     vscode.commands.registerCommand("crdLsp.previewRendered", async (uri?: string, line?: number) => {

@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
 import { test } from "node:test";
-import { resolveServerPath, serverArgs, serverSettings } from "../config";
+import { progressStatus, resolveServerPath, serverArgs, serverSettings } from "../config";
 
 test("serverSettings nests dotted keys and leaves unset values out", () => {
   const flat: Record<string, unknown> = {
@@ -45,4 +45,15 @@ test("bundled binary, then PATH, then a clear error", () => {
   assert.ok("path" in win && win.path.endsWith("crd-lsp.exe"));
   const none = resolveServerPath({ setting: "", extensionPath: ext, platform: "darwin", arch: "arm64", pathEnv: "/usr/bin", exists: () => false });
   assert.ok("error" in none && none.error.includes("darwin-arm64") && none.error.includes("crdLsp.server.path"));
+});
+
+test("progressStatus follows a package pull in the status bar", () => {
+  const begin = progressStatus({ kind: "begin", title: "crd-lsp: package dependencies", message: "Resolving 3 dependencies" });
+  assert.equal(begin.busy, true);
+  assert.match(begin.tooltip, /Resolving 3 dependencies/);
+  const report = progressStatus({ kind: "report", message: "Pulling xpkg.crossplane.io/crossplane-contrib/provider-upjet-aws-s3:v2.1.0 (3/7)", percentage: 42 });
+  assert.equal(report.text, "$(sync~spin) crd-lsp 42%");
+  assert.match(report.tooltip, /provider-upjet-aws-s3:v2\.1\.0 \(3\/7\)/);
+  const end = progressStatus({ kind: "end", message: "7 packages ready, 0 problems" });
+  assert.deepEqual(end, { text: "$(check) crd-lsp", tooltip: "crd-lsp: 7 packages ready, 0 problems", busy: false });
 });
