@@ -142,17 +142,11 @@ func completeInString(f *document.File, offset, lineStart, lineEnd int, keyPart,
 // completePatchSetName offers the patchSets defined beside the resources
 // that hold the patch (spec.patchSets, or a P&T input's patchSets).
 func completePatchSetName(m map[string]any, p fieldpath.Path, offset int, word string) []Completion {
-	holder := -1
-	for i := len(p) - 1; i > 0; i-- {
-		if p[i].Kind == fieldpath.KindIndex && (p[i-1].Field == "resources" || p[i-1].Field == "patchSets") {
-			holder = i - 1
-			break
-		}
-	}
-	if holder < 0 {
+	holder, ok := patchHolder(p)
+	if !ok {
 		return nil
 	}
-	sets, _ := valueAt(m, p[:holder].Child(fieldpath.Field("patchSets"))).([]any)
+	sets, _ := valueAt(m, holder.Child(fieldpath.Field("patchSets"))).([]any)
 	var out []Completion
 	for _, s := range sets {
 		sm, _ := s.(map[string]any)

@@ -37,18 +37,7 @@ func schemaAt(d *document.Doc, m map[string]any, p fieldpath.Path, env Env) (sch
 		if cur == nil {
 			break
 		}
-		switch seg.Kind {
-		case fieldpath.KindIndex, fieldpath.KindWildcard:
-			cur = cur.Items
-		case fieldpath.KindField:
-			if prop, ok := cur.Properties[seg.Field]; ok {
-				cur = &prop
-			} else if cur.AdditionalProperties != nil {
-				cur = cur.AdditionalProperties.Structural
-			} else {
-				cur = nil
-			}
-		}
+		cur = stepStructural(cur, seg)
 		if cur == nil || !cur.XEmbeddedResource || i == len(p)-1 {
 			continue
 		}

@@ -207,17 +207,10 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 // patchSetUses finds a patchSet by name beside the resources holding p
 // (or the patchSet at p), and every PatchSet patch that uses it.
 func patchSetUses(m map[string]any, p fieldpath.Path, name string) (decl fieldpath.Path, uses []fieldpath.Path) {
-	holder := -1
-	for i := len(p) - 1; i > 0; i-- {
-		if p[i].Kind == fieldpath.KindIndex && (p[i-1].Field == "resources" || p[i-1].Field == "patchSets") {
-			holder = i - 1
-			break
-		}
-	}
-	if holder < 0 {
+	base, ok := patchHolder(p)
+	if !ok {
 		return nil, nil
 	}
-	base := p[:holder]
 	sets, _ := valueAt(m, base.Child(fieldpath.Field("patchSets"))).([]any)
 	for i, s := range sets {
 		if sm, _ := s.(map[string]any); sm["name"] == name {
@@ -272,4 +265,15 @@ func References(ctx context.Context, f *document.File, offset int, env Env, incl
 		add(u)
 	}
 	return out
+}
+
+// patchHolder is the object that holds the resources and patchSets a path
+// inside a resource or patchSet belongs to: spec, or a P&T step's input.
+func patchHolder(p fieldpath.Path) (fieldpath.Path, bool) {
+	for i := len(p) - 1; i > 0; i-- {
+		if p[i].Kind == fieldpath.KindIndex && (p[i-1].Field == "resources" || p[i-1].Field == "patchSets") {
+			return p[:i-1], true
+		}
+	}
+	return nil, false
 }

@@ -81,22 +81,32 @@ func walkStructural(s *structuralschema.Structural, p fieldpath.Path) (node, par
 			return nil, nil
 		}
 		parent = cur
-		switch seg.Kind {
-		case fieldpath.KindIndex, fieldpath.KindWildcard:
-			cur = cur.Items
-		case fieldpath.KindField:
-			if prop, ok := cur.Properties[seg.Field]; ok {
-				cur = &prop
-			} else if cur.AdditionalProperties != nil && cur.AdditionalProperties.Structural != nil {
-				cur = cur.AdditionalProperties.Structural
-			} else if len(p) > 0 && seg.Field == "metadata" && cur == s {
-				cur = &structuralschema.Structural{Generic: structuralschema.Generic{Type: "object", Description: "Standard object metadata: name, namespace, labels, annotations …"}}
-			} else {
-				return nil, nil
-			}
+		if next := stepStructural(cur, seg); next != nil {
+			cur = next
+		} else if seg.Kind == fieldpath.KindField && seg.Field == "metadata" && cur == s {
+			cur = &structuralschema.Structural{Generic: structuralschema.Generic{Type: "object", Description: "Standard object metadata: name, namespace, labels, annotations …"}}
+		} else {
+			return nil, nil
 		}
 	}
 	return cur, parent
+}
+
+// stepStructural follows one path segment: a property, a map's values, or
+// a list's items; nil when the schema does not say.
+func stepStructural(cur *structuralschema.Structural, seg fieldpath.Segment) *structuralschema.Structural {
+	switch seg.Kind {
+	case fieldpath.KindIndex, fieldpath.KindWildcard:
+		return cur.Items
+	case fieldpath.KindField:
+		if prop, ok := cur.Properties[seg.Field]; ok {
+			return &prop
+		}
+		if cur.AdditionalProperties != nil {
+			return cur.AdditionalProperties.Structural
+		}
+	}
+	return nil
 }
 
 func typeName(s *structuralschema.Structural) string {

@@ -128,16 +128,9 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 		diags = append(diags, at(d, n.Path, n.OnKey, sev, n.Code, n.Message))
 	}
 	for _, res := range out.Resources {
-		if res.Object == nil || ctx.Err() != nil {
-			continue
-		}
-		gvk, ok := baseGVK(res.Object)
+		sch, ok := resourceSchema(ctx, d, res, env)
 		if !ok {
-			continue
-		}
-		sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
-		if !found {
-			continue // reported by the composition checks
+			continue // unknown kinds are reported by the composition checks
 		}
 		basePath := res.Path.Child(fieldpath.Field("base"))
 		seen := map[string]bool{}
@@ -192,15 +185,8 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 	}
 	var diags []Diagnostic
 	for _, res := range out.Resources {
-		if res.Object == nil || ctx.Err() != nil {
-			continue
-		}
-		rg, ok := baseGVK(res.Object)
+		sch, ok := resourceSchema(ctx, d, res, env)
 		if !ok {
-			continue
-		}
-		sch, found := nearest(env.Schemas.Candidates(rg), d.File.URI)
-		if !found {
 			continue
 		}
 		for _, e := range sch.Validate(ctx, res.Object) {
@@ -210,13 +196,25 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 			for _, w := range res.Writes {
 				if e.Path.HasPrefix(w.To) {
 					diags = append(diags, at(d, w.Patch.Child(fieldpath.Field("toFieldPath")), false, SeverityError, "render-value",
-						fmt.Sprintf("rendered with %s, %s gets a value %s rejects: %s", relName(ex.Path, d.File.URI), e.Path, rg.Kind, e.Message)))
+						fmt.Sprintf("rendered with %s, %s gets a value %s rejects: %s", relName(ex.Path, d.File.URI), e.Path, sch.GVK.Kind, e.Message)))
 					break
 				}
 			}
 		}
 	}
 	return diags
+}
+
+// resourceSchema is the schema a rendered resource is validated against.
+func resourceSchema(ctx context.Context, d *document.Doc, res render.Resource, env Env) (*schemas.Schema, bool) {
+	if res.Object == nil || ctx.Err() != nil || env.Schemas == nil {
+		return nil, false
+	}
+	gvk, ok := baseGVK(res.Object)
+	if !ok {
+		return nil, false
+	}
+	return nearest(env.Schemas.Candidates(gvk), d.File.URI)
 }
 
 // relName is path relative to the document's folder when that is shorter.

@@ -184,18 +184,7 @@ func TestCompletionPlainTextWithoutSnippets(t *testing.T) {
 // (composite side) and the provider's CRD (composed side), from a
 // patchSetName to its patchSet, and references from a patchSet to its uses.
 func TestCompositionNavigation(t *testing.T) {
-	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golden", "compositions-v1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds := filepath.Join(lsptest.CorpusDir(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")
-	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, Folders: []string{crds}})
-	e.AwaitSchemas(60 * time.Second)
-	text, err := os.ReadFile(filepath.Join(dir, "classic.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Open("classic.yaml", string(text))
+	e, _, text := openGolden(t, "compositions-v1", "classic.yaml")
 	// pos finds the n-th occurrence of s and returns its line and column.
 	pos := func(s string, n int) (int, int) {
 		off := -1
@@ -257,18 +246,7 @@ func TestCompositionNavigation(t *testing.T) {
 // each composed resource; the lens's command returns the rendered YAML
 // (one resource from its lens, all from the Composition's).
 func TestPreviewRendered(t *testing.T) {
-	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golden", "compositions-v1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds := filepath.Join(lsptest.CorpusDir(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")
-	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, Folders: []string{crds}})
-	e.AwaitSchemas(60 * time.Second)
-	text, err := os.ReadFile(filepath.Join(dir, "classic.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Open("classic.yaml", string(text))
+	e, _, _ := openGolden(t, "compositions-v1", "classic.yaml")
 	var lenses []protocol.CodeLens
 	if err := e.Call(protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("classic.yaml")}}, &lenses); err != nil {
 		t.Fatal(err)
@@ -315,18 +293,7 @@ func TestPreviewRendered(t *testing.T) {
 // TestPreviewWithExample: with an example XR in the workspace, lenses and
 // previews render with it instead of a synthesised composite.
 func TestPreviewWithExample(t *testing.T) {
-	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golden", "compositions"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds := filepath.Join(lsptest.CorpusDir(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")
-	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, Folders: []string{crds}})
-	e.AwaitSchemas(60 * time.Second)
-	text, err := os.ReadFile(filepath.Join(dir, "pipeline.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Open("pipeline.yaml", string(text))
+	e, dir, _ := openGolden(t, "compositions", "pipeline.yaml")
 	var lenses []protocol.CodeLens
 	if err := e.Call(protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("pipeline.yaml")}}, &lenses); err != nil {
 		t.Fatal(err)
@@ -343,4 +310,23 @@ func TestPreviewWithExample(t *testing.T) {
 			t.Errorf("preview lacks %q:\n%s", want, yaml)
 		}
 	}
+}
+
+// openGolden starts the server on a golden folder (with the upjet AWS CRDs
+// as a second folder) and opens one of its files.
+func openGolden(t *testing.T, folder, file string) (*lsptest.Editor, string, []byte) {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golden", folder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds := filepath.Join(lsptest.CorpusDir(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds")
+	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, Folders: []string{crds}})
+	e.AwaitSchemas(60 * time.Second)
+	text, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Open(file, string(text))
+	return e, dir, text
 }
