@@ -8,9 +8,13 @@ import (
 	"testing"
 	"time"
 
+	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/schemas/builtin"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+	"os"
+	"path/filepath"
 )
 
 func builtinStore(t testing.TB) *schemas.Store {
@@ -134,4 +138,41 @@ func BenchmarkEditingHelp3000Lines(b *testing.B) {
 	}
 	report("hover", hov)
 	report("complete", comp)
+}
+
+// BenchmarkDiagnoseComposition is a keystroke in a large real Composition
+// (configuration-aws-eks: 13 composed resources through P&T): every check,
+// the render with the smallest XR, and validation of what it creates,
+// with warm schemas:
+//
+//	go test ./internal/analysis -run '^$' -bench DiagnoseComposition
+func BenchmarkDiagnoseComposition(b *testing.B) {
+	corpus := corpusdir.Dir(b)
+	st, err := workspace.Builtins(2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var in []schemas.FileInput
+	for _, root := range []string{filepath.Join(corpus, "crds", "providers"), filepath.Join(corpus, "compositions", "upbound-configuration-aws-eks", "v0.16.0", "apis")} {
+		files, _, err := workspace.Scan(context.Background(), root, workspace.Options{}, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range files {
+			in = append(in, schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content})
+		}
+	}
+	env := Env{Schemas: st.WithFiles(in), CrossplaneMajor: 2}
+	path := filepath.Join(corpus, "compositions", "upbound-configuration-aws-eks", "v0.16.0", "apis", "pat", "composition.yaml")
+	text, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := document.Parse(path, 1, text)
+	Diagnose(context.Background(), f, env) // build the validators once
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f := document.Parse(path, int32(i), text)
+		Diagnose(context.Background(), f, env)
+	}
 }
