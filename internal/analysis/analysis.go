@@ -127,8 +127,14 @@ func Diagnose(ctx context.Context, f *document.File, env Env) []Diagnostic {
 	return out
 }
 
-func diagnoseDoc(ctx context.Context, d *document.Doc, env Env) []Diagnostic {
-	var out []Diagnostic
+func diagnoseDoc(ctx context.Context, d *document.Doc, env Env) (out []Diagnostic) {
+	defer func() {
+		// A bug must not silence a document: say so where it starts.
+		if r := recover(); r != nil {
+			out = append(out, Diagnostic{Span: document.Span{Start: d.Span.Start, End: d.Span.Start}, Severity: SeverityError, Code: "internal",
+				Message: fmt.Sprintf("crd-lsp failed while checking this document (%v); other documents are still checked. Please report this with the document.", r)})
+		}
+	}()
 	for _, e := range d.Errors {
 		out = append(out, Diagnostic{Span: e.Span, Severity: SeverityError, Code: "yaml-syntax", Message: e.Message})
 	}

@@ -176,3 +176,54 @@ func BenchmarkDiagnoseComposition(b *testing.B) {
 		Diagnose(context.Background(), f, env)
 	}
 }
+
+// FuzzDiagnoseComposition: whatever the text of a Composition, analysis
+// (checks, render, validation of what it creates) never fails internally.
+// The seeds are the golden Compositions; go test -fuzz FuzzDiagnoseComposition
+// explores further.
+// compositionEnv is a small store for Composition tests: the built-ins,
+// the golden XRD and the upjet RDS Instance CRD, and one example XR.
+func compositionEnv(f testing.TB) Env {
+	f.Helper()
+	st, err := workspace.Builtins(2)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var in []schemas.FileInput
+	golden := filepath.Join("..", "..", "testdata", "golden")
+	for _, p := range []string{
+		filepath.Join(golden, "compositions", "definition.yaml"),
+		filepath.Join(corpusdir.Dir(f), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds", "rds.aws.upbound.io_instances.yaml"),
+	} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		in = append(in, schemas.FileInput{Source: workspace.Source(p), Path: p, Content: b})
+	}
+	return Env{Schemas: st.WithFiles(in), CrossplaneMajor: 2, Examples: func(schemas.GVK) []Example {
+		return []Example{{Path: "xr.yaml", Object: map[string]any{"apiVersion": "database.example.org/v1alpha1", "kind": "XPostgreSQLInstance",
+			"metadata": map[string]any{"name": "x"}, "spec": map[string]any{"parameters": map[string]any{"storageGB": int64(5), "region": "eu"}}}}}
+	}}
+}
+
+func FuzzDiagnoseComposition(f *testing.F) {
+	env := compositionEnv(f)
+	golden := filepath.Join("..", "..", "testdata", "golden")
+	for _, name := range []string{"pipeline.yaml", "checks.yaml", "complete.yaml"} {
+		b, err := os.ReadFile(filepath.Join(golden, "compositions", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		file := document.Parse("c.yaml", 1, text)
+		for _, d := range Diagnose(context.Background(), file, env) {
+			if d.Code == "internal" {
+				t.Fatalf("internal failure: %s", d.Message)
+			}
+		}
+		CodeLenses(file, env)
+	})
+}
