@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -239,6 +240,17 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		env := analysis.Env{Schemas: store, UnknownKind: unknown, CrossplaneMajor: major, CompositionMode: opts.compMode, Examples: examples(store)}
 		f := document.Parse(in.path, 0, in.content)
 		diags := analysis.Diagnose(ctx, f, env)
+		if filepath.Base(in.path) == "crossplane.yaml" {
+			// Package metadata problems, as the editor shows them.
+			for _, pr := range packages.ParseMeta(in.path, in.content).Problems {
+				sev := analysis.SeverityError
+				if pr.Severity == packages.SeverityWarning {
+					sev = analysis.SeverityWarning
+				}
+				diags = append(diags, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: sev, Code: "package-meta", Message: pr.Message})
+			}
+			sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
+		}
 		cf := checkedFile{Path: in.path, Diagnostics: []jsonDiagnostic{}}
 		for _, d := range diags {
 			line, col := f.Mapper.LineCol(d.Span.Start)

@@ -83,6 +83,8 @@ func TestCheckJSONAndStdin(t *testing.T) {
 //     v0.6.0 and v1.4.0: 9). An XR without those fields yields resources
 //     the API server rejects.
 //
+//   - ten crossplane.yaml files use meta.pkg.crossplane.io/v1alpha1, which
+//     is deprecated for v1 (10).
 // The 10 info notes are pipeline steps crd-lsp cannot run (5) and
 // resources withheld until a Required fromFieldPath is set (5).
 func TestCheckCorpusCompositions(t *testing.T) {
@@ -94,7 +96,7 @@ func TestCheckCorpusCompositions(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "76 files checked: 0 errors, 28 warnings, 10 info") {
+	if !strings.Contains(out, "76 files checked: 0 errors, 38 warnings, 10 info") {
 		t.Errorf("summary:\n%s", out)
 	}
 	expected := []string{
@@ -110,6 +112,7 @@ func TestCheckCorpusCompositions(t *testing.T) {
 		`namespace is required by ClusterAuth, and only set when spec.writeConnectionSecretToRef.namespace is set`,
 		`namespace is required by ProviderConfig, and only set when spec.writeConnectionSecretToRef.namespace is set`,
 		`namespace is required by XEKS, and only set when spec.writeConnectionSecretToRef.namespace is set`,
+		`crossplane.yaml:1:13: warning: meta.pkg.crossplane.io/v1alpha1 is deprecated; use meta.pkg.crossplane.io/v1 [package-meta]`,
 	}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if !strings.Contains(line, ": warning: ") {
