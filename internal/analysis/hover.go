@@ -226,7 +226,7 @@ func sourceLine(sch *schemas.Schema) string {
 	case schemas.SourceBuiltin:
 		return "Schema: built-in " + sch.Source.Name
 	case schemas.SourcePackage:
-		return "Schema: package " + sch.Source.Name
+		return "Schema: package `" + sch.Source.Name + ":" + sch.Source.Version + "`"
 	}
 	return "Schema: workspace file `" + filepath.Base(sch.Source.File) + "`"
 }

@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
 )
 
 func (s *server) Definition(ctx context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
@@ -20,13 +21,17 @@ func (s *server) Definition(ctx context.Context, params *protocol.DefinitionPara
 	locs := analysis.Definition(ctx, f, off, analysis.Env{Schemas: store}, s.readFile)
 	out := protocol.LocationSlice{}
 	for _, l := range locs {
-		out = append(out, protocol.Location{URI: fileURI(l.File), Range: toProtocolRange(l.File, l.Span, enc)})
+		out = append(out, protocol.Location{URI: s.locationURI(l.File), Range: toProtocolRange(l.File, l.Span, enc)})
 	}
 	return out, nil
 }
 
-// readFile returns an open buffer's text, else the file on disk.
+// readFile returns an open buffer's text, else the file on disk; a
+// package's pseudo path (xpkg://…) reads its package.yaml in the cache.
 func (s *server) readFile(path string) ([]byte, error) {
+	if file, ok := s.packageFile(path); ok {
+		return os.ReadFile(file)
+	}
 	s.mu.Lock()
 	f, ok := s.open[uri.File(path)]
 	s.mu.Unlock()
@@ -34,4 +39,13 @@ func (s *server) readFile(path string) ([]byte, error) {
 		return f.Text, nil
 	}
 	return os.ReadFile(path)
+}
+
+// locationURI is the URI an editor opens for a location in f: its buffer,
+// its file, or for a package's definitions the cached package.yaml.
+func (s *server) locationURI(f *document.File) uri.URI {
+	if file, ok := s.packageFile(f.URI); ok {
+		return uri.File(file)
+	}
+	return fileURI(f)
 }

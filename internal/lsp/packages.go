@@ -419,3 +419,21 @@ func (s *server) packageSummary() string {
 	}
 	return b.String()
 }
+
+// packageFile maps a package's pseudo path (xpkg://<ref>/package.yaml) to
+// its package.yaml in the cache.
+func (s *server) packageFile(pseudo string) (string, bool) {
+	if !strings.HasPrefix(pseudo, "xpkg://") {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rs := range s.pkgs.results {
+		for _, r := range rs {
+			if r.Package != nil && r.Package.Path == pseudo && r.Package.File != "" {
+				return r.Package.File, true
+			}
+		}
+	}
+	return "", false
+}

@@ -73,6 +73,22 @@ func TestPackageDependencies(t *testing.T) {
 	if d := hasDiag(ds, "type", "integer"); d.Range.Start.Line != 5 || d.Range.Start.Character != 8 {
 		t.Errorf("type error at %v, want 5:8 (spec.size)", d.Range.Start)
 	}
+	// Hover names the package and version the schema came from; definition
+	// goes to the CRD inside the cached package.yaml.
+	if h := e.Hover("gadget.yaml", 5, 3); h == nil || !strings.Contains(h.Contents.(*protocol.MarkupContent).Value, "Schema: package `"+reg.Host+"/test/provider-widgets:v1.1.0`") {
+		t.Errorf("hover on spec.size = %+v", h)
+	}
+	locs := e.Definition("gadget.yaml", 1, 7)
+	if len(locs) != 1 || !strings.HasPrefix(locs[0].URI.FsPath(), cache) {
+		t.Fatalf("definition of kind Gadget = %+v, want a location in the package cache %s", locs, cache)
+	}
+	pkgText, err := os.ReadFile(locs[0].URI.FsPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line := strings.Split(string(pkgText), "\n")[locs[0].Range.Start.Line]; !strings.Contains(line, "kind: Gadget") {
+		t.Errorf("definition lands on %q, want the CRD's kind: Gadget", line)
+	}
 	// $/progress: begin, a "Pulling" report, end.
 	var kinds []string
 	pulling := false

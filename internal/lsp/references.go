@@ -18,7 +18,7 @@ func (s *server) References(ctx context.Context, params *protocol.ReferenceParam
 		return out, nil
 	}
 	for _, l := range analysis.References(ctx, f, off, analysis.Env{Schemas: store}, params.Context.IncludeDeclaration) {
-		out = append(out, protocol.Location{URI: fileURI(l.File), Range: toProtocolRange(l.File, l.Span, enc)})
+		out = append(out, protocol.Location{URI: s.locationURI(l.File), Range: toProtocolRange(l.File, l.Span, enc)})
 	}
 	return out, nil
 }
