@@ -146,7 +146,13 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 					missing, _ = fieldpath.Parse(sm[1])
 				}
 			}
-			if missing == nil || (len(missing) > 0 && missing[0].Field == "metadata") || seen[missing.String()] {
+			if missing == nil {
+				if dg, ok := constantValueDiagnostic(d, m, res, sch, e); ok {
+					diags = append(diags, dg)
+				}
+				continue
+			}
+			if (len(missing) > 0 && missing[0].Field == "metadata") || seen[missing.String()] {
 				continue
 			}
 			seen[missing.String()] = true
@@ -155,7 +161,21 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 			}
 		}
 	}
-	return append(diags, exampleChecks(ctx, d, m, env)...)
+	return uniqueDiagnostics(append(diags, exampleChecks(ctx, d, m, env)...))
+}
+
+// uniqueDiagnostics drops repeats (the same finding from two renders).
+func uniqueDiagnostics(diags []Diagnostic) []Diagnostic {
+	seen := map[string]bool{}
+	out := diags[:0]
+	for _, dg := range diags {
+		key := fmt.Sprint(dg.Span.Start, dg.Code, dg.Message)
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, dg)
+		}
+	}
+	return out
 }
 
 // exampleChecks renders a Composition with the workspace's first example
@@ -193,6 +213,10 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 			if e.Code == "required" || e.Code == "unknown-field" || e.Severity == schemas.SeverityInfo || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 				continue
 			}
+			if dg, ok := constantValueDiagnostic(d, m, res, sch, e); ok {
+				diags = append(diags, dg) // the Composition decides it, not the example
+				continue
+			}
 			for _, w := range res.Writes {
 				if e.Path.HasPrefix(w.To) {
 					diags = append(diags, at(d, w.Patch.Child(fieldpath.Field("toFieldPath")), false, SeverityError, "render-value",
@@ -203,6 +227,36 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 		}
 	}
 	return diags
+}
+
+// valueCodes are the schema errors about a value (not its presence).
+var valueCodes = map[string]bool{"type": true, "enum": true, "pattern": true, "range": true, "length": true, "format": true}
+
+// constantValueDiagnostic reports a value the resource rejects when the
+// Composition alone decides it, whatever the composite holds: a patch
+// whose last transform is a map or match writes one of the Composition's
+// own values. It goes on that transform.
+func constantValueDiagnostic(d *document.Doc, m map[string]any, res render.Resource, sch *schemas.Schema, e schemas.Error) (Diagnostic, bool) {
+	if !valueCodes[e.Code] {
+		return Diagnostic{}, false
+	}
+	for _, w := range res.Writes {
+		if !e.Path.Equal(w.To) {
+			continue
+		}
+		pm, _ := valueAt(m, w.Patch).(map[string]any)
+		ts, _ := pm["transforms"].([]any)
+		if len(ts) == 0 {
+			return Diagnostic{}, false
+		}
+		last, _ := ts[len(ts)-1].(map[string]any)
+		if t, _ := last["type"].(string); t == "map" || t == "match" {
+			return at(d, w.Patch.Child(fieldpath.Field("transforms"), fieldpath.Index(len(ts)-1)), true, SeverityError, "render-value",
+				fmt.Sprintf("this %s transform gives %s a value %s rejects: %s", t, e.Path, sch.GVK.Kind, e.Message)), true
+		}
+		return Diagnostic{}, false
+	}
+	return Diagnostic{}, false
 }
 
 // resourceSchema is the schema a rendered resource is validated against.

@@ -27,7 +27,6 @@ func SynthesizeXR(ss *structuralschema.Structural, apiVersion, kind string, comp
 	if xr == nil {
 		xr = map[string]any{}
 	}
-	applyHints(xr, PlaceholderHints(composition))
 	xr["apiVersion"] = apiVersion
 	xr["kind"] = kind
 	md := map[string]any{
@@ -39,6 +38,8 @@ func SynthesizeXR(ss *structuralschema.Structural, apiVersion, kind string, comp
 		md["namespace"] = "default"
 	}
 	xr["metadata"] = md
+	applyHints(xr, PlaceholderHints(composition))
+	md["labels"] = map[string]any{"crossplane.io/composite": md["name"]}
 	spec, _ := xr["spec"].(map[string]any)
 	if spec == nil {
 		spec = map[string]any{}
