@@ -64,6 +64,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "crd-lsp %s\ncommit: %s\ngo: %s %s/%s\n", version, commitID(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
 	case "help", "-h", "--help":
+		if len(args) > 0 && args[0] == "pull" {
+			var po pullOptions
+			fs := pullFlags(stdout, &po)
+			fmt.Fprint(stdout, pullUsage)
+			fs.PrintDefaults()
+			return 0
+		}
 		if len(args) > 0 && args[0] == "render" {
 			var ro renderOptions
 			fs := renderFlags(stdout, &ro)

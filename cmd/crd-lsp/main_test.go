@@ -25,9 +25,13 @@ func TestVersionAndHelp(t *testing.T) {
 			t.Errorf("help lacks %q (code %d)", want, code)
 		}
 	}
-	code, out, _ = runCmd(t, "", "help", "check")
-	if code != 0 || !strings.Contains(out, "-schemas") || !strings.Contains(out, "-output") {
-		t.Errorf("help check: code %d, %q", code, out)
+	for cmd, flags := range map[string][]string{"check": {"-schemas", "-output", "-composition-mode", "-cache-dir"}, "render": {"-xr", "-schemas"}, "pull": {"-cache-dir", "-insecure"}} {
+		code, out, _ = runCmd(t, "", "help", cmd)
+		for _, f := range flags {
+			if code != 0 || !strings.Contains(out, "crd-lsp "+cmd) || !strings.Contains(out, f) {
+				t.Errorf("help %s lacks %s: code %d, %q", cmd, f, code, out)
+			}
+		}
 	}
 }
 
@@ -38,6 +42,10 @@ func TestUsageErrors(t *testing.T) {
 		{"check", "--output", "xml", "x.yaml"},
 		{"check", "--unknown-kind", "loud", "x.yaml"},
 		{"check", "does/not/exist.yaml"},
+		{"check", "--composition-mode", "lax", "x.yaml"},
+		{"render"},
+		{"render", "does/not/exist.yaml"},
+		{"render", "--xr", "does/not/exist.yaml", "../../testdata/render/transforms/composition.yaml"},
 		{"serve", "--log-level"},
 		{"serve", "--log-level", "chatty"},
 		{"--socket=1234"},
