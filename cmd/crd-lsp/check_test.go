@@ -66,13 +66,17 @@ func TestCheckJSONAndStdin(t *testing.T) {
 // TestCheckCorpusCompositions validates every Composition, XRD, example XR
 // and claim of the shared corpus with the corpus CRDs: no errors, and only
 // warnings that are right:
+//
 //   - P&T's own examples ship XRs and Compositions without an XRD (4);
+//
 //   - configuration-aws-lb-controller composes an XPodIdentity whose package
 //     is not in the corpus (1);
+//
 //   - platform-ref-aws v1.4.0 patches status.oidcProvider, which its XRD's
 //     status does not declare, into spec.parameters.oidcProvider, which the
 //     XAWSLBController of the lb-controller v0.3.0 it depends on does not
 //     have (2): a real bug upstream that Crossplane would not report;
+//
 //   - rendered with the smallest valid XR, composed resources miss required
 //     fields that patches set only from optional XR fields (21): a Helm
 //     Release's set[].valueFrom.secretKeyRef name/namespace come only from
@@ -85,6 +89,7 @@ func TestCheckJSONAndStdin(t *testing.T) {
 //
 //   - ten crossplane.yaml files use meta.pkg.crossplane.io/v1alpha1, which
 //     is deprecated for v1 (10).
+//
 // The 10 info notes are pipeline steps crd-lsp cannot run (5) and
 // resources withheld until a Required fromFieldPath is set (5).
 func TestCheckCorpusCompositions(t *testing.T) {
