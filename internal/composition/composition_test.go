@@ -1,0 +1,73 @@
+package composition
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func steps(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = map[string]any{"step": fmt.Sprintf("s%d", i), "functionRef": map[string]any{"name": "f"}}
+	}
+	return out
+}
+
+// TestPipelineLimits: Crossplane allows at most 99 steps; an empty
+// pipeline is an error on mode.
+func TestPipelineLimits(t *testing.T) {
+	for _, c := range []struct {
+		n          int
+		wantPath   string
+		wantSubstr string
+	}{
+		{100, "spec.pipeline", "at most 99 steps, this one has 100"},
+		{0, "spec.mode", "needs at least one step"},
+	} {
+		obj := map[string]any{"spec": map[string]any{"mode": "Pipeline", "pipeline": steps(c.n)}}
+		probs := Check(obj, Env{})
+		found := false
+		for _, p := range probs {
+			if p.Path.String() == c.wantPath && strings.Contains(p.Message, c.wantSubstr) && p.Severity == Error {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%d steps: problems %v, want %q at %s", c.n, probs, c.wantSubstr, c.wantPath)
+		}
+	}
+	if probs := Check(map[string]any{"spec": map[string]any{"mode": "Pipeline", "pipeline": steps(99)}}, Env{}); len(probs) != 0 {
+		t.Errorf("99 steps: %v", probs)
+	}
+}
+
+// TestEnvironmentPatchTypes: environment.patches allows the six types P&T
+// accepts there, not PatchSet or the Combine*Environment ones.
+func TestEnvironmentPatchTypes(t *testing.T) {
+	patch := func(typ string) map[string]any {
+		return map[string]any{"type": typ, "fromFieldPath": "a", "toFieldPath": "b",
+			"combine": map[string]any{"strategy": "string", "variables": []any{map[string]any{"fromFieldPath": "a"}}, "string": map[string]any{"fmt": "%s"}}}
+	}
+	for typ, ok := range map[string]bool{
+		"FromCompositeFieldPath": true, "ToCompositeFieldPath": true, "CombineFromComposite": true, "CombineToComposite": true,
+		"FromEnvironmentFieldPath": true, "ToEnvironmentFieldPath": true,
+		"PatchSet": false, "CombineFromEnvironment": false, "CombineToEnvironment": false,
+	} {
+		input := map[string]any{"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources",
+			"environment": map[string]any{"patches": []any{patch(typ)}}}
+		obj := map[string]any{"spec": map[string]any{"mode": "Pipeline", "pipeline": []any{map[string]any{"step": "pt", "functionRef": map[string]any{"name": "f"}, "input": input}}}}
+		var bad []string
+		for _, p := range Check(obj, Env{}) {
+			if strings.Contains(p.Message, "not allowed in environment.patches") {
+				bad = append(bad, p.Path.String())
+			}
+		}
+		if ok != (len(bad) == 0) {
+			t.Errorf("%s in environment.patches: reported at %v, allowed %v", typ, bad, ok)
+		}
+		if !ok && (len(bad) != 1 || bad[0] != "spec.pipeline[0].input.environment.patches[0].type") {
+			t.Errorf("%s: reported at %v, want on the patch's type", typ, bad)
+		}
+	}
+}
