@@ -254,6 +254,9 @@ func (p *progress) end(msg string) {
 		return
 	}
 	p.send(protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
+	p.s.mu.Lock()
+	delete(p.s.pkgs.cancels, fmt.Sprint(p.token))
+	p.s.mu.Unlock()
 }
 
 func (p *progress) send(v any) {
