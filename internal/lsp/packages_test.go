@@ -1,6 +1,8 @@
 package lsp_test
 
 import (
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +143,60 @@ func TestPackageDependencies(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("offline diagnostics = %+v, want a warning on the widgets entry naming the registry and the cached v1.1.0", ds)
+	}
+}
+
+// TestPackagePullCancel: the user cancels a pull through the progress it
+// reports (window/workDoneProgress/cancel); the server stops, ends the
+// progress, and keeps answering. In-process, so -race covers it.
+func TestPackagePullCancel(t *testing.T) {
+	release := make(chan struct{})
+	host := xpkgtest.MemRegistry(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.URL.Path, "/tags/list") {
+				select { // a registry that does not answer
+				case <-release:
+				case <-r.Context().Done():
+				}
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	defer close(release)
+	dir := t.TempDir()
+	meta := "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: app\nspec:\n  dependsOn:\n    - provider: " + host + "/test/slow\n      version: \">=v1.0.0\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "crossplane.yaml"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"cacheDir": t.TempDir(), "registries": map[string]any{"insecure": []string{host}}}})
+	begin := e.AwaitEvent("$/progress", 30*time.Second)
+	var p struct {
+		Token any `json:"token"`
+	}
+	if err := json.Unmarshal(begin.Params, &p); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Notify("window/workDoneProgress/cancel", map[string]any{"token": p.Token}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ended := false
+		for _, ev := range e.Events("$/progress") {
+			ended = ended || strings.Contains(string(ev.Params), `"cancelled"`)
+		}
+		if ended {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pull did not end after cancel:\n%s", e.Dump())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Still answering.
+	e.Open("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: 1\n")
+	if ds := e.AwaitDiagnostics("cm.yaml", 1, 10*time.Second); len(ds) != 1 {
+		t.Errorf("diagnostics after cancel = %+v", ds)
 	}
 }
