@@ -227,32 +227,26 @@ func completeValue(ctx context.Context, f *document.File, offset, lineStart, lin
 			out = append(out, Completion{Label: label, Kind: kind, Detail: detail, InsertText: label, Replace: replace, SortText: sortKey + label})
 		}
 	}
-	if len(p) == 1 && p[0].Field == "apiVersion" {
-		// With a kind already typed, only the apiVersions that serve it.
-		kind := ""
-		if _, v, ok := d.Lookup(fieldpath.Path{fieldpath.Field("kind")}); ok && v.Kind == yaml.ScalarNode {
-			kind = v.Value
+	if last, _ := p.Last(); (last.Field == "apiVersion" || last.Field == "kind") && isResourceHeader(d, p.Parent(), f.URI, env) {
+		// The document's own header, or that of an embedded resource
+		// (a Composition's base, a step's input): the sibling narrows it.
+		sibling := "kind"
+		if last.Field == "kind" {
+			sibling = "apiVersion"
+		}
+		other := ""
+		if _, v, ok := d.Lookup(p.Parent().Child(fieldpath.Field(sibling))); ok && v.Kind == yaml.ScalarNode && v.Value != placeholder {
+			other = v.Value
 		}
 		seen := map[string]bool{}
 		for _, k := range env.Schemas.Kinds() {
-			if kind != "" && k.GVK.Kind != kind {
-				continue
+			if last.Field == "apiVersion" && (other == "" || k.GVK.Kind == other) {
+				if av := k.GVK.APIVersion(); !seen[av] {
+					seen[av] = true
+					add(av, "", CompleteAPIVersion, "1_")
+				}
 			}
-			if av := k.GVK.APIVersion(); !seen[av] {
-				seen[av] = true
-				add(av, "", CompleteAPIVersion, "1_")
-			}
-		}
-		sortCompletions(out)
-		return out
-	}
-	if len(p) == 1 && p[0].Field == "kind" {
-		av := ""
-		if _, v, ok := d.Lookup(fieldpath.Path{fieldpath.Field("apiVersion")}); ok && v.Kind == yaml.ScalarNode {
-			av = v.Value
-		}
-		for _, k := range env.Schemas.Kinds() {
-			if av == "" || k.GVK.APIVersion() == av {
+			if last.Field == "kind" && (other == "" || k.GVK.APIVersion() == other) {
 				add(k.GVK.Kind, k.GVK.APIVersion(), CompleteKind, "1_")
 			}
 		}
@@ -356,4 +350,19 @@ func blankBareWords(text []byte, keep int) []byte {
 		start = end + 1
 	}
 	return out
+}
+
+// isResourceHeader reports whether path holds a Kubernetes object whose
+// apiVersion and kind are being typed: the document root, or a value its
+// schema marks x-kubernetes-embedded-resource.
+func isResourceHeader(d *document.Doc, path fieldpath.Path, uri string, env Env) bool {
+	if len(path) == 0 {
+		return true
+	}
+	_, ss, rel := schemaOf(d, path, uri, env)
+	if ss == nil {
+		return false
+	}
+	node, _ := walkStructural(ss, rel)
+	return node != nil && node.XEmbeddedResource
 }
