@@ -60,16 +60,13 @@ func Definition(ctx context.Context, f *document.File, offset int, env Env, read
 		if gvk, _, ok = resourceHeader(hit.Doc, m); !ok {
 			return nil
 		}
-	case hit.Path.Parent().String() == "spec.compositeTypeRef":
-		// A Composition's compositeTypeRef names the XR: go to its XRD.
+	case hit.Path.Parent().String() == "spec.compositeTypeRef" || isResourceHeader(hit.Doc, hit.Path.Parent(), f.URI, env):
+		// A Composition's compositeTypeRef names the XR (go to its XRD);
+		// an embedded resource (a base) names its kind.
 		ref, _ := valueAt(m, hit.Path.Parent()).(map[string]any)
-		av, _ := ref["apiVersion"].(string)
-		k, _ := ref["kind"].(string)
-		g, v, found := strings.Cut(av, "/")
-		if !found {
-			g, v = "", av
+		if gvk, ok = baseGVK(ref); !ok {
+			return nil
 		}
-		gvk = schemas.GVK{Group: g, Version: v, Kind: k}
 	default:
 		return nil
 	}

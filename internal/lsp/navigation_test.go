@@ -223,6 +223,11 @@ func TestCompositionNavigation(t *testing.T) {
 	if !strings.HasPrefix(strings.TrimSpace(crdLine[locs[0].Range.Start.Character:]), "publiclyAccessible:") {
 		t.Errorf("definition of toFieldPath lands on %q, want the publiclyAccessible property", crdLine)
 	}
+	// A base's kind → its CRD.
+	line, col = pos("kind: Instance", 0)
+	if locs := e.Definition("classic.yaml", line, col+8); len(locs) != 1 || !strings.HasPrefix(filepath.Base(locs[0].URI.FsPath()), "rds.aws.upbound.io_instances") {
+		t.Errorf("definition of the base's kind = %v, want the RDS Instance CRD", locs)
+	}
 	// patchSetName: common → the patchSet's name.
 	line, col = pos("patchSetName: common", 0)
 	if locs := e.Definition("classic.yaml", line, col+16); len(locs) != 1 || at(locs[0]) != "classic.yaml:11:12" {
