@@ -10,8 +10,12 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 )
 
-// XRName is the name a synthesised composite gets.
-const XRName = "example-xr"
+// XRName is the name a synthesised composite gets; ClaimName that of the
+// claim it stands for, when its XRD offers one.
+const (
+	XRName    = "example-xr"
+	ClaimName = "example-claim"
+)
 
 // SynthesizeXR builds the smallest composite resource its schema accepts:
 // required fields filled with typed placeholders (the first enum value,
@@ -22,7 +26,11 @@ const XRName = "example-xr"
 // Optional fields stay unset, so patches that read them are skipped: what
 // a Composition produces for every valid XR. A required string field that
 // a patch maps or matches gets a value that transform accepts.
-func SynthesizeXR(ss *structuralschema.Structural, apiVersion, kind string, composition map[string]any, namespaced bool) map[string]any {
+//
+// When the XRD offers a claim (claimKind not ""), the composite is the one
+// Crossplane creates for a claim: named after it, with the claim labels and
+// spec.claimRef.
+func SynthesizeXR(ss *structuralschema.Structural, apiVersion, kind, claimKind string, composition map[string]any, namespaced bool) map[string]any {
 	xr, _ := fill(ss, 0).(map[string]any)
 	if xr == nil {
 		xr = map[string]any{}
@@ -39,11 +47,22 @@ func SynthesizeXR(ss *structuralschema.Structural, apiVersion, kind string, comp
 	}
 	xr["metadata"] = md
 	applyHints(xr, PlaceholderHints(composition))
-	md["labels"] = map[string]any{"crossplane.io/composite": md["name"]}
+	labels := map[string]any{"crossplane.io/composite": md["name"]}
+	md["labels"] = labels
 	spec, _ := xr["spec"].(map[string]any)
 	if spec == nil {
 		spec = map[string]any{}
 		xr["spec"] = spec
+	}
+	if claimKind != "" {
+		labels["crossplane.io/claim-name"] = ClaimName
+		labels["crossplane.io/claim-namespace"] = "default"
+		md["generateName"] = ClaimName + "-"
+		if sp, ok := ss.Properties["spec"]; ok {
+			if _, ok := sp.Properties["claimRef"]; ok {
+				spec["claimRef"] = map[string]any{"apiVersion": apiVersion, "kind": claimKind, "name": ClaimName, "namespace": "default"}
+			}
+		}
 	}
 	cmd, _ := composition["metadata"].(map[string]any)
 	if name, _ := cmd["name"].(string); name != "" && ss != nil {
