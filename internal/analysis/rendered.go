@@ -300,7 +300,7 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 	for _, s := range res.Skips {
 		if s.To.HasPrefix(missing) || missing.HasPrefix(s.To) {
 			return at(d, s.Patch.Child(fieldpath.Field("toFieldPath")), false, SeverityWarning, "render-required",
-				fmt.Sprintf("%s is required by %s, and only set when %s is set on the composite resource", missing, sch.GVK.Kind, strings.Join(s.From, " and ")))
+				fmt.Sprintf("%s is required by %s, and only set when %s is set %s", missing, sch.GVK.Kind, strings.Join(s.From, " and "), skipSource(s)))
 		}
 	}
 	// The deepest ancestor present in the base.
@@ -457,4 +457,11 @@ func RenderAt(ctx context.Context, f *document.File, offset int, xr map[string]a
 	}
 	b.Write(y)
 	return b.String(), nil
+}
+
+func skipSource(s render.Skip) string {
+	if s.Environment {
+		return "in the environment (crd-lsp renders with an empty one)"
+	}
+	return "on the composite resource"
 }

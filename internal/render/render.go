@@ -43,6 +43,8 @@ type Skip struct {
 	// Required: the patch has policy.fromFieldPath: Required, so the
 	// resource is not created until the fields are set.
 	Required bool
+	// Environment: the fields are the environment's, not the composite's.
+	Environment bool
 }
 
 // Resource is one rendered composed resource.
@@ -244,6 +246,7 @@ func (r *renderer) run() []Resource {
 			w, skip, err := apply(p.patch, p.path, src, obj, r.classic)
 			switch {
 			case err == nil && skip != nil:
+				skip.Environment = strings.HasSuffix(t, "Environment") || t == "FromEnvironmentFieldPath"
 				skip.Required = policyOf(p.patch) == "Required"
 				res.Skips = append(res.Skips, *skip)
 				if skip.Required && r.in.Lenient {
