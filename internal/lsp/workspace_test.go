@@ -148,3 +148,27 @@ func TestSetTrace(t *testing.T) {
 	e.Open("/tmp/trace.yaml", "a: 1\n")
 	e.AwaitLog("logTrace: received notification textDocument/didOpen", 5*time.Second)
 }
+
+// TestCompositionModeSetting: crdLsp.validation.compositionMode decides how
+// a Composition without a known XRD is reported; the annotation overrides.
+func TestCompositionModeSetting(t *testing.T) {
+	comp := "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: c\n%sspec:\n  compositeTypeRef:\n    apiVersion: nowhere.example.org/v1\n    kind: XNowhere\n  mode: Pipeline\n  pipeline:\n    - step: s\n      functionRef:\n        name: f\n"
+	for _, c := range []struct {
+		mode, annotation string
+		want             protocol.DiagnosticSeverity
+	}{
+		{"strict", "", protocol.DiagnosticSeverityError},
+		{"warn", "", protocol.DiagnosticSeverityWarning},
+		{"loose", "", protocol.DiagnosticSeverityWarning},
+		{"warn", "  annotations:\n    crossplane.io/composition-schema-aware-validation-mode: strict\n", protocol.DiagnosticSeverityError},
+	} {
+		e := lsptest.StartInProcess(t, lsptest.Config{Dir: t.TempDir(), Settings: map[string]any{"validation": map[string]any{"compositionMode": c.mode}}})
+		e.AwaitSchemas(30 * time.Second)
+		e.Open("c.yaml", strings.Replace(comp, "%s", c.annotation, 1))
+		ds := waitDiags(t, e, "c.yaml", 10*time.Second, func(ds []protocol.Diagnostic) bool { return hasDiag(ds, "composition-schema", "XNowhere") != nil })
+		if d := hasDiag(ds, "composition-schema", "XNowhere"); d.Severity != c.want {
+			t.Errorf("mode %s, annotation %q: severity %v, want %v", c.mode, c.annotation, d.Severity, c.want)
+		}
+		e.Shutdown()
+	}
+}
