@@ -200,4 +200,3 @@ func TestPackagePullCancel(t *testing.T) {
 		t.Errorf("diagnostics after cancel = %+v", ds)
 	}
 }
-
