@@ -28,6 +28,7 @@ type Fix struct {
 }
 
 var didYouMean = regexp.MustCompile(`unknown field "([^"]*)"; did you mean "([^"]*)"`)
+var didYouMeanField = regexp.MustCompile(`does not exist.*; did you mean "([^"]*)"[?]$`)
 var missingField = regexp.MustCompile(`missing required field "([^"]*)"`)
 
 // QuickFixes returns fixes for the diagnostics that overlap span: "Change
@@ -42,6 +43,11 @@ func QuickFixes(ctx context.Context, f *document.File, span document.Span, env E
 			continue
 		}
 		switch d.Code {
+		case "fieldpath-unknown":
+			if m := didYouMeanField.FindStringSubmatch(d.Message); m != nil {
+				out = append(out, Fix{Title: fmt.Sprintf("Change to %q", m[1]), Diagnosis: d, Preferred: true,
+					Edits: []Edit{{Span: d.Span, NewText: m[1]}}})
+			}
 		case "unknown-field":
 			if m := didYouMean.FindStringSubmatch(d.Message); m != nil {
 				out = append(out, Fix{Title: fmt.Sprintf("Change to %q", m[2]), Diagnosis: d, Preferred: true,

@@ -3,6 +3,7 @@ package analysis
 import (
 	"gopkg.in/yaml.v3"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"regexp"
 
 	"context"
 	"fmt"
@@ -174,6 +175,9 @@ func compositionChecks(d *document.Doc, m map[string]any, env Env) []Diagnostic 
 			sev = SeverityInfo
 		}
 		dg := at(d, p.Path, p.OnKey, sev, p.Code, p.Message)
+		if p.Code == "fieldpath-unknown" {
+			dg = pinUnknownSegment(d, m, p.Path, dg, env)
+		}
 		if p.InString >= 0 {
 			if _, v, ok := d.Lookup(p.Path); ok && v.Kind == yaml.ScalarNode {
 				start := d.File.NodeSpan(v).Start
@@ -309,4 +313,62 @@ func acceptedByPT(msg string) bool {
 		}
 	}
 	return false
+}
+
+var unknownSegment = regexp.MustCompile(`field "([^"]+)" does not exist`)
+
+// pinUnknownSegment narrows a fieldpath-unknown diagnostic to the segment
+// that does not exist inside the string, and suggests the field that was
+// probably meant (a quick fix then replaces the segment).
+func pinUnknownSegment(d *document.Doc, m map[string]any, p fieldpath.Path, dg Diagnostic, env Env) Diagnostic {
+	sm := unknownSegment.FindStringSubmatch(dg.Message)
+	_, v, ok := d.Lookup(p)
+	if sm == nil || !ok || v.Kind != yaml.ScalarNode {
+		return dg
+	}
+	name, str := sm[1], v.Value
+	fp, err := fieldpath.Parse(str)
+	if err != nil {
+		return dg
+	}
+	idx := -1
+	for i, seg := range fp {
+		if seg.Kind == fieldpath.KindField && seg.Field == name {
+			idx = i
+			break
+		}
+	}
+	// The segment's bytes: name after a '.', or at the start.
+	off := -1
+	for i := strings.Index(str, name); i >= 0; {
+		if end := i + len(name); (i == 0 || str[i-1] == '.') && (end == len(str) || str[end] == '.' || str[end] == '[') {
+			off = i
+			break
+		}
+		j := strings.Index(str[i+1:], name)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	if idx < 0 || off < 0 {
+		return dg
+	}
+	start := d.File.NodeSpan(v).Start
+	if v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		start++
+	}
+	dg.Span = document.Span{Start: start + off, End: start + off + len(name)}
+	if ss, _, ok := fieldPathSchema(d, m, p, env); ok {
+		if node, _ := walkStructural(ss, fp[:idx]); node != nil {
+			names := make([]string, 0, len(node.Properties))
+			for n := range node.Properties {
+				names = append(names, n)
+			}
+			if best, ok := schemas.Closest(name, names); ok {
+				dg.Message += fmt.Sprintf("; did you mean %q?", best)
+			}
+		}
+	}
+	return dg
 }

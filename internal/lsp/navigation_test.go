@@ -223,6 +223,28 @@ func TestCompositionNavigation(t *testing.T) {
 	if !strings.HasPrefix(strings.TrimSpace(crdLine[locs[0].Range.Start.Character:]), "publiclyAccessible:") {
 		t.Errorf("definition of toFieldPath lands on %q, want the publiclyAccessible property", crdLine)
 	}
+	// A misspelt fieldPath segment: the diagnostic covers just that segment
+	// and a quick fix replaces it.
+	line, col = pos("spec.forProvider.allocatedstorage", 0)
+	var actions []protocol.CodeAction
+	params := &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("classic.yaml")},
+		Range:        protocol.Range{Start: protocol.Position{Line: uint32(line), Character: uint32(col + 20)}, End: protocol.Position{Line: uint32(line), Character: uint32(col + 20)}},
+	}
+	if err := e.Call(protocol.MethodTextDocumentCodeAction, params, &actions); err != nil {
+		t.Fatal(err)
+	}
+	fixed := ""
+	for _, a := range actions {
+		for _, edits := range a.Edit.Changes {
+			for _, ed := range edits {
+				fixed = fmt.Sprintf("%s %d:%d-%d:%d %q", a.Title, ed.Range.Start.Line, ed.Range.Start.Character, ed.Range.End.Line, ed.Range.End.Character, ed.NewText)
+			}
+		}
+	}
+	if want := fmt.Sprintf(`Change to "allocatedStorage" %d:%d-%d:%d "allocatedStorage"`, line, col+17, line, col+33); fixed != want {
+		t.Errorf("quick fix = %q, want %q", fixed, want)
+	}
 	// A base's kind → its CRD.
 	line, col = pos("kind: Instance", 0)
 	if locs := e.Definition("classic.yaml", line, col+8); len(locs) != 1 || !strings.HasPrefix(filepath.Base(locs[0].URI.FsPath()), "rds.aws.upbound.io_instances") {

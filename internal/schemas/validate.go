@@ -241,16 +241,22 @@ func (r *resolver) metadataDecodeError(err error) Error {
 
 func unknownMessage(name string, candidates []string) string {
 	msg := fmt.Sprintf("unknown field %q", name)
+	if best, ok := Closest(name, candidates); ok {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return msg
+}
+
+// Closest is the candidate a misspelt field name most likely meant (case
+// folded, a few edits at most), if any.
+func Closest(name string, candidates []string) (string, bool) {
 	best, bestD := "", 4
 	for _, c := range candidates {
 		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD && d <= len(name)/2+1 || d == bestD && d <= len(name)/2+1 && c < best {
 			best, bestD = c, d
 		}
 	}
-	if best != "" {
-		msg += fmt.Sprintf("; did you mean %q?", best)
-	}
-	return msg
+	return best, best != ""
 }
 
 // siblingsOf lists the properties of the object that holds the field at p.
