@@ -64,24 +64,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "crd-lsp %s\ncommit: %s\ngo: %s %s/%s\n", version, commitID(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
 	case "help", "-h", "--help":
-		if len(args) > 0 && args[0] == "pull" {
-			var po pullOptions
-			fs := pullFlags(stdout, &po)
-			fmt.Fprint(stdout, pullUsage)
-			fs.PrintDefaults()
-			return 0
+		helps := map[string]func(){
+			"check": func() { fs := checkFlags(stdout); fmt.Fprint(stdout, checkUsage); fs.PrintDefaults() },
+			"render": func() {
+				fs := renderFlags(stdout, &renderOptions{})
+				fmt.Fprint(stdout, renderUsage)
+				fs.PrintDefaults()
+			},
+			"pull": func() { fs := pullFlags(stdout, &pullOptions{}); fmt.Fprint(stdout, pullUsage); fs.PrintDefaults() },
 		}
-		if len(args) > 0 && args[0] == "render" {
-			var ro renderOptions
-			fs := renderFlags(stdout, &ro)
-			fmt.Fprint(stdout, renderUsage)
-			fs.PrintDefaults()
-			return 0
-		}
-		if len(args) > 0 && args[0] == "check" {
-			fs := checkFlags(stdout)
-			fmt.Fprint(stdout, checkUsage)
-			fs.PrintDefaults()
+		if len(args) > 0 && helps[args[0]] != nil {
+			helps[args[0]]()
 			return 0
 		}
 		fmt.Fprint(stdout, usage)

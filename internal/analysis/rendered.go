@@ -115,13 +115,7 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 	}
 	var diags []Diagnostic
 	for _, n := range out.Notes {
-		sev := SeverityError
-		switch n.Severity {
-		case render.Warning:
-			sev = SeverityWarning
-		case render.Info:
-			sev = SeverityInfo
-		}
+		sev := fromLevel(int(n.Severity))
 		if n.Code == "render-invalid" {
 			continue // the Composition checks report invalid transforms
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
@@ -167,14 +168,7 @@ func compositionChecks(d *document.Doc, m map[string]any, env Env) []Diagnostic 
 	}
 	var out []Diagnostic
 	for _, p := range composition.Check(m, cenv) {
-		sev := SeverityError
-		switch p.Severity {
-		case composition.Warning:
-			sev = SeverityWarning
-		case composition.Info:
-			sev = SeverityInfo
-		}
-		dg := at(d, p.Path, p.OnKey, sev, p.Code, p.Message)
+		dg := at(d, p.Path, p.OnKey, fromLevel(int(p.Severity)), p.Code, p.Message)
 		if p.Code == "fieldpath-unknown" {
 			dg = pinUnknownSegment(d, m, p.Path, dg, env)
 		}
@@ -372,3 +366,23 @@ func pinUnknownSegment(d *document.Doc, m map[string]any, p fieldpath.Path, dg D
 	}
 	return dg
 }
+
+// fromLevel maps the composition and render packages' severities to ours;
+// both number Error, Warning, Info from 0 (checked at compile time below).
+func fromLevel(level int) Severity {
+	switch level {
+	case int(composition.Warning):
+		return SeverityWarning
+	case int(composition.Info):
+		return SeverityInfo
+	}
+	return SeverityError
+}
+
+// The two packages' severities must keep the same numbering: an index
+// other than 0 does not compile.
+var (
+	_ = [1]int{}[int(composition.Error)-int(render.Error)]
+	_ = [1]int{}[int(composition.Warning)-int(render.Warning)]
+	_ = [1]int{}[int(composition.Info)-int(render.Info)]
+)
