@@ -2,7 +2,9 @@
 -- test: nvim --headless -u NONE -c "luafile e2e.lua"
 -- Environment: CRD_LSP_BIN (the built binary), CRD_LSP_FILE (the YAML to
 -- open), CRD_LSP_OUT (where to write the JSON result), CRD_LSP_HOVER
--- ("line,col", 0-based, for a hover request).
+-- ("line,col", 0-based, for a hover request), CRD_LSP_LENS (set: request
+-- code lenses and run the last one's command through
+-- workspace/executeCommand, as vim.lsp.codelens.run does).
 -- Uses vim.lsp.start_client + buf_attach_client, which Neovim 0.7 (Debian
 -- bookworm) has and newer versions keep.
 local out = {}
@@ -53,6 +55,23 @@ local ok, err = pcall(function()
     for _, r in pairs(res or {}) do
       if r.result and r.result.contents then
         out.hover = r.result.contents.value or vim.inspect(r.result.contents)
+      end
+    end
+  end
+  if os.getenv("CRD_LSP_LENS") then
+    local res = vim.lsp.buf_request_sync(buf, "textDocument/codeLens", { textDocument = { uri = vim.uri_from_bufnr(buf) } }, 10000)
+    out.lenses = {}
+    local last
+    for _, r in pairs(res or {}) do
+      for _, l in ipairs(r.result or {}) do
+        table.insert(out.lenses, l.command.title)
+        last = l
+      end
+    end
+    if last then
+      local cmd = vim.lsp.buf_request_sync(buf, "workspace/executeCommand", { command = last.command.command, arguments = last.command.arguments }, 10000)
+      for _, r in pairs(cmd or {}) do
+        out.rendered = r.result
       end
     end
   end

@@ -114,3 +114,56 @@ func TestNeovim(t *testing.T) {
 }
 
 func hoverAt(line, col int) string { return strconv.Itoa(line) + "," + strconv.Itoa(col+1) }
+
+// TestNeovimPreviewRendered: in the real editor, a Composition gets
+// "Preview rendered" code lenses, and running one returns the YAML of the
+// composed resource.
+func TestNeovimPreviewRendered(t *testing.T) {
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("nvim not found: .ci/run installs neovim with apt-get")
+		}
+		t.Skip("nvim not installed")
+	}
+	bin := lsptest.BuildBinary(t)
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "testdata", "golden", "compositions-v1")
+	for _, name := range []string{"classic.yaml", "definition.yaml", "crossplane.yaml"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outFile := filepath.Join(dir, "out.json")
+	script, _ := filepath.Abs("e2e.lua")
+	cmd := exec.Command(nvim, "--headless", "-u", "NONE", "-c", "luafile "+script)
+	cmd.Env = append(os.Environ(), "CRD_LSP_BIN="+bin, "CRD_LSP_FILE="+filepath.Join(dir, "classic.yaml"), "CRD_LSP_OUT="+outFile, "CRD_LSP_LENS=1", "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CACHE_HOME="+dir)
+	b, err := cmd.CombinedOutput()
+	raw, rerr := os.ReadFile(outFile)
+	if rerr != nil {
+		t.Fatalf("nvim wrote no result (%v): %v\n%s", err, rerr, b)
+	}
+	var res struct {
+		Error    string   `json:"error"`
+		Lenses   []string `json:"lenses"`
+		Rendered string   `json:"rendered"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("bad result %s: %v", raw, err)
+	}
+	if res.Error != "" {
+		t.Fatalf("nvim script failed: %s\n%s", res.Error, b)
+	}
+	if len(res.Lenses) != 2 || res.Lenses[0] != "Preview rendered (all resources)" || res.Lenses[1] != "Preview rendered" {
+		t.Errorf("lenses = %q", res.Lenses)
+	}
+	for _, want := range []string{"\nkind: Instance", "crossplane.io/composition-resource-name: rdsinstance", "generateName: example-xr-"} {
+		if !strings.Contains(res.Rendered, want) {
+			t.Errorf("rendered lacks %q:\n%s", want, res.Rendered)
+		}
+	}
+}
