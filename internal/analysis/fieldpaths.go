@@ -75,6 +75,15 @@ func fieldPathTarget(d *document.Doc, m map[string]any, p fieldpath.Path, env En
 	} else if resIdx > 0 {
 		res, _ := valueAt(m, p[:resIdx+1]).(map[string]any)
 		target, _ = res["base"].(map[string]any)
+	} else if holder, ok := patchHolder(p); ok && len(p) > len(holder)+1 && p[len(holder)].Field == "patchSets" {
+		// A patchSet's patch writes to the resources that use it: the
+		// first one's base stands for them.
+		set, _ := valueAt(m, p[:len(holder)+2]).(map[string]any)
+		name, _ := set["name"].(string)
+		if _, uses := patchSetUses(m, p, name); len(uses) > 0 {
+			res, _ := valueAt(m, uses[0][:len(holder)+2]).(map[string]any)
+			target, _ = res["base"].(map[string]any)
+		}
 	}
 	gvk, ok := baseGVK(target)
 	if !ok || env.Schemas == nil {
