@@ -200,77 +200,87 @@ func (r *renderer) run() []Resource {
 	var out []Resource
 	for i, t := range list {
 		tm, _ := t.(map[string]any)
-		rp := r.hp.Child(fieldpath.Field("resources"), fieldpath.Index(i))
-		name, _ := tm["name"].(string)
-		res := Resource{Name: name, Step: r.step, Path: rp}
-		base, ok := tm["base"].(map[string]any)
-		if !ok {
-			r.note(rp, true, Warning, "render", fmt.Sprintf("resource %q has no base: it can only patch a resource an earlier step composed, which crd-lsp does not render", name))
-			out = append(out, res)
-			continue
-		}
-		obj, _ := DeepCopy(base).(map[string]any)
-		// Expand PatchSets at their point of use.
-		var patches []patchRef
-		pl, _ := tm["patches"].([]any)
-		for j, p := range pl {
-			pm, _ := p.(map[string]any)
-			pp := rp.Child(fieldpath.Field("patches"), fieldpath.Index(j))
-			if typeOf(pm) == "PatchSet" {
-				setName, _ := pm["patchSetName"].(string)
-				set, ok := sets[setName]
-				if !ok {
-					if r.in.Lenient {
-						r.note(pp, true, Error, "render-invalid", fmt.Sprintf("cannot find PatchSet by name %s: its patches are left out", setName))
-						continue
-					}
-					r.note(pp, true, Error, "render-invalid", fmt.Sprintf("resource %q is not rendered: cannot find PatchSet by name %s", name, setName))
-					goto next
-				}
-				patches = append(patches, set...)
-				continue
-			}
-			patches = append(patches, patchRef{pm, pp})
-		}
-		for _, p := range patches {
-			t := typeOf(p.patch)
-			switch t {
-			case "FromCompositeFieldPath", "FromEnvironmentFieldPath", "CombineFromComposite", "CombineFromEnvironment":
-			default:
-				continue // reads an observed composed resource, which a render has not
-			}
-			src := r.xr
-			if strings.HasSuffix(t, "Environment") || t == "FromEnvironmentFieldPath" {
-				src = r.env
-			}
-			w, skip, err := apply(p.patch, p.path, src, obj, r.classic)
-			switch {
-			case err == nil && skip != nil:
-				skip.Environment = strings.HasSuffix(t, "Environment") || t == "FromEnvironmentFieldPath"
-				skip.Required = policyOf(p.patch) == "Required"
-				res.Skips = append(res.Skips, *skip)
-				if skip.Required && r.in.Lenient {
-					r.note(p.path, true, Info, "render-required", fmt.Sprintf("resource %q is only created once %s is set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
-				} else if skip.Required {
-					r.note(p.path, true, Info, "render-required", fmt.Sprintf("resource %q is not created while %s is not set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
-					res.Skips = nil
-					goto next
-				}
-			case err != nil && r.in.Lenient:
-				r.failed(p.path, "", err)
-			case err != nil:
-				r.failed(p.path, name, err)
-				goto next
-			default:
-				res.Writes = append(res.Writes, w...)
-			}
-		}
-		r.metadata(obj, name)
-		res.Object = obj
-	next:
-		out = append(out, res)
+		out = append(out, r.resource(i, tm, sets))
 	}
 	return out
+}
+
+// resource renders one resource template. A failure, even a bug, becomes a
+// note on the resource, which is then not rendered.
+func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef) (res Resource) {
+	rp := r.hp.Child(fieldpath.Field("resources"), fieldpath.Index(i))
+	defer func() {
+		if e := recover(); e != nil {
+			r.note(rp, true, Error, "render", fmt.Sprintf("rendering this resource failed: %v", e))
+			res.Object = nil
+		}
+	}()
+	name, _ := tm["name"].(string)
+	res = Resource{Name: name, Step: r.step, Path: rp}
+	base, ok := tm["base"].(map[string]any)
+	if !ok {
+		r.note(rp, true, Warning, "render", fmt.Sprintf("resource %q has no base: it can only patch a resource an earlier step composed, which crd-lsp does not render", name))
+		return res
+	}
+	obj, _ := DeepCopy(base).(map[string]any)
+	// Expand PatchSets at their point of use.
+	var patches []patchRef
+	pl, _ := tm["patches"].([]any)
+	for j, p := range pl {
+		pm, _ := p.(map[string]any)
+		pp := rp.Child(fieldpath.Field("patches"), fieldpath.Index(j))
+		if typeOf(pm) == "PatchSet" {
+			setName, _ := pm["patchSetName"].(string)
+			set, ok := sets[setName]
+			if !ok {
+				if r.in.Lenient {
+					r.note(pp, true, Error, "render-invalid", fmt.Sprintf("cannot find PatchSet by name %s: its patches are left out", setName))
+					continue
+				}
+				r.note(pp, true, Error, "render-invalid", fmt.Sprintf("resource %q is not rendered: cannot find PatchSet by name %s", name, setName))
+				return res
+			}
+			patches = append(patches, set...)
+			continue
+		}
+		patches = append(patches, patchRef{pm, pp})
+	}
+	for _, p := range patches {
+		t := typeOf(p.patch)
+		switch t {
+		case "FromCompositeFieldPath", "FromEnvironmentFieldPath", "CombineFromComposite", "CombineFromEnvironment":
+		default:
+			continue // reads an observed composed resource, which a render has not
+		}
+		src := r.xr
+		if strings.HasSuffix(t, "Environment") || t == "FromEnvironmentFieldPath" {
+			src = r.env
+		}
+		w, skip, err := apply(p.patch, p.path, src, obj, r.classic)
+		switch {
+		case err == nil && skip != nil:
+			skip.Environment = strings.HasSuffix(t, "Environment") || t == "FromEnvironmentFieldPath"
+			skip.Required = policyOf(p.patch) == "Required"
+			res.Skips = append(res.Skips, *skip)
+			if skip.Required && r.in.Lenient {
+				r.note(p.path, true, Info, "render-required", fmt.Sprintf("resource %q is only created once %s is set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
+			} else if skip.Required {
+				r.note(p.path, true, Info, "render-required", fmt.Sprintf("resource %q is not created while %s is not set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
+				res.Skips = nil
+				return res
+			}
+		case err != nil && r.in.Lenient:
+			r.failed(p.path, "", err)
+		case err != nil:
+			r.failed(p.path, name, err)
+			return res
+		default:
+			res.Writes = append(res.Writes, w...)
+		}
+	}
+	r.metadata(obj, name)
+	res.Object = obj
+	return res
 }
 
 func typeOf(pm map[string]any) string {
