@@ -1,0 +1,130 @@
+package render
+
+import (
+	"strings"
+	"testing"
+)
+
+func ptComposition(resources []any, extra map[string]any) map[string]any {
+	input := map[string]any{"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources", "resources": resources}
+	for k, v := range extra {
+		input[k] = v
+	}
+	return map[string]any{"metadata": map[string]any{"name": "c"}, "spec": map[string]any{
+		"mode": "Pipeline",
+		"pipeline": []any{
+			map[string]any{"step": "pt", "functionRef": map[string]any{"name": "function-patch-and-transform"}, "input": input},
+			map[string]any{"step": "ready", "functionRef": map[string]any{"name": "function-auto-ready"}},
+		},
+	}}
+}
+
+func res(name string, patches ...any) map[string]any {
+	return map[string]any{"name": name, "base": map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}, "patches": patches}
+}
+
+var xr = map[string]any{"apiVersion": "example.org/v1", "kind": "XApp", "metadata": map[string]any{"name": "app", "uid": "u1", "namespace": "team"},
+	"spec": map[string]any{"name": "web", "size": int64(3)}}
+
+func notes(out Output) string {
+	var b []string
+	for _, n := range out.Notes {
+		b = append(b, n.Path.String()+" "+n.Code+": "+n.Message)
+	}
+	return strings.Join(b, "\n")
+}
+
+// TestRenderPolicies: an Optional source that is not set skips the patch;
+// a Required one withholds the resource (lenient rendering keeps it and
+// notes why); ToComposite patches need observed resources and are skipped;
+// other functions are noted on their step.
+func TestRenderPolicies(t *testing.T) {
+	comp := ptComposition([]any{
+		res("optional", map[string]any{"fromFieldPath": "spec.missing", "toFieldPath": "data.a"}, map[string]any{"fromFieldPath": "spec.name", "toFieldPath": "data.name"}),
+		res("required", map[string]any{"fromFieldPath": "spec.missing", "toFieldPath": "data.a", "policy": map[string]any{"fromFieldPath": "Required"}}),
+		res("to-composite", map[string]any{"type": "ToCompositeFieldPath", "fromFieldPath": "data.x", "toFieldPath": "status.x"}),
+	}, nil)
+	out := Render(Input{Composition: comp, XR: xr, Namespaced: true})
+	if len(out.Resources) != 3 {
+		t.Fatalf("resources = %d", len(out.Resources))
+	}
+	opt := out.Resources[0]
+	if opt.Object == nil || opt.Object["data"].(map[string]any)["name"] != "web" || len(opt.Skips) != 1 || opt.Skips[0].To.String() != "data.a" {
+		t.Errorf("optional: object %v, skips %v", opt.Object, opt.Skips)
+	}
+	md := opt.Object["metadata"].(map[string]any)
+	if md["namespace"] != "team" || md["generateName"] != "app-" || md["labels"].(map[string]any)["crossplane.io/composite"] != "app" ||
+		md["annotations"].(map[string]any)["crossplane.io/composition-resource-name"] != "optional" {
+		t.Errorf("metadata = %v", md)
+	}
+	if out.Resources[1].Object != nil {
+		t.Errorf("a Required source that is not set must withhold the resource: %v", out.Resources[1].Object)
+	}
+	if out.Resources[2].Object == nil || out.Resources[2].Object["status"] != nil {
+		t.Errorf("to-composite: %v", out.Resources[2].Object)
+	}
+	n := notes(out)
+	for _, want := range []string{
+		`spec.pipeline[0].input.resources[1].patches[0] render-required: resource "required" is not created while spec.missing is not set`,
+		`spec.pipeline[1].step render-step: step "ready" runs function-auto-ready`,
+	} {
+		if !strings.Contains(n, want) {
+			t.Errorf("notes lack %q:\n%s", want, n)
+		}
+	}
+	lenient := Render(Input{Composition: comp, XR: xr, Lenient: true})
+	if lenient.Resources[1].Object == nil || !lenient.Resources[1].Skips[0].Required {
+		t.Errorf("lenient rendering keeps the withheld resource, marking the skip Required: %+v", lenient.Resources[1])
+	}
+}
+
+// TestRenderFailures: P&T stops at a failing patch (the resource is not
+// rendered); lenient rendering leaves the patch out and goes on. A missing
+// PatchSet and [*] over fields that do not exist fail as in P&T.
+func TestRenderFailures(t *testing.T) {
+	comp := ptComposition([]any{
+		res("bad", map[string]any{"fromFieldPath": "spec.name", "toFieldPath": "data.a", "transforms": []any{map[string]any{"type": "map", "map": map[string]any{"x": "y"}}}},
+			map[string]any{"fromFieldPath": "spec.name", "toFieldPath": "data.b"}),
+		res("set", map[string]any{"type": "PatchSet", "patchSetName": "nope"}),
+		res("wild", map[string]any{"fromFieldPath": "spec.name", "toFieldPath": "data.items[*].name"}),
+	}, nil)
+	out := Render(Input{Composition: comp, XR: xr})
+	for i, r := range out.Resources {
+		if r.Object != nil {
+			t.Errorf("resource %d rendered despite its failure: %v", i, r.Object)
+		}
+	}
+	n := notes(out)
+	for _, want := range []string{
+		`resources[0].patches[0].transforms[0] render-transform: resource "bad" is not rendered`,
+		`resources[1].patches[0] render-invalid: resource "set" is not rendered: cannot find PatchSet by name nope`,
+		`resources[2].patches[0] render-patch: resource "wild" is not rendered`,
+	} {
+		if !strings.Contains(n, want) {
+			t.Errorf("notes lack %q:\n%s", want, n)
+		}
+	}
+	lenient := Render(Input{Composition: comp, XR: xr, Lenient: true})
+	if b := lenient.Resources[0].Object; b == nil || b["data"].(map[string]any)["b"] != "web" {
+		t.Errorf("lenient: the patch after the failing one still applies: %v", b)
+	}
+}
+
+// TestRenderClassicDefaults: a classic Composition's transforms get the API
+// server's defaults (string type Format, math type Multiply); P&T's input
+// does not.
+func TestRenderClassicDefaults(t *testing.T) {
+	patch := map[string]any{"fromFieldPath": "spec.size", "toFieldPath": "data.s", "transforms": []any{
+		map[string]any{"type": "math", "math": map[string]any{"multiply": int64(2)}},
+		map[string]any{"type": "string", "string": map[string]any{"fmt": "n-%d"}},
+	}}
+	classic := map[string]any{"spec": map[string]any{"resources": []any{res("r", patch)}}}
+	out := Render(Input{Composition: classic, XR: xr})
+	if o := out.Resources[0].Object; o == nil || o["data"].(map[string]any)["s"] != "n-6" {
+		t.Errorf("classic: %v\n%s", o, notes(out))
+	}
+	pt := Render(Input{Composition: ptComposition([]any{res("r", patch)}, nil), XR: xr})
+	if pt.Resources[0].Object != nil || !strings.Contains(notes(pt), "render-invalid") {
+		t.Errorf("P&T input without types must not render: %v\n%s", pt.Resources[0].Object, notes(pt))
+	}
+}
