@@ -69,10 +69,16 @@ local ok, err = pcall(function()
       end
     end
     if last then
-      local cmd = vim.lsp.buf_request_sync(buf, "workspace/executeCommand", { command = last.command.command, arguments = last.command.arguments }, 10000)
-      for _, r in pairs(cmd or {}) do
-        out.rendered = r.result
-      end
+      -- Until the server has loaded the workspace's XRD it answers with an
+      -- error ("no XRD ..."): ask again for a while, as a user would.
+      vim.wait(20000, function()
+        local cmd = vim.lsp.buf_request_sync(buf, "workspace/executeCommand", { command = last.command.command, arguments = last.command.arguments }, 10000)
+        for _, r in pairs(cmd or {}) do
+          out.rendered = r.result
+          out.render_error = r.err and r.err.message or nil
+        end
+        return out.rendered ~= nil
+      end, 200)
     end
   end
   vim.lsp.stop_client(client_id)

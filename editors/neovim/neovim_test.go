@@ -148,9 +148,10 @@ func TestNeovimPreviewRendered(t *testing.T) {
 		t.Fatalf("nvim wrote no result (%v): %v\n%s", err, rerr, b)
 	}
 	var res struct {
-		Error    string   `json:"error"`
-		Lenses   []string `json:"lenses"`
-		Rendered string   `json:"rendered"`
+		Error     string   `json:"error"`
+		Lenses    []string `json:"lenses"`
+		Rendered  string   `json:"rendered"`
+		RenderErr string   `json:"render_error"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatalf("bad result %s: %v", raw, err)
@@ -163,7 +164,7 @@ func TestNeovimPreviewRendered(t *testing.T) {
 	}
 	for _, want := range []string{"\nkind: Instance", "crossplane.io/composition-resource-name: rdsinstance", "generateName: example-xr-"} {
 		if !strings.Contains(res.Rendered, want) {
-			t.Errorf("rendered lacks %q:\n%s", want, res.Rendered)
+			t.Errorf("rendered lacks %q (error %q):\n%s", want, res.RenderErr, res.Rendered)
 		}
 	}
 }
