@@ -126,7 +126,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         void vscode.window.showWarningMessage(`crd-lsp: pulling dependencies failed (${e})`);
       }
     }),
-    vscode.commands.registerCommand("crdLsp.previewRendered", async (uri?: string, line?: number) => {
+    vscode.commands.registerCommand("crdLsp.previewRendered", async (uri?: string, line?: number, xr?: string) => {
       const editor = vscode.window.activeTextEditor;
       if (!client || (!editor && uri === undefined)) {
         return;
@@ -134,7 +134,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       try {
         const yaml = await client.sendRequest<string>("workspace/executeCommand", {
           command: "crdLsp.render",
-          arguments: [uri ?? editor!.document.uri.toString(), line ?? editor!.selection.active.line],
+          // A lens may name the example XR to render with.
+          arguments: [uri ?? editor!.document.uri.toString(), line ?? editor!.selection.active.line, ...(xr ? [xr] : [])],
         });
         const doc = await vscode.workspace.openTextDocument({ language: "yaml", content: yaml });
         await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
