@@ -26,7 +26,10 @@ func TestCheckQuickstart(t *testing.T) {
 		p + `:18:9: error: invalid value "Reports_DB": a lowercase RFC 1123 subdomain`,
 		p + `:19:1: error: mysql databases are limited to 1000 GiB [cel]`,
 		p + `:28:13: error: must be of type integer: "string" [type]`,
-		"2 files checked: 7 errors, 0 warnings, 1 info",
+		filepath.Join("..", "..", "examples", "quickstart", "composition.yaml") + `:25:15: error: spec.selector is required by Deployment, but neither the base nor any patch sets it [render-required]`,
+		filepath.Join("..", "..", "examples", "quickstart", "composition.yaml") + `:37:35: warning: spec.replica: field "replica" does not exist per the composed resource's schema; did you mean "replicas"? [fieldpath-unknown]`,
+		filepath.Join("..", "..", "examples", "quickstart", "composition.yaml") + `:50:30: warning: the patch reads a string, but spec.ports[0].port is an integer [patch-type]`,
+		"4 files checked: 8 errors, 2 warnings, 1 info",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
