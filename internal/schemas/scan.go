@@ -451,9 +451,10 @@ func parseDoc(doc []byte) *definition {
 func (d *definition) xrScope() Scope {
 	switch d.kind {
 	case defXRD:
-		// v1 XRDs define cluster scoped XRs; v2 XRDs default to Namespaced
-		// (LegacyCluster and Cluster are cluster scoped).
-		if strings.HasSuffix(d.apiVersion, "/v2") && (d.scope == "" || d.scope == string(Namespaced)) {
+		// spec.scope as Crossplane v2 reads it (Namespaced; Cluster and
+		// LegacyCluster are cluster scoped); without one, v2 XRDs default
+		// to Namespaced and v1 XRDs to LegacyCluster.
+		if d.scope == string(Namespaced) || (d.scope == "" && strings.HasSuffix(d.apiVersion, "/v2")) {
 			return Namespaced
 		}
 		return Cluster
@@ -474,5 +475,6 @@ func (d *definition) offersClaim() bool {
 	if d.kind != defXRD || d.claimKind == "" {
 		return false
 	}
-	return !strings.HasSuffix(d.apiVersion, "/v2") || d.scope == "LegacyCluster"
+	// Only LegacyCluster XRs have claims: v1 XRDs by default.
+	return d.scope == "LegacyCluster" || (d.scope == "" && !strings.HasSuffix(d.apiVersion, "/v2"))
 }

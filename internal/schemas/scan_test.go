@@ -103,3 +103,38 @@ func TestSplitDocs(t *testing.T) {
 		}
 	}
 }
+
+// TestXRDScopeAndClaims: spec.scope decides an XR's scope and whether it
+// has a claim, as Crossplane v2 reads it; without one, v1 XRDs are
+// LegacyCluster (claimable) and v2 XRDs Namespaced (no claims).
+func TestXRDScopeAndClaims(t *testing.T) {
+	xrd := func(version, scope string) []byte {
+		s := ""
+		if scope != "" {
+			s = "  scope: " + scope + "\n"
+		}
+		return []byte("apiVersion: apiextensions.crossplane.io/" + version + "\nkind: CompositeResourceDefinition\nmetadata:\n  name: xapps.example.org\nspec:\n  group: example.org\n" + s +
+			"  names: {kind: XApp, plural: xapps}\n  claimNames: {kind: App, plural: apps}\n  versions:\n    - name: v1\n      served: true\n      referenceable: true\n      schema:\n        openAPIV3Schema: {type: object}\n")
+	}
+	for _, c := range []struct {
+		version, scope string
+		want           Scope
+		claim          bool
+	}{
+		{"v1", "", Cluster, true},
+		{"v1", "Namespaced", Namespaced, false},
+		{"v1", "LegacyCluster", Cluster, true},
+		{"v2", "", Namespaced, false},
+		{"v2", "Cluster", Cluster, false},
+		{"v2", "LegacyCluster", Cluster, true},
+	} {
+		st := NewStore().WithFile(Source{Kind: SourceWorkspace}, "xrd.yaml", xrd(c.version, c.scope))
+		sch, ok := st.Lookup(GVK{"example.org", "v1", "XApp"})
+		if !ok || sch.Scope != c.want {
+			t.Errorf("%s scope %q: XR scope %v (found %v), want %v", c.version, c.scope, sch, ok, c.want)
+		}
+		if _, claim := st.Lookup(GVK{"example.org", "v1", "App"}); claim != c.claim {
+			t.Errorf("%s scope %q: claim offered %v, want %v", c.version, c.scope, claim, c.claim)
+		}
+	}
+}
