@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -285,4 +287,35 @@ func patchHolder(p fieldpath.Path) (fieldpath.Path, bool) {
 		}
 	}
 	return nil, false
+}
+
+// patchSetHover summarises the patchSet a patchSetName names: its patches,
+// from where to where, and how many resources use it.
+func patchSetHover(hit document.Hit, m map[string]any) *HoverResult {
+	last, _ := hit.Path.Last()
+	if hit.OnKey || last.Field != "patchSetName" || hit.Value == nil || hit.Value.Kind != yaml.ScalarNode {
+		return nil
+	}
+	decl, uses := patchSetUses(m, hit.Path, hit.Value.Value)
+	if decl == nil {
+		return nil
+	}
+	set, _ := valueAt(m, decl.Parent()).(map[string]any)
+	patches, _ := set["patches"].([]any)
+	var b strings.Builder
+	fmt.Fprintf(&b, "**patchSet** `%s`: %s, used by %s\n\n", hit.Value.Value, plural(len(patches), "patch", "patches"), plural(len(uses), "resource", "resources"))
+	for _, p := range patches {
+		pm, _ := p.(map[string]any)
+		from, _ := pm["fromFieldPath"].(string)
+		to, _ := pm["toFieldPath"].(string)
+		if to == "" {
+			to = from
+		}
+		t, _ := pm["type"].(string)
+		if t == "" {
+			t = "FromCompositeFieldPath"
+		}
+		fmt.Fprintf(&b, "- %s `%s` → `%s`\n", t, from, to)
+	}
+	return &HoverResult{Span: hit.Doc.File.NodeSpan(hit.Value), Markdown: b.String()}
 }

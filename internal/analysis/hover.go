@@ -48,6 +48,9 @@ func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverRes
 	if h := fieldPathHover(ctx, hit, m, env); h != nil {
 		return h
 	}
+	if h := patchSetHover(hit, m); h != nil {
+		return h
+	}
 	sch, ss, rel, ok := schemaAt(hit.Doc, m, hit.Path, env)
 	if !ok {
 		return nil
