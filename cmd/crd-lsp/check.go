@@ -13,6 +13,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/lsp"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -178,7 +179,8 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The packages crossplane.yaml files in the checked folders depend on,
 	// as far as the cache has them (crd-lsp pull fills it; check itself
 	// stays offline).
-	shared = append(shared, cachedPackages(schemaRoots, opts.cacheDir, stderr)...)
+	pkgFiles, pkgResults := cachedPackages(schemaRoots, opts.cacheDir, stderr)
+	shared = append(shared, pkgFiles...)
 	for _, in := range inputs {
 		if workspace.MayDefineSchemas(in.content) {
 			shared = append(shared, schemas.FileInput{Source: workspace.Source(in.path), Path: in.path, Content: in.content})
@@ -241,14 +243,9 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		f := document.Parse(in.path, 0, in.content)
 		diags := analysis.Diagnose(ctx, f, env)
 		if filepath.Base(in.path) == "crossplane.yaml" {
-			// Package metadata problems, as the editor shows them.
-			for _, pr := range packages.ParseMeta(in.path, in.content).Problems {
-				sev := analysis.SeverityError
-				if pr.Severity == packages.SeverityWarning {
-					sev = analysis.SeverityWarning
-				}
-				diags = append(diags, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: sev, Code: "package-meta", Message: pr.Message})
-			}
+			// Package metadata and dependency problems, as the editor
+			// shows them (what the cache cannot answer is noted on stderr).
+			diags = append(diags, lsp.PackageProblems(packages.ParseMeta(in.path, in.content), pkgResults[in.path], false)...)
 			sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
 		}
 		cf := checkedFile{Path: in.path, Diagnostics: []jsonDiagnostic{}}
@@ -331,8 +328,9 @@ func schemaFiles(ctx context.Context, dirs []string) ([]schemas.FileInput, error
 }
 
 // cachedPackages returns the schema files of the cached packages that the
-// crossplane.yaml files under roots depend on, and says which are missing.
-func cachedPackages(roots []string, cacheDir string, stderr io.Writer) []schemas.FileInput {
+// crossplane.yaml files under roots depend on, and the outcome for each
+// dependency by crossplane.yaml path; it says on stderr which are missing.
+func cachedPackages(roots []string, cacheDir string, stderr io.Writer) ([]schemas.FileInput, map[string][]packages.Result) {
 	var metas []*packages.Meta
 	for _, root := range roots {
 		paths, _ := packages.FindMeta(root)
@@ -342,28 +340,31 @@ func cachedPackages(roots []string, cacheDir string, stderr io.Writer) []schemas
 			}
 		}
 	}
+	results := map[string][]packages.Result{}
 	if len(metas) == 0 {
-		return nil
+		return nil, results
 	}
 	c, err := packages.New(packages.Options{CacheDir: cacheDir})
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp check: package cache:", err)
-		return nil
+		return nil, results
 	}
 	var out []schemas.FileInput
 	seen := map[string]bool{}
 	for _, m := range metas {
-		for _, r := range c.Cached(m.Deps) {
-			if r.Package == nil {
+		rs := c.Cached(m.Deps)
+		results[m.Path] = rs
+		for _, r := range rs {
+			if r.Package == nil && packages.KindOf(r.Err) == packages.KindNotCached {
 				fmt.Fprintf(stderr, "%s: %s is not in the package cache (run crd-lsp pull): its kinds are unknown\n", m.Path, r.Dep.String())
 				continue
 			}
-			if seen[r.Package.Path] {
+			if r.Package == nil || seen[r.Package.Path] {
 				continue
 			}
 			seen[r.Package.Path] = true
 			out = append(out, schemas.FileInput{Source: schemas.Source{Kind: schemas.SourcePackage, Name: r.Package.Ref, Version: r.Package.Version}, Path: r.Package.Path, Content: r.Package.YAML})
 		}
 	}
-	return out
+	return out, results
 }

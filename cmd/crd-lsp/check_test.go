@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,5 +134,33 @@ func TestCheckCorpusCompositions(t *testing.T) {
 		if !ok {
 			t.Errorf("unexpected warning: %s", line)
 		}
+	}
+}
+
+// TestCheckCrossplaneYAML: check reports crossplane.yaml problems as the
+// editor does: constraint syntax on the version, a missing version on the
+// entry, a YAML syntax error once.
+func TestCheckCrossplaneYAML(t *testing.T) {
+	dir := t.TempDir()
+	write := func(text string) {
+		if err := os.WriteFile(filepath.Join(dir, "crossplane.yaml"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: x\nspec:\n  dependsOn:\n    - provider: xpkg.crossplane.io/crossplane-contrib/provider-nop\n      version: \">=v0.2.0 <<\"\n    - configuration: foo\n")
+	code, out, _ := runCmd(t, "", "check", "--cache-dir", t.TempDir(), dir)
+	p := filepath.Join(dir, "crossplane.yaml")
+	for _, want := range []string{
+		p + `:8:16: error: invalid version constraint ">=v0.2.0 <<"`,
+		p + `:9:7: error: version is required for xpkg.crossplane.io/foo`,
+		"1 file checked: 2 errors, 0 warnings, 0 info",
+	} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+	write("apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: x\nspec:\n  dependsOn:\n    - function: [broken\n")
+	if _, out, _ := runCmd(t, "", "check", "--cache-dir", t.TempDir(), dir); !strings.Contains(out, "1 file checked: 1 error") || !strings.Contains(out, "[yaml-syntax]") {
+		t.Errorf("a YAML syntax error is reported once:\n%s", out)
 	}
 }

@@ -286,62 +286,34 @@ func (s *server) packageDiagnostics(f *document.File) []analysis.Diagnostic {
 		return nil
 	}
 	m := packages.ParseMeta(p, f.Text)
+	s.mu.Lock()
+	results, refreshed := s.pkgs.results[p], s.pkgs.refreshed
+	s.mu.Unlock()
+	// Until the registries were asked, "not in the cache" is not news.
+	return PackageProblems(m, results, refreshed)
+}
+
+// PackageProblems turns a crossplane.yaml's metadata problems (YAML syntax
+// errors aside: the document diagnostics have them) and its dependencies'
+// failed outcomes into diagnostics. check uses it too.
+func PackageProblems(m *packages.Meta, results []packages.Result, notCached bool) []analysis.Diagnostic {
 	var out []analysis.Diagnostic
-	for _, pr := range m.Problems {
+	problems := append(append([]packages.Problem(nil), m.Problems...), packages.ResultProblems(m, results, notCached)...)
+	for _, pr := range problems {
+		if pr.Syntax {
+			continue
+		}
 		sev := analysis.SeverityError
 		if pr.Severity == packages.SeverityWarning {
 			sev = analysis.SeverityWarning
 		}
-		out = append(out, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: sev, Code: "package-meta", Message: pr.Message})
-	}
-	s.mu.Lock()
-	results, refreshed := s.pkgs.results[p], s.pkgs.refreshed
-	s.mu.Unlock()
-	for _, r := range results {
-		if r.Err == nil {
-			continue
+		code := "package-meta"
+		if pr.Kind != "" {
+			code = "package-" + string(pr.Kind)
 		}
-		kind := packages.KindOf(r.Err)
-		if kind == packages.KindNotCached && !refreshed {
-			continue // the registry is being asked
-		}
-		dep, ok := findDep(m, r, results)
-		if !ok {
-			continue
-		}
-		sev := analysis.SeverityError
-		if packages.IsWarning(r.Err) {
-			sev = analysis.SeverityWarning
-		}
-		msg := r.Err.Error()
-		if len(r.Via) > 0 {
-			msg = fmt.Sprintf("%s (required by %s)", msg, strings.Join(r.Via, " → "))
-		}
-		span := dep.VersionSpan
-		if kind != packages.KindConstraint && kind != packages.KindNoMatch && kind != packages.KindConflict || span.End == 0 {
-			span = dep.PackageSpan
-		}
-		if span.End == 0 {
-			span = dep.Span
-		}
-		out = append(out, analysis.Diagnostic{Span: document.Span{Start: span.Start, End: span.End}, Severity: sev, Code: "package-" + string(kind), Message: msg})
+		out = append(out, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: sev, Code: code, Message: pr.Message})
 	}
 	return out
-}
-
-// findDep finds the dependsOn entry of the buffer a result belongs to: its
-// own entry, or for a transitive one the direct dependency it came through.
-func findDep(m *packages.Meta, r packages.Result, all []packages.Result) (packages.Dependency, bool) {
-	root := r.Dep
-	if len(r.Via) > 0 && r.Root >= 0 && r.Root < len(all) {
-		root = all[r.Root].Dep
-	}
-	for _, d := range m.Deps {
-		if d.Name == root.Name && d.Constraint == root.Constraint {
-			return d, true
-		}
-	}
-	return packages.Dependency{}, false
 }
 
 // packageHover describes the dependency under the cursor: the version it

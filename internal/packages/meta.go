@@ -47,6 +47,10 @@ type Problem struct {
 	Offset, End int
 	Severity    Severity
 	Message     string
+	// Syntax marks a YAML syntax error (editors report those already).
+	Syntax bool
+	// Kind is set for the outcome of a dependency (see ResultProblems).
+	Kind Kind
 }
 
 // Meta is a parsed crossplane.yaml (or a package's metadata document).
@@ -117,6 +121,7 @@ func ParseMeta(path string, data []byte) *Meta {
 			if err.Error() != "EOF" {
 				off := m.offsetOfYAMLError(err.Error(), data)
 				m.problem(Span{off, off}, SeverityError, "YAML syntax error: "+strings.TrimPrefix(err.Error(), "yaml: "))
+				m.Problems[len(m.Problems)-1].Syntax = true
 			}
 			break
 		}
@@ -428,3 +433,52 @@ func (m *Meta) end(n *yaml.Node, data []byte, start int) int {
 
 // String returns the problem as "severity: message".
 func (p Problem) String() string { return fmt.Sprintf("%s: %s", p.Severity, p.Message) }
+
+// ResultProblems positions the failed outcomes of resolving m's
+// dependencies on m's dependsOn entries: constraint problems on the
+// version, the others on the package; a transitive dependency's on the
+// direct one it came through, naming the chain. Results the cache could
+// not answer (KindNotCached) are left out unless notCached is true.
+func ResultProblems(m *Meta, results []Result, notCached bool) []Problem {
+	var out []Problem
+	for _, r := range results {
+		if r.Err == nil {
+			continue
+		}
+		kind := KindOf(r.Err)
+		if kind == KindNotCached && !notCached {
+			continue
+		}
+		root := r.Dep
+		if len(r.Via) > 0 && r.Root >= 0 && r.Root < len(results) {
+			root = results[r.Root].Dep
+		}
+		var dep *Dependency
+		for i := range m.Deps {
+			if m.Deps[i].Name == root.Name && m.Deps[i].Constraint == root.Constraint {
+				dep = &m.Deps[i]
+				break
+			}
+		}
+		if dep == nil {
+			continue
+		}
+		span := dep.PackageSpan
+		if kind == KindConstraint || kind == KindNoMatch || kind == KindConflict {
+			span = dep.VersionSpan
+		}
+		if span.End == 0 {
+			span = dep.Span
+		}
+		sev := SeverityError
+		if IsWarning(r.Err) {
+			sev = SeverityWarning
+		}
+		msg := r.Err.Error()
+		if len(r.Via) > 0 {
+			msg = fmt.Sprintf("%s (required by %s)", msg, strings.Join(r.Via, " → "))
+		}
+		out = append(out, Problem{Offset: span.Start, End: span.End, Severity: sev, Message: msg, Kind: kind})
+	}
+	return out
+}
