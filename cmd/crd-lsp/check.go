@@ -23,8 +23,12 @@ const checkUsage = `Usage: crd-lsp check [flags] PATH...
 
 Validates every YAML file among PATH (files, folders searched recursively, or
 "-" for stdin) the way the API server and Crossplane would. CRDs and XRDs
-found in the folders given, in --schemas folders, and the built-in Kubernetes,
-Crossplane and function schemas are all used.
+found in the folders given, in --schemas folders, the packages crossplane.yaml
+files in those folders depend on (from the cache "crd-lsp pull" fills; check
+itself never goes to the network), and the built-in Kubernetes, Crossplane
+and function schemas are all used. Compositions are checked, rendered (with
+example XRs or claims found among the files, else the smallest XR their XRD
+accepts) and what they create is validated too.
 
 Output: one line per problem, file:line:col: severity: message [code]
 (1-based line and byte column), then a summary. Exit status: 0 when no error
