@@ -11,6 +11,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 )
 
 // Edit replaces Span with NewText.
@@ -56,6 +57,13 @@ func QuickFixes(ctx context.Context, f *document.File, span document.Span, env E
 		case "required":
 			if m := missingField.FindStringSubmatch(d.Message); m != nil {
 				missing[d.Span] = append(missing[d.Span], m[1])
+				missingDiags[d.Span] = d
+			}
+		case "render-required":
+			// A field nothing sets, reported on the base's key that should
+			// hold it: add it to the base.
+			if name, ok := renderedMissingChild(f, d, env); ok {
+				missing[d.Span] = append(missing[d.Span], name)
 				missingDiags[d.Span] = d
 			}
 		}
@@ -132,4 +140,30 @@ func placeholderValue(s *structuralschema.Structural, indent int) string {
 		return " {}"
 	}
 	return ` ""`
+}
+
+var renderedMissing = regexp.MustCompile(`^(\S+) is required by \S+, but neither the base nor any patch sets it`)
+
+// renderedMissingChild returns the field a render-required diagnostic
+// asks for when it belongs directly in the object whose key the
+// diagnostic is on (relative to the base's own schema).
+func renderedMissingChild(f *document.File, d Diagnostic, env Env) (string, bool) {
+	m := renderedMissing.FindStringSubmatch(d.Message)
+	if m == nil {
+		return "", false
+	}
+	missing, err := fieldpath.Parse(m[1])
+	if err != nil || len(missing) == 0 {
+		return "", false
+	}
+	hit, ok := f.At(d.Span.Start)
+	if !ok || !hit.OnKey {
+		return "", false
+	}
+	_, _, rel := schemaOf(hit.Doc, hit.Path, f.URI, env)
+	last, _ := missing.Last()
+	if rel == nil || !missing.Parent().Equal(rel) || last.Kind != fieldpath.KindField {
+		return "", false
+	}
+	return last.Field, true
 }

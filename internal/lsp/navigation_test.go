@@ -245,6 +245,24 @@ func TestCompositionNavigation(t *testing.T) {
 	if want := fmt.Sprintf(`Change to "allocatedStorage" %d:%d-%d:%d "allocatedStorage"`, line, col+17, line, col+33); fixed != want {
 		t.Errorf("quick fix = %q, want %q", fixed, want)
 	}
+	// The region nothing sets: a quick fix adds it to the base's forProvider.
+	line, col = pos("forProvider:", 0)
+	params.Range = protocol.Range{Start: protocol.Position{Line: uint32(line), Character: uint32(col + 2)}, End: protocol.Position{Line: uint32(line), Character: uint32(col + 2)}}
+	actions = nil
+	if err := e.Call(protocol.MethodTextDocumentCodeAction, params, &actions); err != nil {
+		t.Fatal(err)
+	}
+	added := ""
+	for _, a := range actions {
+		for _, edits := range a.Edit.Changes {
+			for _, ed := range edits {
+				added += fmt.Sprintf("%s %q;", a.Title, ed.NewText)
+			}
+		}
+	}
+	if !strings.Contains(added, `Add missing required field region "\n            region: \"\""`) {
+		t.Errorf("quick fixes on forProvider = %s", added)
+	}
 	// A base's kind → its CRD.
 	line, col = pos("kind: Instance", 0)
 	if locs := e.Definition("classic.yaml", line, col+8); len(locs) != 1 || !strings.HasPrefix(filepath.Base(locs[0].URI.FsPath()), "rds.aws.upbound.io_instances") {
