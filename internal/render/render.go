@@ -134,6 +134,9 @@ func Render(in Input) (out Output) {
 			if ref, ok := sm["functionRef"].(map[string]any); ok {
 				fn, _ = ref["name"].(string)
 			}
+			if composesNothing(fn) {
+				continue // nothing it does is left unvalidated
+			}
 			out.Notes = append(out.Notes, Note{Path: sp.Child(fieldpath.Field("step")), Severity: Info, Code: "render-step",
 				Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run: it passes the desired state through, and resources it would compose are not rendered or validated", name, orDefault(fn, "a function"))})
 		}
@@ -141,6 +144,20 @@ func Render(in Input) (out Output) {
 		run(spec, root, "")
 	}
 	return out
+}
+
+// nonComposing are functions known to compose no resources: they set
+// readiness, order creation, filter, or load context. A step running one
+// leaves nothing unvalidated, so it gets no note.
+var nonComposing = []string{"function-auto-ready", "function-sequencer", "function-cel-filter", "function-environment-configs", "function-extra-resources"}
+
+func composesNothing(fn string) bool {
+	for _, n := range nonComposing {
+		if fn == n || strings.HasSuffix(fn, "-"+n) {
+			return true
+		}
+	}
+	return false
 }
 
 func orDefault(s, d string) string {

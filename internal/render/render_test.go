@@ -14,7 +14,8 @@ func ptComposition(resources []any, extra map[string]any) map[string]any {
 		"mode": "Pipeline",
 		"pipeline": []any{
 			map[string]any{"step": "pt", "functionRef": map[string]any{"name": "function-patch-and-transform"}, "input": input},
-			map[string]any{"step": "ready", "functionRef": map[string]any{"name": "function-auto-ready"}},
+			map[string]any{"step": "templates", "functionRef": map[string]any{"name": "function-go-templating"}},
+			map[string]any{"step": "ready", "functionRef": map[string]any{"name": "crossplane-contrib-function-auto-ready"}},
 		},
 	}}
 }
@@ -66,11 +67,14 @@ func TestRenderPolicies(t *testing.T) {
 	n := notes(out)
 	for _, want := range []string{
 		`spec.pipeline[0].input.resources[1].patches[0] render-required: resource "required" is not created while spec.missing is not set`,
-		`spec.pipeline[1].step render-step: step "ready" runs function-auto-ready`,
+		`spec.pipeline[1].step render-step: step "templates" runs function-go-templating`,
 	} {
 		if !strings.Contains(n, want) {
 			t.Errorf("notes lack %q:\n%s", want, n)
 		}
+	}
+	if strings.Contains(n, "spec.pipeline[2]") {
+		t.Errorf("auto-ready composes nothing, yet its step got a note:\n%s", n)
 	}
 	lenient := Render(Input{Composition: comp, XR: xr, Lenient: true})
 	if lenient.Resources[1].Object == nil || !lenient.Resources[1].Skips[0].Required {
