@@ -48,13 +48,7 @@ func RenderComposition(d *document.Doc, m map[string]any, xr map[string]any, env
 		return out, false, false
 	}
 	namespaced := sch.Scope == schemas.Namespaced
-	claimKind := ""
-	for _, k := range env.Schemas.Kinds() {
-		if k.Schema != nil && k.Schema.CRDName == sch.CRDName && k.GVK.Kind != gvk.Kind && k.GVK.Group == gvk.Group {
-			claimKind = k.GVK.Kind
-		}
-	}
-	xr = render.SynthesizeXR(ss, gvk.APIVersion(), gvk.Kind, claimKind, m, namespaced)
+	xr = render.SynthesizeXR(ss, gvk.APIVersion(), gvk.Kind, sch.ClaimKind, m, namespaced)
 	return render.Render(render.Input{Composition: m, XR: xr, Namespaced: namespaced, Lenient: lenient}), true, true
 }
 

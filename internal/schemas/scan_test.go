@@ -136,5 +136,8 @@ func TestXRDScopeAndClaims(t *testing.T) {
 		if _, claim := st.Lookup(GVK{"example.org", "v1", "App"}); claim != c.claim {
 			t.Errorf("%s scope %q: claim offered %v, want %v", c.version, c.scope, claim, c.claim)
 		}
+		if want := map[bool]string{true: "App"}[c.claim]; ok && sch.ClaimKind != want {
+			t.Errorf("%s scope %q: ClaimKind %q, want %q", c.version, c.scope, sch.ClaimKind, want)
+		}
 	}
 }

@@ -43,6 +43,9 @@ type Schema struct {
 	Description string
 	// Path is the store path (WithFile's path) that defined the schema.
 	Path string
+	// ClaimKind is, for an XR kind whose XRD offers a claim, the claim's
+	// kind (same group and version).
+	ClaimKind string
 
 	docIndex int
 	role     role

@@ -269,8 +269,10 @@ func indexedSchemas(d *definition, src Source, path string) []*Schema {
 		if !v.served {
 			continue
 		}
-		out = append(out, &Schema{GVK: GVK{d.group, v.name, d.kindName}, Scope: d.xrScope(), Source: src, Plural: d.plural, CRDName: d.name, Description: d.description, Path: path, docIndex: d.docIndex, def: ref, role: roleMain})
+		main := &Schema{GVK: GVK{d.group, v.name, d.kindName}, Scope: d.xrScope(), Source: src, Plural: d.plural, CRDName: d.name, Description: d.description, Path: path, docIndex: d.docIndex, def: ref, role: roleMain}
+		out = append(out, main)
 		if d.offersClaim() {
+			main.ClaimKind = d.claimKind
 			out = append(out, &Schema{GVK: GVK{d.group, v.name, d.claimKind}, Scope: Namespaced, Source: src, Plural: d.claimPlural, CRDName: d.name, Path: path, docIndex: d.docIndex, def: ref, role: roleClaim})
 		}
 	}

@@ -143,12 +143,8 @@ func ExampleKinds(store *schemas.Store, gvk schemas.GVK) map[Header]bool {
 	if store == nil {
 		return want
 	}
-	if cands := store.Candidates(gvk); len(cands) > 0 {
-		for _, k := range store.Kinds() {
-			if k.Schema != nil && k.Schema.CRDName == cands[0].CRDName && k.GVK.Kind != gvk.Kind {
-				want[Header{APIVersion: k.GVK.APIVersion(), Kind: k.GVK.Kind}] = true
-			}
-		}
+	if cands := store.Candidates(gvk); len(cands) > 0 && cands[0].ClaimKind != "" {
+		want[Header{APIVersion: gvk.APIVersion(), Kind: cands[0].ClaimKind}] = true
 	}
 	return want
 }
