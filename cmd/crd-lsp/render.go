@@ -93,20 +93,11 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "crd-lsp render: --xr:", err)
 			return 2
 		}
-		xf := document.Parse(opts.xr, 0, b)
-		for _, d := range xf.Docs {
-			if obj, err := d.Object(); err == nil {
-				if m, ok := obj.(map[string]any); ok && m["kind"] != nil {
-					xr = m
-					break
-				}
-			} else {
-				fmt.Fprintf(stderr, "crd-lsp render: --xr %s: %v\n", opts.xr, err)
-				return 2
-			}
+		if ex, ok := analysis.ExampleIn(opts.xr, b, func(_, kind string) bool { return kind != "" }); ok {
+			xr = ex.Object
 		}
 		if xr == nil {
-			fmt.Fprintf(stderr, "crd-lsp render: --xr %s holds no resource\n", opts.xr)
+			fmt.Fprintf(stderr, "crd-lsp render: --xr %s holds no resource that parses (apiVersion, kind, valid YAML)\n", opts.xr)
 			return 2
 		}
 	}

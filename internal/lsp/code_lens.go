@@ -96,17 +96,11 @@ func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath strin
 		if err != nil {
 			return "", fmt.Errorf("XR file: %v", err)
 		}
-		xf := document.Parse(xrPath, 0, b)
-		for _, d := range xf.Docs {
-			if obj, err := d.Object(); err == nil {
-				if m, ok := obj.(map[string]any); ok && m["kind"] != nil {
-					xr = m
-					break
-				}
-			}
+		if ex, ok := analysis.ExampleIn(xrPath, b, func(_, kind string) bool { return kind != "" }); ok {
+			xr = ex.Object
 		}
 		if xr == nil {
-			return "", fmt.Errorf("XR file %s holds no resource", xrPath)
+			return "", fmt.Errorf("XR file %s holds no resource that parses", xrPath)
 		}
 	}
 	off := f.Mapper.LineStart(line)
