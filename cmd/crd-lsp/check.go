@@ -209,6 +209,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// them, as in the editor.
 	objects := map[string][]workspace.Header{}
 	texts := map[string][]byte{}
+	parsed := map[string][]analysis.Example{} // each example file parsed once
 	for _, in := range inputs {
 		if h := workspace.Headers(in.content); len(h) > 0 {
 			objects[in.path] = h
@@ -220,7 +221,10 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			kinds := workspace.ExampleKinds(store, gvk)
 			var out []analysis.Example
 			for _, p := range workspace.ExamplePaths(objects, kinds) {
-				if ex, ok := analysis.ExampleIn(p, texts[p], func(av, k string) bool { return kinds[workspace.Header{APIVersion: av, Kind: k}] }); ok {
+				if parsed[p] == nil {
+					parsed[p] = analysis.ObjectsIn(p, texts[p])
+				}
+				if ex, ok := analysis.FirstExample(parsed[p], func(av, k string) bool { return kinds[workspace.Header{APIVersion: av, Kind: k}] }); ok {
 					out = append(out, ex)
 				}
 			}

@@ -93,17 +93,29 @@ type Example struct {
 // ExampleIn returns the first object of text whose apiVersion and kind
 // want accepts.
 func ExampleIn(path string, text []byte, want func(apiVersion, kind string) bool) (Example, bool) {
-	f := document.Parse(path, 0, text)
-	for _, d := range f.Docs {
+	return FirstExample(ObjectsIn(path, text), want)
+}
+
+// ObjectsIn returns the objects of text that parse, in document order.
+func ObjectsIn(path string, text []byte) []Example {
+	var out []Example
+	for _, d := range document.Parse(path, 0, text).Docs {
 		obj, err := d.Object()
-		m, _ := obj.(map[string]any)
-		if err != nil || m == nil {
-			continue
+		if m, _ := obj.(map[string]any); err == nil && m != nil {
+			out = append(out, Example{Path: path, Object: m})
 		}
-		av, _ := m["apiVersion"].(string)
-		k, _ := m["kind"].(string)
+	}
+	return out
+}
+
+// FirstExample returns the first of objs whose apiVersion and kind want
+// accepts.
+func FirstExample(objs []Example, want func(apiVersion, kind string) bool) (Example, bool) {
+	for _, o := range objs {
+		av, _ := o.Object["apiVersion"].(string)
+		k, _ := o.Object["kind"].(string)
 		if want(av, k) {
-			return Example{Path: path, Object: m}, true
+			return o, true
 		}
 	}
 	return Example{}, false

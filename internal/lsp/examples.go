@@ -4,6 +4,7 @@
 package lsp
 
 import (
+	"bytes"
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -33,12 +34,34 @@ func (s *server) examples(store *schemas.Store, gvk schemas.GVK) []analysis.Exam
 	var out []analysis.Example
 	for _, p := range paths {
 		if text, err := s.readFile(p); err == nil {
-			if ex, ok := analysis.ExampleIn(p, text, func(av, k string) bool { return kinds[workspace.Header{APIVersion: av, Kind: k}] }); ok {
+			if ex, ok := analysis.FirstExample(s.objectsIn(p, text), func(av, k string) bool { return kinds[workspace.Header{APIVersion: av, Kind: k}] }); ok {
 				out = append(out, ex)
 			}
 		}
 	}
 	return out
+}
+
+// exampleFile is an example file's text and the objects parsed from it.
+type exampleFile struct {
+	text []byte
+	objs []analysis.Example
+}
+
+// objectsIn parses an example file's objects, once per content: every
+// Composition diagnosis and lens request asks for them again.
+func (s *server) objectsIn(p string, text []byte) []analysis.Example {
+	s.exMu.Lock()
+	defer s.exMu.Unlock()
+	if e, ok := s.exFiles[p]; ok && bytes.Equal(e.text, text) {
+		return e.objs
+	}
+	if s.exFiles == nil {
+		s.exFiles = map[string]exampleFile{}
+	}
+	e := exampleFile{text: bytes.Clone(text), objs: analysis.ObjectsIn(p, text)}
+	s.exFiles[p] = e
+	return e.objs
 }
 
 // examplesFunc adapts examples to analysis.Env.

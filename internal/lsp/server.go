@@ -50,6 +50,9 @@ type server struct {
 	// objects indexes workspace files by the apiVersion/kind of their
 	// documents (example composites for rendering).
 	objects map[string][]workspace.Header
+	// exFiles caches the parsed objects of example files (see objectsIn).
+	exMu    sync.Mutex
+	exFiles map[string]exampleFile
 	scanGen int
 	// schemasReady is false until the first load of built-in and workspace
 	// schemas finished; until then "unknown kind" is not reported.
