@@ -34,6 +34,8 @@ type pkgState struct {
 	results map[string][]packages.Result
 	// files are the packages' schema files fed to the store.
 	files []schemas.FileInput
+	// metaPaths are the workspace's crossplane.yaml files (last reload).
+	metaPaths []string
 	// refreshed is false until the registries were asked once.
 	refreshed bool
 	cancel    context.CancelFunc
@@ -70,10 +72,9 @@ func (s *server) pkgClient(set Settings) (*packages.Client, error) {
 	return c, nil
 }
 
-// packageMetas reads the crossplane.yaml files under the roots (open
-// buffers win over disk).
-func (s *server) packageMetas(roots []string) []*packages.Meta {
-	var out []*packages.Meta
+// metaPaths finds the crossplane.yaml files under the roots.
+func (s *server) metaPaths(roots []string) []string {
+	var out []string
 	seen := map[string]bool{}
 	for _, root := range roots {
 		paths, err := packages.FindMeta(root)
@@ -81,14 +82,20 @@ func (s *server) packageMetas(roots []string) []*packages.Meta {
 			s.log.Warn("looking for crossplane.yaml", "folder", root, "error", err)
 		}
 		for _, p := range paths {
-			if seen[p] {
-				continue
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
 			}
-			seen[p] = true
-			text, err := s.readFile(p)
-			if err != nil {
-				continue
-			}
+		}
+	}
+	return out
+}
+
+// readMetas parses crossplane.yaml files (open buffers win over disk).
+func (s *server) readMetas(paths []string) []*packages.Meta {
+	var out []*packages.Meta
+	for _, p := range paths {
+		if text, err := s.readFile(p); err == nil {
 			out = append(out, packages.ParseMeta(p, text))
 		}
 	}
@@ -119,14 +126,14 @@ func packageFiles(results map[string][]packages.Result) []schemas.FileInput {
 // loadCachedPackages serves what the cache already has for the
 // dependencies of the workspace's crossplane.yaml files, at once and with
 // no network. It returns the store inputs.
-func (s *server) loadCachedPackages(roots []string, set Settings) ([]schemas.FileInput, map[string][]packages.Result) {
+func (s *server) loadCachedPackages(metas []*packages.Meta, set Settings) ([]schemas.FileInput, map[string][]packages.Result) {
 	c, err := s.pkgClient(set)
 	if err != nil {
 		s.log.Warn("package cache unavailable", "error", err)
 		return nil, nil
 	}
 	results := map[string][]packages.Result{}
-	for _, m := range s.packageMetas(roots) {
+	for _, m := range metas {
 		if len(m.Deps) > 0 {
 			results[m.Path] = c.Cached(m.Deps)
 		} else {
@@ -141,10 +148,7 @@ func (s *server) loadCachedPackages(roots []string, set Settings) ([]schemas.Fil
 // re-validates the open documents.
 func (s *server) refreshPackages(ctx context.Context) {
 	s.mu.Lock()
-	roots := make([]string, len(s.folders))
-	for i, f := range s.folders {
-		roots[i] = f.path
-	}
+	paths := s.pkgs.metaPaths // found by the last reload: no second walk
 	set := s.settings
 	if s.pkgs.cancel != nil {
 		s.pkgs.cancel() // a newer refresh supersedes a running one
@@ -154,7 +158,7 @@ func (s *server) refreshPackages(ctx context.Context) {
 	s.mu.Unlock()
 	defer cancel()
 
-	metas := s.packageMetas(roots)
+	metas := s.readMetas(paths)
 	total := 0
 	for _, m := range metas {
 		total += len(m.Deps)

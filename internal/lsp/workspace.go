@@ -218,14 +218,15 @@ func (s *server) reloadSchemas(ctx context.Context) {
 		st = st.WithFiles(batch)
 		s.log.Info("workspace folder scanned", "folder", root, "schemaFiles", len(files))
 	}
-	pkgFiles, pkgResults := s.loadCachedPackages(roots, set)
+	metaPaths := s.metaPaths(roots)
+	pkgFiles, pkgResults := s.loadCachedPackages(s.readMetas(metaPaths), set)
 	st = st.WithFiles(pkgFiles)
 	s.mu.Lock()
 	if gen != s.scanGen {
 		s.mu.Unlock()
 		return
 	}
-	s.pkgs.files, s.pkgs.results, s.pkgs.refreshed = pkgFiles, pkgResults, false
+	s.pkgs.files, s.pkgs.results, s.pkgs.refreshed, s.pkgs.metaPaths = pkgFiles, pkgResults, false, metaPaths
 	s.store = st
 	s.diskSchemas = disk
 	s.objects = objects
