@@ -21,7 +21,7 @@ var crdGVK = schemas.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "Cu
 
 // validateObject checks one Kubernetes object against its schema, the way the
 // API server would on create.
-func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env Env) (diags []Diagnostic) {
+func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
 	gvk, diags, ok := resourceHeader(d, m)
 	if !ok {
 		return diags
@@ -33,24 +33,23 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		return nil
 	}
 	var out []Diagnostic
+	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
+	if found {
+		out = fromSchemaErrors(d, sch.Validate(ctx, m))
+	}
 	if gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "Composition" {
 		out = append(out, compositionMode(d, m, env)...)
 		out = append(out, compositionChecks(d, m, env)...)
 		out = append(out, compositionBases(ctx, d, m, env)...)
 		out = append(out, renderedChecks(ctx, d, m, env)...)
-		inputs := functionInputs(ctx, d, m, env)
-		defer func() { diags = withoutRestated(diags) }()
-		out = append(out, inputs...)
+		out = append(out, functionInputs(ctx, d, m, env)...)
+		return withoutRestated(out)
 	}
-	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
-	if !found {
-		if env.UnknownKind == 0 || schemaless[gvk.Group] {
-			return out
-		}
+	if !found && env.UnknownKind != 0 && !schemaless[gvk.Group] {
 		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind",
 			fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind))}
 	}
-	return append(out, fromSchemaErrors(d, sch.Validate(ctx, m))...)
+	return out
 }
 
 // restatable are the schema findings a Composition check says better at
