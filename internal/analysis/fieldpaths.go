@@ -155,8 +155,9 @@ func fieldPathDefinition(hit document.Hit, m map[string]any, env Env, read FileR
 		if !ok || versions.Kind != yaml.SequenceNode {
 			continue
 		}
-		for i, v := range versions.Content {
-			if name := mapValue(v, "name"); name == nil || name.Value != sch.GVK.Version {
+		for i := range versions.Content {
+			_, name, ok := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("versions"), fieldpath.Index(i), fieldpath.Field("name")})
+			if !ok || name.Value != sch.GVK.Version {
 				continue
 			}
 			at := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("versions"), fieldpath.Index(i), fieldpath.Field("schema"), fieldpath.Field("openAPIV3Schema")}
@@ -201,18 +202,6 @@ func defines(d *document.Doc, gvk schemas.GVK) bool {
 		}
 	}
 	return false
-}
-
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 // patchSetUses finds a patchSet by name beside the resources holding p
