@@ -51,10 +51,7 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 		if sym.Kind {
 			kind = protocol.SymbolKindClass
 		}
-		u := uri.URI(sym.Location.File.URI)
-		if !u.IsFile() {
-			u = uri.File(sym.Location.File.URI)
-		}
+		u := s.locationURI(sym.Location.File)
 		detail := sym.Detail
 		out = append(out, protocol.SymbolInformation{
 			BaseSymbolInformation: protocol.BaseSymbolInformation{Name: sym.Name, Kind: kind, ContainerName: &detail},
