@@ -436,11 +436,13 @@ func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classi
 	if err != nil {
 		return nil, nil, &invalidError{fmt.Errorf("invalid toFieldPath %q: %v", to, err)}
 	}
-	opts, err := PatchMergeOptions(pm)
+	var opts MergeOptions
 	if classic {
 		pol, _ := pm["policy"].(map[string]any)
 		mo, _ := pol["mergeOptions"].(map[string]any)
 		opts, err = LegacyMergeOptions(mo)
+	} else {
+		opts, err = PatchMergeOptions(pm)
 	}
 	if err != nil {
 		return nil, nil, err
