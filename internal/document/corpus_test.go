@@ -74,7 +74,10 @@ func TestCorpusRoundTrip(t *testing.T) {
 		}
 		for _, d := range f.Docs {
 			if len(d.Errors) > 0 {
-				fail("%v", d.Errors)
+				rel, _ := filepath.Rel(corpusDir(t), p)
+				if want := knownInvalid[filepath.ToSlash(rel)]; want == "" || !strings.Contains(fmt.Sprint(d.Errors), want) {
+					fail("%v", d.Errors)
+				}
 				continue
 			}
 			n := 0
@@ -136,6 +139,13 @@ func TestCorpusRoundTrip(t *testing.T) {
 	t.Logf("%d files, %d nodes, %d At queries", len(files), nodes, hits)
 }
 
+// knownInvalid are corpus files, verbatim from upstream, that really hold a
+// YAML error (by path in the corpus, and the error).
+var knownInvalid = map[string]string{
+	// Crossplane v2.3.4's e2e manifests: metadata.name written twice.
+	"workspaces/crossplane-e2e/apiextensions/composition/legacy-propagate-field-removals/setup/functions.yaml": `mapping key "name" already defined at line 6`,
+}
+
 // checkDocsCover checks the documents tile the text.
 func checkDocsCover(t *testing.T, f *File) {
 	at := 0
@@ -171,10 +181,14 @@ func spanMatches(f *File, s Span, n *yaml.Node) string {
 		case n.Style == 0 && n.Anchor == "" && !strings.ContainsAny(n.Value, "\n") && got == n.Value:
 		default:
 			// Decode the text on its own: it must give the same value.
-			// (A line break is added: a block scalar's last one is not
-			// part of its span.)
+			// (The line break that follows is added: a block scalar's
+			// last one is not part of its span. At the end of a file
+			// without one, there is none to add.)
 			var m yaml.Node
-			if err := yaml.Unmarshal([]byte(got+"\n"), &m); err != nil || len(m.Content) != 1 {
+			if s.End < len(text) {
+				got += "\n"
+			}
+			if err := yaml.Unmarshal([]byte(got), &m); err != nil || len(m.Content) != 1 {
 				return "text " + quote(got) + " does not decode"
 			}
 			want, v := n.Value, m.Content[0].Value
