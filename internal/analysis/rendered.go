@@ -8,15 +8,19 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/crd-lsp/crd-lsp/internal/composite"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
-// RenderComposition renders a Composition document against xr, or, when
-// xr is nil, against the smallest composite its XRD accepts. ok is false
-// when the document is not a Composition or its XRD is unknown.
+// RenderComposition renders a Composition document against xr (an example
+// XR or claim), or, when xr is nil, against the smallest composite its XRD
+// accepts. Either way the composite is first prepared as Crossplane would
+// hand it to the functions (internal/composite: claim sync, defaults,
+// configurators). ok is false when the document is not a Composition, or
+// no XRD defines its composite and no xr is given.
 //
 // lenient renders past failing patches and withheld resources, for
 // diagnostics and previews; the CLI renders exactly as P&T does.
@@ -27,70 +31,47 @@ func RenderComposition(d *document.Doc, m map[string]any, xr map[string]any, env
 	if !ok {
 		return out, false, false
 	}
+	def, known := compositeDefinition(d, gvk, env, xr)
+	switch {
+	case xr != nil:
+		xr, _ = composite.FromExample(def, m, xr)
+	case known && def.XR != nil:
+		xr = composite.Synthesize(def, m)
+		synthesized = true
+	default:
+		return out, false, false
+	}
+	return render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient}), synthesized, true
+}
+
+// compositeDefinition describes the composite kind gvk from the XRD nearest
+// the document; known is false when no XRD defines it, and the definition
+// is then guessed from the example (a claim is a legacy XR's).
+func compositeDefinition(d *document.Doc, gvk schemas.GVK, env Env, example map[string]any) (def composite.Definition, known bool) {
+	def = composite.Definition{APIVersion: gvk.APIVersion(), Kind: gvk.Kind}
 	var sch *schemas.Schema
 	if env.Schemas != nil {
 		sch, _ = nearest(env.Schemas.Candidates(gvk), d.File.URI)
 	}
-	if xr != nil {
-		xr = asComposite(xr, gvk)
-		md, _ := xr["metadata"].(map[string]any)
-		namespaced := md["namespace"] != nil
-		if sch != nil {
-			namespaced = sch.Scope == schemas.Namespaced
-		}
-		return render.Render(render.Input{Composition: m, XR: xr, Namespaced: namespaced, Lenient: lenient}), false, true
-	}
 	if sch == nil {
-		return out, false, false
+		md, _ := example["metadata"].(map[string]any)
+		spec, _ := example["spec"].(map[string]any)
+		_, modern := spec["crossplane"]
+		def.Namespaced = md["namespace"] != nil && !def.IsClaim(example)
+		def.Legacy = def.IsClaim(example) || (!modern && (env.CrossplaneMajor == 1 || !def.Namespaced))
+		return def, false
 	}
-	ss, err := sch.Structural()
-	if err != nil {
-		return out, false, false
-	}
-	namespaced := sch.Scope == schemas.Namespaced
-	xr = render.SynthesizeXR(ss, gvk.APIVersion(), gvk.Kind, sch.ClaimKind, m, namespaced)
-	return render.Render(render.Input{Composition: m, XR: xr, Namespaced: namespaced, Lenient: lenient}), true, true
-}
-
-// asComposite turns a claim into the composite Crossplane would create
-// for it (same spec, claim labels, a generated name); an XR of the
-// Composition's kind is returned as is.
-func asComposite(obj map[string]any, xr schemas.GVK) map[string]any {
-	if k, _ := obj["kind"].(string); k == xr.Kind {
-		return obj
-	}
-	md, _ := obj["metadata"].(map[string]any)
-	name, _ := md["name"].(string)
-	ns, _ := md["namespace"].(string)
-	if ns == "" {
-		ns = "default"
-	}
-	spec := map[string]any{}
-	if cs, ok := obj["spec"].(map[string]any); ok {
-		for k, v := range cs {
-			switch k {
-			case "compositeDeletePolicy", "resourceRef", "writeConnectionSecretToRef":
-				// claim-only fields
-			default:
-				spec[k] = v
-			}
+	def.Namespaced = sch.Scope == schemas.Namespaced
+	def.Legacy = sch.LegacyXR || env.CrossplaneMajor == 1
+	def.ClaimKind = sch.ClaimKind
+	def.XR, _ = sch.Structural()
+	if def.ClaimKind != "" {
+		claim := schemas.GVK{Group: gvk.Group, Version: gvk.Version, Kind: def.ClaimKind}
+		if cs, ok := nearest(env.Schemas.Candidates(claim), d.File.URI); ok {
+			def.Claim, _ = cs.Structural()
 		}
 	}
-	spec["claimRef"] = map[string]any{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "name": name, "namespace": ns}
-	return map[string]any{
-		"apiVersion": xr.APIVersion(),
-		"kind":       xr.Kind,
-		"metadata": map[string]any{
-			"name": name + "-xxxxx",
-			"uid":  "00000000-0000-0000-0000-000000000000",
-			"labels": map[string]any{
-				"crossplane.io/claim-name":      name,
-				"crossplane.io/claim-namespace": ns,
-				"crossplane.io/composite":       name + "-xxxxx",
-			},
-		},
-		"spec": spec,
-	}
+	return def, true
 }
 
 // upjet's CEL rules: "spec.forProvider.region is a required parameter".

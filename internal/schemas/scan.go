@@ -472,9 +472,11 @@ func (d *definition) xrScope() Scope {
 // offersClaim mirrors xcrd.ForCompositeResourceClaim: a v1 XRD, or a v2 XRD
 // with scope LegacyCluster, that names a claim kind.
 func (d *definition) offersClaim() bool {
-	if d.kind != defXRD || d.claimKind == "" {
-		return false
-	}
-	// Only LegacyCluster XRs have claims: v1 XRDs by default.
-	return d.scope == "LegacyCluster" || (d.scope == "" && !strings.HasSuffix(d.apiVersion, "/v2"))
+	return d.legacyXR() && d.claimKind != ""
+}
+
+// legacyXR: an XRD whose composite is LegacyCluster, explicitly or as a v1
+// XRD without a scope. Only these have claims.
+func (d *definition) legacyXR() bool {
+	return d.kind == defXRD && (d.scope == "LegacyCluster" || (d.scope == "" && !strings.HasSuffix(d.apiVersion, "/v2")))
 }

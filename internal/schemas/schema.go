@@ -46,6 +46,10 @@ type Schema struct {
 	// ClaimKind is, for an XR kind whose XRD offers a claim, the claim's
 	// kind (same group and version).
 	ClaimKind string
+	// LegacyXR is set on the composite resource kind of a v1 XRD or a
+	// scope LegacyCluster one: Crossplane's fields sit at the top of its
+	// spec, it may have claims and write a connection secret.
+	LegacyXR bool
 
 	docIndex int
 	role     role

@@ -269,7 +269,7 @@ func indexedSchemas(d *definition, src Source, path string) []*Schema {
 		if !v.served {
 			continue
 		}
-		main := &Schema{GVK: GVK{d.group, v.name, d.kindName}, Scope: d.xrScope(), Source: src, Plural: d.plural, CRDName: d.name, Description: d.description, Path: path, docIndex: d.docIndex, def: ref, role: roleMain}
+		main := &Schema{GVK: GVK{d.group, v.name, d.kindName}, Scope: d.xrScope(), Source: src, Plural: d.plural, CRDName: d.name, Description: d.description, Path: path, LegacyXR: d.legacyXR(), docIndex: d.docIndex, def: ref, role: roleMain}
 		out = append(out, main)
 		if d.offersClaim() {
 			main.ClaimKind = d.claimKind

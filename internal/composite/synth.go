@@ -1,13 +1,14 @@
-package render
+package composite
 
 import (
 	"regexp"
-
-	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"sort"
 	"strings"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/render"
 )
 
 // XRName is the name a synthesised composite gets; ClaimName that of the
@@ -17,70 +18,42 @@ const (
 	ClaimName = "example-claim"
 )
 
-// SynthesizeXR builds the smallest composite resource its schema accepts:
-// required fields filled with typed placeholders (the first enum value,
-// the schema default, a string matching a simple pattern), defaults
-// applied as the API server would, plus what Crossplane itself sets: name,
-// uid, the composite label, and the composition reference in the v1
-// (spec.compositionRef) or v2 (spec.crossplane.compositionRef) shape.
-// Optional fields stay unset, so patches that read them are skipped: what
-// a Composition produces for every valid XR. A required string field that
-// a patch maps or matches gets a value that transform accepts.
+// Synthesize builds the smallest composite resource def accepts, prepared
+// as Crossplane would hand it to comp's functions: required fields filled
+// with typed placeholders (the first enum value, the schema default, a
+// string matching a simple pattern), then everything Prepare adds
+// (defaults, uid, finalizer, labels, composition and connection-secret
+// references). Optional fields stay unset, so patches that read them are
+// skipped: what a Composition produces for every valid XR. A required
+// string field that a patch maps or matches gets a value that transform
+// accepts.
 //
-// When the XRD offers a claim (claimKind not ""), the composite is the one
-// Crossplane creates for a claim: named after it, with the claim labels and
-// spec.claimRef.
-func SynthesizeXR(ss *structuralschema.Structural, apiVersion, kind, claimKind string, composition map[string]any, namespaced bool) map[string]any {
-	xr, _ := fill(ss, 0).(map[string]any)
+// When the XRD offers a claim, the composite is the one Crossplane creates
+// for a claim named ClaimName: with the claim labels and spec.claimRef.
+func Synthesize(def Definition, comp map[string]any) map[string]any {
+	xr, _ := fill(def.XR, 0).(map[string]any)
 	if xr == nil {
 		xr = map[string]any{}
 	}
-	xr["apiVersion"] = apiVersion
-	xr["kind"] = kind
-	md := map[string]any{
-		"name":   XRName,
-		"uid":    "00000000-0000-0000-0000-000000000000",
-		"labels": map[string]any{"crossplane.io/composite": XRName},
-	}
-	if namespaced {
+	xr["apiVersion"] = def.APIVersion
+	xr["kind"] = def.Kind
+	md := map[string]any{"name": XRName}
+	if def.Namespaced {
 		md["namespace"] = "default"
 	}
 	xr["metadata"] = md
-	applyHints(xr, PlaceholderHints(composition))
-	labels := map[string]any{"crossplane.io/composite": md["name"]}
-	md["labels"] = labels
-	spec, _ := xr["spec"].(map[string]any)
-	if spec == nil {
-		spec = map[string]any{}
-		xr["spec"] = spec
-	}
-	if claimKind != "" {
-		labels["crossplane.io/claim-name"] = ClaimName
-		labels["crossplane.io/claim-namespace"] = "default"
+	applyHints(xr, PlaceholderHints(comp))
+	if def.ClaimKind != "" {
 		md["generateName"] = ClaimName + "-"
-		if sp, ok := ss.Properties["spec"]; ok {
-			if _, ok := sp.Properties["claimRef"]; ok {
-				spec["claimRef"] = map[string]any{"apiVersion": apiVersion, "kind": claimKind, "name": ClaimName, "namespace": "default"}
-			}
+		md["labels"] = map[string]any{labelClaimName: ClaimName, labelClaimNamespace: "default"}
+		spec, _ := xr["spec"].(map[string]any)
+		if spec == nil {
+			spec = map[string]any{}
+			xr["spec"] = spec
 		}
+		spec["claimRef"] = map[string]any{"apiVersion": def.APIVersion, "kind": def.ClaimKind, "name": ClaimName, "namespace": "default"}
 	}
-	cmd, _ := composition["metadata"].(map[string]any)
-	if name, _ := cmd["name"].(string); name != "" && ss != nil {
-		ref := map[string]any{"name": name}
-		if sp, ok := ss.Properties["spec"]; ok {
-			if _, v2 := sp.Properties["crossplane"]; v2 {
-				cp, _ := spec["crossplane"].(map[string]any)
-				if cp == nil {
-					cp = map[string]any{}
-					spec["crossplane"] = cp
-				}
-				cp["compositionRef"] = ref
-			} else if _, v1 := sp.Properties["compositionRef"]; v1 {
-				spec["compositionRef"] = ref
-			}
-		}
-	}
-	return xr
+	return configure(def, comp, xr)
 }
 
 // fill returns a placeholder value for a schema node; objects get their
@@ -90,10 +63,10 @@ func fill(s *structuralschema.Structural, depth int) any {
 		return nil
 	}
 	if s.Default.Object != nil {
-		return DeepCopy(s.Default.Object)
+		return render.DeepCopy(s.Default.Object)
 	}
 	if v := s.ValueValidation; v != nil && len(v.Enum) > 0 {
-		return DeepCopy(v.Enum[0].Object)
+		return render.DeepCopy(v.Enum[0].Object)
 	}
 	switch s.Type {
 	case "object":
@@ -231,7 +204,7 @@ func PlaceholderHints(composition map[string]any) map[string]any {
 			pm, _ := p.(map[string]any)
 			from, _ := pm["fromFieldPath"].(string)
 			ts, _ := pm["transforms"].([]any)
-			if from == "" || len(ts) == 0 || (typeOf(pm) != "FromCompositeFieldPath" && typeOf(pm) != "ToEnvironmentFieldPath") {
+			if from == "" || len(ts) == 0 || (patchType(pm) != "FromCompositeFieldPath" && patchType(pm) != "ToEnvironmentFieldPath") {
 				continue
 			}
 			if _, done := hints[from]; done {
@@ -273,9 +246,9 @@ func applyHints(xr map[string]any, hints map[string]any) {
 		if err != nil {
 			continue
 		}
-		if cur, err := Get(xr, fp); err == nil {
+		if cur, err := render.Get(xr, fp); err == nil {
 			if _, isString := cur.(string); isString {
-				_ = Set(xr, fp, v)
+				_ = render.Set(xr, fp, v)
 			}
 		}
 	}
