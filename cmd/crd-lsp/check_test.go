@@ -90,9 +90,6 @@ func TestCheckJSONAndStdin(t *testing.T) {
 //     writeConnectionSecretToRef are set: Crossplane fills that reference
 //     in from the Composition's writeConnectionSecretsToNamespace.)
 //
-//   - ten crossplane.yaml files use meta.pkg.crossplane.io/v1alpha1, which
-//     is deprecated for v1 (10).
-//
 // The 7 info notes are go-templating steps, which crd-lsp cannot run (2),
 // and resources withheld until a Required fromFieldPath is set (5).
 func TestCheckCorpusCompositions(t *testing.T) {
@@ -104,7 +101,7 @@ func TestCheckCorpusCompositions(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "76 files checked: 0 errors, 29 warnings, 7 info") {
+	if !strings.Contains(out, "76 files checked: 0 errors, 19 warnings, 7 info") {
 		t.Errorf("summary:\n%s", out)
 	}
 	expected := []string{
@@ -116,7 +113,6 @@ func TestCheckCorpusCompositions(t *testing.T) {
 		`.valueFrom.secretKeyRef.name is required by Release, and only set when spec.parameters.passwordSecretRef.name is set`,
 		`.valueFrom.secretKeyRef.namespace is required by Release, and only set when spec.passwordSecretRef.namespace is set`,
 		`.valueFrom.secretKeyRef.name is required by Release, and only set when spec.passwordSecretRef.name is set`,
-		`crossplane.yaml:1:13: warning: meta.pkg.crossplane.io/v1alpha1 is deprecated; use meta.pkg.crossplane.io/v1 [package-meta]`,
 	}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if !strings.Contains(line, ": warning: ") {

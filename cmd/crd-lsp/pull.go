@@ -116,6 +116,9 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		for _, p := range m.Problems {
+			if p.Severity > packages.SeverityWarning {
+				continue // hints are for the editor and check, not for pulling
+			}
 			line, col := m.Pos(p.Offset)
 			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s", file, line, col, p.Severity, p.Message))
 			if p.Severity == packages.SeverityError {

@@ -308,8 +308,13 @@ func PackageProblems(m *packages.Meta, results []packages.Result, notCached bool
 			continue
 		}
 		sev := analysis.SeverityError
-		if pr.Severity == packages.SeverityWarning {
+		switch pr.Severity {
+		case packages.SeverityWarning:
 			sev = analysis.SeverityWarning
+		case packages.SeverityInfo:
+			sev = analysis.SeverityInfo
+		case packages.SeverityHint:
+			sev = analysis.SeverityHint
 		}
 		code := "package-meta"
 		if pr.Kind != "" {

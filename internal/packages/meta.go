@@ -33,11 +33,18 @@ type Severity int
 const (
 	SeverityError Severity = iota + 1
 	SeverityWarning
+	SeverityInfo
+	SeverityHint
 )
 
 func (s Severity) String() string {
-	if s == SeverityWarning {
+	switch s {
+	case SeverityWarning:
 		return "warning"
+	case SeverityInfo:
+		return "info"
+	case SeverityHint:
+		return "hint"
 	}
 	return "error"
 }
@@ -147,9 +154,8 @@ func (m *Meta) parseDoc(root *yaml.Node, data []byte) {
 	av := mapGet(root, "apiVersion")
 	m.APIVersion = av.Value
 	switch strings.TrimPrefix(av.Value, MetaGroup+"/") {
-	case "v1", "v1beta1":
-	case "v1alpha1":
-		m.problem(m.span(av, data), SeverityWarning, MetaGroup+"/v1alpha1 is deprecated; use "+MetaGroup+"/v1")
+	case "v1", "v1beta1", "v1alpha1":
+		// Crossplane still reads and converts all three.
 	default:
 		m.problem(m.span(av, data), SeverityError, "unknown package metadata version "+strconv.Quote(av.Value)+"; use "+MetaGroup+"/v1")
 	}
@@ -215,6 +221,12 @@ func (m *Meta) parseDep(e *yaml.Node, data []byte) {
 	}
 	if len(typed) > 1 {
 		m.problem(d.Span, SeverityError, "set only one of "+strings.Join(typed, ", "))
+	}
+	if d.APIVersion == "" && len(typed) == 1 {
+		// Crossplane's meta API (apis/pkg/meta/v1 Dependency) marks these
+		// fields deprecated; they still work.
+		key := mapKey(e, typed[0])
+		m.problem(m.span(key, data), SeverityHint, typed[0]+": is deprecated in Crossplane's package metadata (still supported): write apiVersion: pkg.crossplane.io/v1, kind: "+d.Kind+" and package: instead")
 	}
 	if pkgNode.Kind != yaml.ScalarNode || strings.TrimSpace(pkgNode.Value) == "" {
 		m.problem(m.span(pkgNode, data), SeverityError, "the package name must be a non-empty string")
@@ -333,6 +345,16 @@ func mapGet(n *yaml.Node, key string) *yaml.Node {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
 			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// mapKey returns the key node of key in a mapping.
+func mapKey(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i]
 		}
 	}
 	return nil

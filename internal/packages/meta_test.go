@@ -36,11 +36,24 @@ func TestParseMetaForms(t *testing.T) {
 		t.Errorf("header = %q %q %q %q", m.APIVersion, m.Kind, m.Name, m.Crossplane)
 	}
 	// provider-é is not a valid repository name: a problem, not a dependency.
-	if len(m.Problems) != 1 || !strings.Contains(m.Problems[0].Message, "invalid package name") {
+	// The deprecated provider:/configuration:/function: forms get hints.
+	var problems []Problem
+	hints := map[string]int{}
+	for _, p := range m.Problems {
+		if p.Severity == SeverityHint {
+			hints[metaBoth[p.Offset:p.End]]++
+			continue
+		}
+		problems = append(problems, p)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0].Message, "invalid package name") {
 		t.Fatalf("problems = %+v", m.Problems)
 	}
-	if got := metaBoth[m.Problems[0].Offset:m.Problems[0].End]; got != `"xpkg.crossplane.io/x/provider-é"` {
+	if got := metaBoth[problems[0].Offset:problems[0].End]; got != `"xpkg.crossplane.io/x/provider-é"` {
 		t.Errorf("problem span = %q", got)
+	}
+	if hints["provider"] != 2 || hints["configuration"] != 1 || hints["function"] != 2 || len(hints) != 3 {
+		t.Errorf("hints on the deprecated forms = %v", hints)
 	}
 	type want struct{ pkg, name, constraint, kind, apiVersion, pkgText, verText, spanStart, spanEnd string }
 	wants := []want{
@@ -85,7 +98,7 @@ func TestParseMetaProblems(t *testing.T) {
 		name, src, want, at string
 		sev                 Severity
 	}{
-		{"v1alpha1", "apiVersion: meta.pkg.crossplane.io/v1alpha1\nkind: Provider\nmetadata:\n  name: p\n", "deprecated", "meta.pkg.crossplane.io/v1alpha1", SeverityWarning},
+		{"deprecated form", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - function: a.io/b/c\n      version: v1\n", "function: is deprecated in Crossplane's package metadata (still supported): write apiVersion: pkg.crossplane.io/v1, kind: Function and package: instead", "function", SeverityHint},
 		{"no form", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - version: v1\n", "needs provider:", "version: v1", SeverityError},
 		{"package without kind", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - package: a.io/b/c\n      version: v1\n", "needs apiVersion", "a.io/b/c", SeverityError},
 		{"two forms", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - provider: a.io/b/c\n      function: a.io/b/d\n      version: v1\n", "only one of provider, function", "provider: a.io/b/c\n      function: a.io/b/d\n      version: v1", SeverityError},
@@ -97,14 +110,27 @@ func TestParseMetaProblems(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := ParseMeta("crossplane.yaml", []byte(tc.src))
-			if len(m.Problems) != 1 {
+			var problems []Problem
+			for _, p := range m.Problems {
+				if p.Severity != SeverityHint || tc.sev == SeverityHint {
+					problems = append(problems, p) // hints on the deprecated forms aside
+				}
+			}
+			if len(problems) != 1 {
 				t.Fatalf("problems = %+v", m.Problems)
 			}
-			p := m.Problems[0]
+			p := problems[0]
 			if !strings.Contains(p.Message, tc.want) || p.Severity != tc.sev || tc.src[p.Offset:p.End] != tc.at {
 				t.Errorf("problem = %+v (%q), want %q at %q", p, tc.src[p.Offset:p.End], tc.want, tc.at)
 			}
 		})
+	}
+	// Crossplane reads every metadata version it has had: none is
+	// deprecated.
+	for _, v := range []string{"v1alpha1", "v1beta1", "v1"} {
+		if m := ParseMeta("c.yaml", []byte("apiVersion: meta.pkg.crossplane.io/"+v+"\nkind: Provider\nmetadata:\n  name: p\n")); len(m.Problems) != 0 {
+			t.Errorf("%s: problems = %+v", v, m.Problems)
+		}
 	}
 	// A tag in the name without version: becomes the constraint.
 	m := ParseMeta("c.yaml", []byte("apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - provider: a.io/b/c:v1.2.0\n"))
