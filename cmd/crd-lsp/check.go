@@ -31,7 +31,8 @@ example XRs or claims found among the files, else the smallest XR their XRD
 accepts) and what they create is validated too.
 
 Output: one line per problem, file:line:col: severity: message [code]
-(1-based line and byte column), then a summary. Exit status: 0 when no error
+(1-based line and byte column), then a summary. Hints (such as a
+deprecated but still supported form) are shown in the editor only. Exit status: 0 when no error
 was found, 1 when any error was found, 2 for usage errors.
 
 Flags:
@@ -50,6 +51,7 @@ type checkOptions struct {
 	cacheDir    string
 	crossplane  string
 	logLevel    string
+	clientKinds stringList
 }
 
 var checkOpts checkOptions
@@ -65,6 +67,7 @@ func checkFlags(out io.Writer) *flag.FlagSet {
 	fs.StringVar(&checkOpts.compMode, "composition-mode", "warn", "schema-aware Composition validation mode where no annotation says: warn, loose or strict")
 	fs.StringVar(&checkOpts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) targeted where no crossplane.yaml says (default v2)")
 	fs.StringVar(&checkOpts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
+	fs.Var(&checkOpts.clientKinds, "client-kind", "a client-side configuration kind not to validate, besides the built-in ones (Kustomization and the like): an API group, or Kind.group (repeatable)")
 	return fs
 }
 
@@ -247,7 +250,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "crd-lsp check:", err)
 			return 2
 		}
-		env := analysis.Env{Schemas: store, UnknownKind: unknown, CrossplaneMajor: major, CompositionMode: opts.compMode, Examples: examples(store)}
+		env := analysis.Env{Schemas: store, UnknownKind: unknown, CrossplaneMajor: major, CompositionMode: opts.compMode, Examples: examples(store), ClientKinds: opts.clientKinds}
 		f := document.Parse(in.path, 0, in.content)
 		diags := analysis.Diagnose(ctx, f, env)
 		if filepath.Base(in.path) == "crossplane.yaml" {
@@ -258,6 +261,9 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		cf := checkedFile{Path: in.path, Diagnostics: []jsonDiagnostic{}}
 		for _, d := range diags {
+			if d.Severity == analysis.SeverityHint {
+				continue // suggestions (deprecated but supported forms) are for the editor
+			}
 			line, col := f.Mapper.LineCol(d.Span.Start)
 			eline, ecol := f.Mapper.LineCol(d.Span.End)
 			cf.Diagnostics = append(cf.Diagnostics, jsonDiagnostic{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message})

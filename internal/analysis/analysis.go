@@ -72,6 +72,10 @@ type Env struct {
 	Schemas *schemas.Store
 	// UnknownKind is the severity of "no schema for this kind"; zero silences it.
 	UnknownKind Severity
+	// ClientKinds extends the built-in list of client-side configuration
+	// kinds (Kustomization and the like), which are not validated: API
+	// groups, or Kind.group ("Kind" for the core group).
+	ClientKinds []string
 	// CrossplaneMajor is the targeted Crossplane version (1 or 2); 0 means
 	// unknown and skips version-specific checks.
 	CrossplaneMajor int

@@ -45,11 +45,71 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		out = append(out, functionInputs(ctx, d, m, env)...)
 		return withoutRestated(out)
 	}
-	if !found && env.UnknownKind != 0 && !schemaless[gvk.Group] {
-		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind",
-			fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind))}
+	if !found && env.UnknownKind != 0 && !schemaless[gvk.Group] && !IsClientSide(gvk, env.ClientKinds) {
+		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind", unknownKindMessage(gvk, env))}
 	}
 	return out
+}
+
+// unknownKindMessage says that no schema defines gvk, and which versions of
+// the kind are served when others are.
+func unknownKindMessage(gvk schemas.GVK, env Env) string {
+	var served []string
+	for _, k := range env.Schemas.Kinds() {
+		if k.GVK.Group == gvk.Group && k.GVK.Kind == gvk.Kind && k.GVK.Version != gvk.Version {
+			served = append(served, k.GVK.Version)
+		}
+	}
+	if len(served) > 0 {
+		return fmt.Sprintf("no schema for %s %s: %s %s is served only as %s", gvk.APIVersion(), gvk.Kind, gvk.Group, gvk.Kind, strings.Join(served, ", "))
+	}
+	return fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind)
+}
+
+// clientSide are configuration kinds that tools read from files and that
+// never reach an API server: they have no CRD, and no schema is missing.
+// An entry is an API group (every kind of it) or Kind.group ("Kind" alone
+// for the core group).
+var clientSide = []string{
+	"kustomize.config.k8s.io", // Kustomization, Component
+	"config.kubernetes.io",    // KRM function ResourceList
+	"kpt.dev", "fn.kpt.dev",   // Kptfile, function configs
+	"kind.x-k8s.io",               // kind cluster config
+	"k3d.io",                      // k3d config
+	"ctlptl.dev",                  // ctlptl clusters and registries
+	"skaffold",                    // skaffold/vN Config
+	"kubeadm.k8s.io",              // kubeadm configurations
+	"kubelet.config.k8s.io",       // KubeletConfiguration
+	"kubeproxy.config.k8s.io",     // KubeProxyConfiguration
+	"kubescheduler.config.k8s.io", // KubeSchedulerConfiguration
+	"apiserver.config.k8s.io",     // admission, encryption, tracing configs
+	"apiserver.k8s.io",            // AdmissionConfiguration
+	"audit.k8s.io",                // audit Policy files
+	"clientauthentication.k8s.io", // ExecCredential
+	"Config",                      // kubeconfig files (v1 Config)
+}
+
+// IsClientSide reports whether gvk is a client-side configuration kind,
+// built in or listed in extra (entries as in clientSide).
+func IsClientSide(gvk schemas.GVK, extra []string) bool {
+	for _, list := range [][]string{clientSide, extra} {
+		for _, e := range list {
+			kind, group, isKind := strings.Cut(e, ".")
+			if e != "" && e[0] >= 'A' && e[0] <= 'Z' {
+				if !isKind {
+					group = ""
+				}
+				if kind == gvk.Kind && group == gvk.Group {
+					return true
+				}
+				continue
+			}
+			if e == gvk.Group {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // restatable are the schema findings a Composition check says better at

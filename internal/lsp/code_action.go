@@ -26,7 +26,7 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 	if err != nil {
 		return out, nil
 	}
-	env := analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()}
+	env := analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor(), ClientKinds: set.Validation.ClientKinds}
 	if sev, ok := analysis.ParseSeverity(set.Validation.UnknownKind); ok {
 		env.UnknownKind = sev
 	}

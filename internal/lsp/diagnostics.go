@@ -102,11 +102,19 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 		return
 	}
 	start := time.Now()
-	env := analysis.Env{Schemas: store, CrossplaneMajor: d.s.crossplaneMajor(), CompositionMode: set.Validation.CompositionMode, Examples: d.s.examplesFunc(store)}
-	if sev, ok := analysis.ParseSeverity(set.Validation.UnknownKind); ok && ready {
-		env.UnknownKind = sev
+	var diags []analysis.Diagnostic
+	if ready {
+		env := analysis.Env{Schemas: store, CrossplaneMajor: d.s.crossplaneMajor(), CompositionMode: set.Validation.CompositionMode, Examples: d.s.examplesFunc(store), ClientKinds: set.Validation.ClientKinds}
+		if sev, ok := analysis.ParseSeverity(set.Validation.UnknownKind); ok {
+			env.UnknownKind = sev
+		}
+		diags = append(analysis.Diagnose(ctx, f, env), d.s.packageDiagnostics(f)...)
+	} else {
+		// Until the workspace's schemas and the cached packages are loaded,
+		// only what depends on neither (syntax, apiVersion/kind, a CRD's own
+		// rules): a slow start must not flash findings that vanish.
+		diags = analysis.Diagnose(ctx, f, analysis.Env{})
 	}
-	diags := append(analysis.Diagnose(ctx, f, env), d.s.packageDiagnostics(f)...)
 	if ctx.Err() != nil {
 		return
 	}

@@ -28,6 +28,11 @@ type Settings struct {
 		// CompositionMode is the default schema-aware validation mode for
 		// Compositions: "strict", "loose" or "warn" (default).
 		CompositionMode string `json:"compositionMode,omitempty"`
+		// ClientKinds adds to the built-in list of client-side
+		// configuration kinds (Kustomization and the like), which never
+		// reach an API server and are not validated: API groups, or
+		// Kind.group ("Kind" for the core group).
+		ClientKinds []string `json:"clientKinds,omitempty"`
 	} `json:"validation"`
 	Registries struct {
 		Default  string   `json:"default,omitempty"`

@@ -11,6 +11,7 @@ export const settingKeys = [
   "schemas.maxFileSize",
   "validation.unknownKind",
   "validation.compositionMode",
+  "validation.clientKinds",
   "registries.default",
   "registries.insecure",
   "cacheDir",
