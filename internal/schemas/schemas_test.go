@@ -350,13 +350,22 @@ func TestValidateMetadataDecodeError(t *testing.T) {
 
 func TestValidateNamespaceScope(t *testing.T) {
 	st := upjet(t)
-	// Cluster scoped: a namespace is an error.
+	// Cluster scoped: the API server clears a namespace and accepts the
+	// object; a warning says it is ignored.
 	sc := lookup(t, st, rdsCluster)
 	if sc.Scope != Cluster {
 		t.Errorf("scope %q", sc.Scope)
 	}
 	got := sc.Validate(context.Background(), obj(t, strings.Replace(rdsBase, "  name: db\n", "  name: db\n  namespace: default\n", 1)))
-	expect(t, got, want{"metadata.namespace", false, "metadata", "forbidden: not allowed on this type"})
+	expect(t, got, want{"metadata.namespace", false, "metadata", "ignored: Instance is cluster-scoped, so the API server clears metadata.namespace"})
+	for _, e := range got {
+		if e.Severity != SeverityWarning {
+			t.Errorf("%v: severity %v, want a warning", e, e.Severity)
+		}
+	}
+	// Even an invalid one: it is cleared before validation.
+	got = sc.Validate(context.Background(), obj(t, strings.Replace(rdsBase, "  name: db\n", "  name: db\n  namespace: Team_A\n", 1)))
+	expect(t, got, want{"metadata.namespace", false, "metadata", "ignored: Instance is cluster-scoped"})
 
 	// Namespaced: a missing namespace is fine (kubectl fills it in), a bad
 	// one is not.

@@ -101,7 +101,12 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 
 	// 3. Validation.
 	var errs, embedded field.ErrorList
-	errs = append(errs, validateObjectMeta(ctx, meta, vv.scope)...)
+	metaErrs, clearedNamespace := validateObjectMeta(ctx, meta, vv.scope)
+	errs = append(errs, metaErrs...)
+	if clearedNamespace {
+		out = append(out, Error{Path: fieldpath.Path{fieldpath.Field("metadata"), fieldpath.Field("namespace")}, Severity: SeverityWarning, Code: "metadata",
+			Message: fmt.Sprintf("ignored: %s is cluster-scoped, so the API server clears metadata.namespace", vv.gvk.Kind)})
+	}
 	errs = append(errs, validation.ValidateCustomResource(nil, obj, vv.validator)...)
 	if ss != nil {
 		embedded = objectmeta.Validate(ctx, nil, obj, ss, false)
@@ -152,10 +157,13 @@ func validateTypeMeta(obj map[string]any, gvk GVK) field.ErrorList {
 }
 
 // validateObjectMeta applies the API server's ObjectMeta rules on create,
-// with two adjustments for files: a missing namespace on a namespaced kind
-// is fine (kubectl fills it in), and generateName stands in for a missing
-// name (the server generates the name before validating).
-func validateObjectMeta(ctx context.Context, meta *metav1.ObjectMeta, scope Scope) field.ErrorList {
+// with adjustments for files: a missing namespace on a namespaced kind is
+// fine (kubectl fills it in); a namespace on a cluster-scoped kind is not
+// an error, because the create handler clears it before validating
+// (rest.EnsureObjectNamespaceMatchesRequestNamespace), but it is reported
+// through clearedNamespace; and generateName stands in for a missing name
+// (the server generates the name before validating).
+func validateObjectMeta(ctx context.Context, meta *metav1.ObjectMeta, scope Scope) (errs field.ErrorList, clearedNamespace bool) {
 	if meta == nil {
 		meta = &metav1.ObjectMeta{}
 	}
@@ -169,10 +177,12 @@ func validateObjectMeta(ctx context.Context, meta *metav1.ObjectMeta, scope Scop
 		}
 		m.Name, generated = base+"x7k2q", true
 	}
-	errs := apimachineryvalidation.ValidateObjectMetaDeclaratively(ctx, operation.Create, m, nil, scope == Namespaced,
+	if scope != Namespaced && m.Namespace != "" {
+		m.Namespace, clearedNamespace = "", true
+	}
+	all := apimachineryvalidation.ValidateObjectMetaDeclaratively(ctx, operation.Create, m, nil, scope == Namespaced,
 		apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"), utilfeature.DefaultFeatureGate.Enabled(features.DeclarativeValidationBeta))
-	var kept field.ErrorList
-	for _, e := range errs {
+	for _, e := range all {
 		switch {
 		case e.Field == "metadata.namespace" && e.Type == field.ErrorTypeRequired:
 			continue
@@ -180,9 +190,9 @@ func validateObjectMeta(ctx context.Context, meta *metav1.ObjectMeta, scope Scop
 			e.Field = "metadata.generateName"
 			e.BadValue = meta.GenerateName
 		}
-		kept = append(kept, e)
+		errs = append(errs, e)
 	}
-	return kept
+	return errs, clearedNamespace
 }
 
 // deepCopyJSON copies a JSON-compatible value, normalising Go integer and
