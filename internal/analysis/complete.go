@@ -82,31 +82,7 @@ func reparse(f *document.File, lineStart, lineEnd int, newLine string) (*documen
 	text = append(text, f.Text[:lineStart]...)
 	text = append(text, newLine...)
 	text = append(text, f.Text[lineEnd:]...)
-	cursor := lineStart
-	text = blankBareWords(text, lineStart)
-	var d *document.Doc
-	// Other lines of the same document may be broken too (the user is
-	// mid-edit elsewhere): comment them out, a few at most, and retry.
-	for attempt := 0; attempt < 6; attempt++ {
-		pf := document.Parse(f.URI, f.Version, text)
-		d = pf.DocAt(cursor)
-		if d == nil {
-			return nil, nil, false
-		}
-		if len(d.Errors) == 0 {
-			break
-		}
-		errLine := pf.Mapper.LineOf(d.Errors[0].Span.Start)
-		if errLine == pf.Mapper.LineOf(cursor) {
-			return d, nil, false
-		}
-		start, end := pf.Mapper.LineStart(errLine), pf.Mapper.LineEnd(errLine)
-		blank := []byte(strings.Repeat(" ", end-start))
-		if end > start {
-			blank[0] = '#'
-		}
-		text = append(append(append([]byte{}, text[:start]...), blank...), text[end:]...)
-	}
+	_, d := repair(f.URI, f.Version, blankBareWords(text, lineStart), lineStart)
 	if d == nil || d.Root == nil || len(d.Errors) > 0 {
 		return d, nil, false
 	}
@@ -324,6 +300,30 @@ func dedupeLabels(c []Completion) []Completion {
 		}
 	}
 	return out
+}
+
+// repair parses text and, while the document holding offset has a syntax
+// error on another line than offset's (the user is mid-edit elsewhere),
+// comments that line out and parses again, a few times at most. Lines keep
+// their length, so offsets into the repaired file are offsets into text.
+func repair(uri string, version int32, text []byte, offset int) (*document.File, *document.Doc) {
+	for attempt := 0; ; attempt++ {
+		pf := document.Parse(uri, version, text)
+		d := pf.DocAt(offset)
+		if d == nil || len(d.Errors) == 0 || attempt == 6 {
+			return pf, d
+		}
+		errLine := pf.Mapper.LineOf(d.Errors[0].Span.Start)
+		if errLine == pf.Mapper.LineOf(offset) {
+			return pf, d
+		}
+		start, end := pf.Mapper.LineStart(errLine), pf.Mapper.LineEnd(errLine)
+		blank := []byte(strings.Repeat(" ", end-start))
+		if end > start {
+			blank[0] = '#'
+		}
+		text = append(append(append([]byte{}, text[:start]...), blank...), text[end:]...)
+	}
 }
 
 // blankBareWords comments out lines that hold only a bare word (a key being

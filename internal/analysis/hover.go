@@ -25,6 +25,11 @@ type HoverResult struct {
 // when there is nothing to say: no document, no schema, or a field the
 // schema does not know.
 func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverResult {
+	if d := f.DocAt(offset); d != nil && len(d.Errors) > 0 {
+		// A syntax error elsewhere in the document (mid-edit): hover on
+		// the document with that line commented out, as completion does.
+		f, _ = repair(f.URI, f.Version, f.Text, offset)
+	}
 	hit, ok := f.At(offset)
 	if !ok || len(hit.Path) == 0 || env.Schemas == nil {
 		return nil
