@@ -11,6 +11,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
@@ -62,7 +63,12 @@ func ValidateCRD(ctx context.Context, obj map[string]any) (out []Error) {
 		return append(out, Error{OnKey: true, Code: "crd", Message: err.Error()})
 	}
 	errs := apiextensionsvalidation.ValidateCustomResourceDefinition(ctx, &internal)
+	filled := false
 	for _, fe := range errs {
+		if isInstallTimeService(fe) {
+			filled = true
+			continue
+		}
 		fe.Field = crdDocumentPath(fe.Field)
 		e := r.convertOne(fe, "")
 		if e.Code != "required" {
@@ -70,8 +76,25 @@ func ValidateCRD(ctx context.Context, obj map[string]any) (out []Error) {
 		}
 		out = append(out, e)
 	}
+	if filled {
+		p, _ := fieldpath.Parse(serviceField)
+		out = append(out, Error{Path: p, OnKey: true, Severity: SeverityInfo, Code: "crd",
+			Message: "the conversion webhook's service has no name or namespace: they are filled in when the CRD is installed (Crossplane's package manager does it, with the CA bundle, for the packages it installs); applied as it is, the API server would reject this CRD"})
+	}
 	sortErrors(out)
 	return dedupe(out)
+}
+
+// serviceField is where a CRD names its conversion webhook's service.
+const serviceField = "spec.conversion.webhook.clientConfig.service"
+
+// isInstallTimeService: a conversion webhook service without a name or
+// namespace, which a package manager completes at install (Crossplane's
+// establisher sets both, the port and the CA bundle on every packaged CRD
+// with a Webhook strategy), as provider packages ship them.
+func isInstallTimeService(fe *field.Error) bool {
+	f := crdDocumentPath(fe.Field)
+	return fe.Type == field.ErrorTypeRequired && (f == serviceField+".name" || f == serviceField+".namespace")
 }
 
 // crdDocumentPath maps a path in the internal CRD to the v1 document.
