@@ -178,6 +178,9 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 	if !ok {
 		return nil
 	}
+	// The example's own mistakes are reported on the example: values that
+	// come from them are not the Composition's.
+	bad := invalidFields(ctx, ex, env)
 	var diags []Diagnostic
 	for _, res := range out.Resources {
 		sch, ok := resourceSchema(ctx, d, res, env)
@@ -192,16 +195,63 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 				diags = append(diags, dg) // the Composition decides it, not the example
 				continue
 			}
-			for _, w := range res.Writes {
-				if e.Path.HasPrefix(w.To) {
-					diags = append(diags, at(d, w.Patch.Child(fieldpath.Field("toFieldPath")), false, SeverityError, "render-value",
-						fmt.Sprintf("rendered with %s, %s gets a value %s rejects: %s", relName(ex.Path, d.File.URI), e.Path, sch.GVK.Kind, e.Message)))
-					break
-				}
+			if w, ok := lastWrite(res.Writes, e.Path); ok && !readsAny(w, bad) {
+				diags = append(diags, at(d, w.Patch.Child(fieldpath.Field("toFieldPath")), false, SeverityError, "render-value",
+					fmt.Sprintf("rendered with %s, %s gets a value %s rejects: %s", relName(ex.Path, d.File.URI), e.Path, sch.GVK.Kind, e.Message)))
 			}
 		}
 	}
 	return diags
+}
+
+// lastWrite is the last patch that wrote p or one of its parents: the one
+// whose value the rendered resource holds.
+func lastWrite(writes []render.Write, p fieldpath.Path) (render.Write, bool) {
+	for i := len(writes) - 1; i >= 0; i-- {
+		if p.HasPrefix(writes[i].To) {
+			return writes[i], true
+		}
+	}
+	return render.Write{}, false
+}
+
+// readsAny reports whether a write read one of the fields (or a field
+// within or around one).
+func readsAny(w render.Write, fields []fieldpath.Path) bool {
+	for _, r := range w.Reads {
+		rp, err := fieldpath.Parse(r)
+		if err != nil {
+			continue
+		}
+		for _, f := range fields {
+			if rp.HasPrefix(f) || f.HasPrefix(rp) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// invalidFields are the fields of an example composite (or claim) that its
+// own schema rejects, as paths of the composite (a claim's spec becomes
+// the XR's). A missing required field holds no value and is left out.
+func invalidFields(ctx context.Context, ex Example, env Env) []fieldpath.Path {
+	gvk, ok := baseGVK(ex.Object)
+	if !ok || env.Schemas == nil {
+		return nil
+	}
+	sch, ok := nearest(env.Schemas.Candidates(gvk), "file://"+ex.Path)
+	if !ok {
+		return nil
+	}
+	var out []fieldpath.Path
+	for _, e := range sch.Validate(ctx, ex.Object) {
+		if e.Severity != schemas.SeverityError || e.Code == "required" || len(e.Path) == 0 || e.Path[0].Field != "spec" {
+			continue
+		}
+		out = append(out, e.Path)
+	}
+	return out
 }
 
 // valueCodes are the schema errors about a value (not its presence).
@@ -215,7 +265,8 @@ func constantValueDiagnostic(d *document.Doc, m map[string]any, res render.Resou
 	if !valueCodes[e.Code] {
 		return Diagnostic{}, false
 	}
-	for _, w := range res.Writes {
+	for i := len(res.Writes) - 1; i >= 0; i-- { // the last writer decides the value
+		w := res.Writes[i]
 		if !e.Path.Equal(w.To) {
 			continue
 		}
@@ -264,6 +315,11 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 	for _, s := range res.Skips {
 		if s.Required && (s.To.HasPrefix(missing) || missing.HasPrefix(s.To)) {
 			return Diagnostic{} // the resource waits for the field: the patch sets it
+		}
+	}
+	for _, f := range res.Failures {
+		if f.To == nil || f.To.HasPrefix(missing) || missing.HasPrefix(f.To) {
+			return Diagnostic{} // a patch that could not run may set it: its own finding says why
 		}
 	}
 	for _, s := range res.Skips {

@@ -7,10 +7,10 @@
 //     syncer_ssa.go): a generated name after the claim's, the claim's labels
 //     and annotations without *.kubernetes.io/*.k8s.io keys plus the claim
 //     labels, the claim's spec without the claim-only fields, spec.claimRef;
-//   - the API server creates it: namespace filled in (namespaced) or cleared
-//     (cluster scoped), a uid, and the structural defaults of its CRD (the
-//     XRD's schema defaults and Crossplane's own, e.g.
-//     compositionUpdatePolicy);
+//   - the API server creates it (and the claim before it): namespace filled
+//     in (namespaced) or cleared (cluster scoped), a uid, unknown fields
+//     pruned, and the structural defaults of its CRD (the XRD's schema
+//     defaults and Crossplane's own, e.g. compositionUpdatePolicy);
 //   - the XR reconciler (composite/reconciler.go, api.go) adds its
 //     finalizer, selects the Composition (the one being rendered), and runs
 //     the configurator chain: APINamingConfigurator labels it
@@ -35,6 +35,7 @@ import (
 	"github.com/google/uuid"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 
 	"github.com/crd-lsp/crd-lsp/internal/render"
 )
@@ -90,6 +91,8 @@ func FromExample(def Definition, comp map[string]any, ex map[string]any) (map[st
 		return configure(def, comp, obj), FromXR
 	}
 	if def.Claim != nil {
+		// The API server creates the claim: unknown fields pruned, defaults.
+		structuralpruning.Prune(obj, def.Claim, true)
 		structuraldefaulting.Default(obj, def.Claim)
 	}
 	return configure(def, comp, xrForClaim(def, obj)), FromClaim
@@ -183,6 +186,7 @@ func configure(def Definition, comp map[string]any, xr map[string]any) map[strin
 		md["uid"] = UID(def, md)
 	}
 	if def.XR != nil {
+		structuralpruning.Prune(xr, def.XR, true)
 		structuraldefaulting.Default(xr, def.XR)
 	}
 	// The reconciler's finalizer.

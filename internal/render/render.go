@@ -32,6 +32,18 @@ type Write struct {
 	To    fieldpath.Path // the field written, in the rendered resource
 	Patch fieldpath.Path // the patch, in the Composition document
 	From  string         // the fieldPath it read (or the combine variables)
+	// Reads are the fieldPaths it read, one per combine variable.
+	Reads []string
+}
+
+// Failure records a patch of a resource that could not run (lenient
+// renders carry on without it): what it would have written is unknown to
+// the render, not missing from the Composition.
+type Failure struct {
+	Patch fieldpath.Path
+	// To is the field it would have written; nil when that is not known
+	// (a PatchSet that does not exist).
+	To fieldpath.Path
 }
 
 // Skip records a patch that wrote nothing because what it reads is not
@@ -57,6 +69,8 @@ type Resource struct {
 	Object map[string]any
 	Writes []Write
 	Skips  []Skip
+	// Failures are the patches that failed in a lenient render.
+	Failures []Failure
 }
 
 // Input is what a Composition is rendered with.
@@ -252,6 +266,7 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 			if !ok {
 				if r.in.Lenient {
 					r.note(pp, true, Error, "render-invalid", fmt.Sprintf("cannot find PatchSet by name %s: its patches are left out", setName))
+					res.Failures = append(res.Failures, Failure{Patch: pp})
 					continue
 				}
 				r.note(pp, true, Error, "render-invalid", fmt.Sprintf("resource %q is not rendered: cannot find PatchSet by name %s", name, setName))
@@ -288,6 +303,7 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 			}
 		case err != nil && r.in.Lenient:
 			r.failed(p.path, "", err)
+			res.Failures = append(res.Failures, Failure{Patch: p.path, To: target(p.patch)})
 		case err != nil:
 			r.failed(p.path, name, err)
 			return res
@@ -298,6 +314,20 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 	r.metadata(obj, name)
 	res.Object = obj
 	return res
+}
+
+// target is the field a patch writes: toFieldPath, which defaults to
+// fromFieldPath; nil when neither parses.
+func target(pm map[string]any) fieldpath.Path {
+	to, ok := pm["toFieldPath"].(string)
+	if !ok {
+		to, _ = pm["fromFieldPath"].(string)
+	}
+	p, err := fieldpath.Parse(to)
+	if err != nil || len(p) == 0 {
+		return nil
+	}
+	return p
 }
 
 func typeOf(pm map[string]any) string {
@@ -461,7 +491,7 @@ func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classi
 		if err := Merge(dst, tp, out, opts); err != nil {
 			return nil, nil, fmt.Errorf("cannot patch to object: %v", err)
 		}
-		writes = append(writes, Write{To: tp, Patch: pp, From: strings.Join(reads, ", ")})
+		writes = append(writes, Write{To: tp, Patch: pp, From: strings.Join(reads, ", "), Reads: reads})
 	}
 	return writes, nil, nil
 }
