@@ -318,7 +318,7 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 		}
 	}
 	for _, f := range res.Failures {
-		if f.To == nil || f.To.HasPrefix(missing) || missing.HasPrefix(f.To) {
+		if f.To.HasPrefix(missing) || missing.HasPrefix(f.To) {
 			return Diagnostic{} // a patch that could not run may set it: its own finding says why
 		}
 	}

@@ -220,18 +220,26 @@ func TestRenderValueBlamedOnLastWriter(t *testing.T) {
 // A patch that cannot run has its own finding; the required fields it
 // might have set are not reported on top.
 func TestRenderFailedPatchHidesWhatItMightSet(t *testing.T) {
-	comp := renderComposition("crossplane-system", `        - type: PatchSet
-          patchSetName: regions
-`)
+	// A misspelt PatchSet name: what the PatchSet it means sets is not
+	// reported missing; the name is.
+	withSet := func(name string) string {
+		c := renderComposition("crossplane-system", "        - type: PatchSet\n          patchSetName: "+name+"\n")
+		return strings.Replace(c, "      resources:\n", "      patchSets:\n      - name: region\n        patches:\n        - fromFieldPath: spec.parameters.region\n          toFieldPath: spec.forProvider.region\n      resources:\n", 1)
+	}
+	comp := withSet("regoin")
 	expectFindings(t, renderFindings(t, comp, renderEnv(t, "")))
 	f := document.Parse("/ws/composition.yaml", 1, []byte(comp))
 	found := false
 	for _, d := range Diagnose(context.Background(), f, renderEnv(t, "")) {
-		found = found || strings.Contains(d.Message, `"regions"`) || strings.Contains(d.Message, "regions")
+		found = found || (d.Severity == SeverityError && strings.Contains(d.Message, `no patchSet named "regoin"`))
 	}
 	if !found {
 		t.Errorf("the missing PatchSet is not reported")
 	}
+	// A name like no PatchSet's tells nothing of what it would set: the
+	// missing field is reported as well.
+	expectFindings(t, renderFindings(t, withSet("networking"), renderEnv(t, "")),
+		"error render-required spec.forProvider.region is required by Bucket, but neither the base nor any patch sets it")
 	// A transform that fails on the composite's value (a name is no
 	// integer): the field it writes is not reported missing.
 	comp = renderComposition("crossplane-system", `        - fromFieldPath: metadata.name

@@ -34,11 +34,20 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	}
 	var out []Diagnostic
 	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
-	if found {
-		out = fromSchemaErrors(d, sch.Validate(ctx, m))
+	isComposition := gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "Composition"
+	var modeErr []Diagnostic
+	if isComposition {
+		modeErr = compositionMode(d, m, env)
 	}
-	if gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "Composition" {
-		out = append(out, compositionMode(d, m, env)...)
+	if found {
+		errs := sch.Validate(ctx, m)
+		if len(modeErr) > 0 {
+			errs = withoutClassicFields(errs)
+		}
+		out = fromSchemaErrors(d, errs)
+	}
+	if isComposition {
+		out = append(out, modeErr...)
 		out = append(out, compositionChecks(d, m, env)...)
 		out = append(out, compositionBases(ctx, d, m, env)...)
 		out = append(out, renderedChecks(ctx, d, m, env)...)
@@ -171,6 +180,30 @@ func commonDirPrefix(dir, p string) int {
 	return n
 }
 
+// withoutClassicFields drops what Crossplane v2's Composition schema says
+// about a classic Composition once compositionMode has said it (one
+// mistake, one finding): the classic fields are unknown, and the pipeline
+// the defaulted mode wants is missing.
+func withoutClassicFields(errs []schemas.Error) []schemas.Error {
+	out := errs[:0:0]
+	for _, e := range errs {
+		if e.Code == "unknown-field" && len(e.Path) == 2 && e.Path[0].Field == "spec" {
+			switch e.Path[1].Field {
+			case "resources", "patchSets", "environment", "publishConnectionDetailsWithStoreConfigRef", "revisionActivationPolicy":
+				continue
+			}
+		}
+		if e.Code == "cel" && len(e.Path) == 1 && e.Path[0].Field == "spec" && strings.Contains(e.Message, "pipeline") {
+			continue
+		}
+		if e.Code == "cel" && len(e.Path) == 0 && e.Severity == schemas.SeverityInfo {
+			continue // "rules not checked because the object was invalid": it was, by mode
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // compositionMode reports a classic Composition under Crossplane v2, which
 // removed mode: Resources.
 func compositionMode(d *document.Doc, m map[string]any, env Env) []Diagnostic {
@@ -187,8 +220,12 @@ func compositionMode(d *document.Doc, m map[string]any, env Env) []Diagnostic {
 	if mode == "" {
 		p = fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("resources")}
 	}
+	msg := "mode: Resources was removed in Crossplane v2: move spec.resources and spec.patchSets into the input of a function-patch-and-transform step (mode: Pipeline; `crossplane beta convert pipeline-composition` does it)"
+	if _, ok := spec["environment"]; ok {
+		msg += ", spec.environment's selection into a function-environment-configs step"
+	}
 	return []Diagnostic{at(d, p, mode == "", SeverityError, "composition-mode",
-		"mode: Resources was removed in Crossplane v2: move spec.resources and spec.patchSets into the input of a function-patch-and-transform step (mode: Pipeline; `crossplane beta convert pipeline-composition` does it), or target Crossplane v1 with spec.crossplane.version in crossplane.yaml or the crdLsp.crossplaneVersion setting")}
+		msg+", or target Crossplane v1 with spec.crossplane.version in crossplane.yaml or the crdLsp.crossplaneVersion setting")}
 }
 
 func fromSchemaErrors(d *document.Doc, errs []schemas.Error) []Diagnostic {

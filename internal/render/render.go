@@ -37,13 +37,13 @@ type Write struct {
 }
 
 // Failure records a patch of a resource that could not run (lenient
-// renders carry on without it): what it would have written is unknown to
-// the render, not missing from the Composition.
+// renders carry on without it) and a field it would have written: unknown
+// to the render, not missing from the Composition. Recorded for a failing
+// transform, and for a PatchSet patch whose name is a misspelling of a
+// defined PatchSet's (the fields that one writes).
 type Failure struct {
 	Patch fieldpath.Path
-	// To is the field it would have written; nil when that is not known
-	// (a PatchSet that does not exist).
-	To fieldpath.Path
+	To    fieldpath.Path
 }
 
 // Skip records a patch that wrote nothing because what it reads is not
@@ -266,7 +266,15 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 			if !ok {
 				if r.in.Lenient {
 					r.note(pp, true, Error, "render-invalid", fmt.Sprintf("cannot find PatchSet by name %s: its patches are left out", setName))
-					res.Failures = append(res.Failures, Failure{Patch: pp})
+					// A misspelt name would have set what the PatchSet it
+					// meant sets; a name like no other, nothing known.
+					if meant, ok := closestSet(setName, sets); ok {
+						for _, p := range sets[meant] {
+							if to := target(p.patch); to != nil {
+								res.Failures = append(res.Failures, Failure{Patch: pp, To: to})
+							}
+						}
+					}
 					continue
 				}
 				r.note(pp, true, Error, "render-invalid", fmt.Sprintf("resource %q is not rendered: cannot find PatchSet by name %s", name, setName))
@@ -303,7 +311,13 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 			}
 		case err != nil && r.in.Lenient:
 			r.failed(p.path, "", err)
-			res.Failures = append(res.Failures, Failure{Patch: p.path, To: target(p.patch)})
+			// A failing transform: what the patch writes is unknown. (A
+			// fieldPath that does not parse is reported where it is
+			// written; what it would set is still missing.)
+			var te *transformError
+			if to := target(p.patch); to != nil && errors.As(err, &te) {
+				res.Failures = append(res.Failures, Failure{Patch: p.path, To: to})
+			}
 		case err != nil:
 			r.failed(p.path, name, err)
 			return res
@@ -314,6 +328,41 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 	r.metadata(obj, name)
 	res.Object = obj
 	return res
+}
+
+// closestSet is the defined PatchSet a missing name most likely means:
+// the same but for case, or at most two edits away (and fewer than half
+// the name's letters).
+func closestSet(name string, sets map[string][]patchRef) (string, bool) {
+	best, bestD := "", 3
+	for n := range sets {
+		d := editDistance(strings.ToLower(name), strings.ToLower(n))
+		if d < bestD && 2*d < len(name) || d < bestD && d == 0 {
+			best, bestD = n, d
+		}
+	}
+	return best, best != ""
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // target is the field a patch writes: toFieldPath, which defaults to
