@@ -55,22 +55,33 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		return withoutRestated(out)
 	}
 	if !found && env.UnknownKind != 0 && !schemaless[gvk.Group] && !IsClientSide(gvk, env.ClientKinds) {
-		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind", unknownKindMessage(gvk, env))}
+		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind", unknownKindMessage(d, gvk, env))}
 	}
 	return out
 }
 
-// unknownKindMessage says that no schema defines gvk, and which versions of
-// the kind are served when others are.
-func unknownKindMessage(gvk schemas.GVK, env Env) string {
+// unknownKindMessage says that no schema defines gvk and, when other
+// versions of the kind are known, which and where from.
+func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) string {
 	var served []string
+	var from *schemas.Schema
 	for _, k := range env.Schemas.Kinds() {
 		if k.GVK.Group == gvk.Group && k.GVK.Kind == gvk.Kind && k.GVK.Version != gvk.Version {
 			served = append(served, k.GVK.Version)
+			if from == nil {
+				from, _ = nearest(env.Schemas.Candidates(k.GVK), d.File.URI)
+			}
 		}
 	}
-	if len(served) > 0 {
-		return fmt.Sprintf("no schema for %s %s: %s %s is served only as %s", gvk.APIVersion(), gvk.Kind, gvk.Group, gvk.Kind, strings.Join(served, ", "))
+	if len(served) > 0 && from != nil {
+		where := "built-in " + from.Source.Name
+		switch from.Source.Kind {
+		case schemas.SourcePackage:
+			where = "package " + from.Source.Name + ":" + from.Source.Version
+		case schemas.SourceWorkspace:
+			where = relName(from.Source.File, d.File.URI)
+		}
+		return fmt.Sprintf("no schema for %s %s: %s defines %s only as %s", gvk.APIVersion(), gvk.Kind, where, gvk.Kind, strings.Join(served, ", "))
 	}
 	return fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind)
 }

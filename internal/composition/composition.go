@@ -84,7 +84,8 @@ func Check(obj map[string]any, env Env) []Problem {
 		gvk := gvkOf(ref)
 		if gvk.Kind != "" && env.Schema != nil {
 			c.xr, c.xrKnown = env.Schema(gvk)
-			if !c.xrKnown {
+			if !c.xrKnown && hasPatches(spec) {
+				// (Without patches, nothing crd-lsp checks reads the XRD.)
 				c.missingSchema(root.Child(fieldpath.Field("compositeTypeRef"), fieldpath.Field("kind")),
 					fmt.Sprintf("no XRD for %s %s in the workspace: patches that read or write the composite resource are not checked", gvk.apiVersion(), gvk.Kind))
 			}
@@ -113,6 +114,36 @@ func Check(obj map[string]any, env Env) []Problem {
 		out = append(out, pr)
 	}
 	return out
+}
+
+// hasPatches reports whether a Composition has patches: in a classic
+// spec or a function-patch-and-transform input, on resources, patchSets or
+// the environment.
+func hasPatches(spec map[string]any) bool {
+	holders := []map[string]any{spec}
+	steps, _ := spec["pipeline"].([]any)
+	for _, st := range steps {
+		sm, _ := st.(map[string]any)
+		if in, ok := sm["input"].(map[string]any); ok {
+			holders = append(holders, in)
+		}
+	}
+	for _, h := range holders {
+		for _, list := range []string{"resources", "patchSets"} {
+			items, _ := h[list].([]any)
+			for _, it := range items {
+				im, _ := it.(map[string]any)
+				if ps, _ := im["patches"].([]any); len(ps) > 0 {
+					return true
+				}
+			}
+		}
+		env, _ := h["environment"].(map[string]any)
+		if ps, _ := env["patches"].([]any); len(ps) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (g GVK) apiVersion() string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 )
 
 func steps(n int) []any {
@@ -69,5 +71,36 @@ func TestEnvironmentPatchTypes(t *testing.T) {
 		if !ok && (len(bad) != 1 || bad[0] != "spec.pipeline[0].input.environment.patches[0].type") {
 			t.Errorf("%s: reported at %v, want on the patch's type", typ, bad)
 		}
+	}
+}
+
+// TestMissingXRDOnlyWherePatchesNeedIt: a Composition whose XRD is unknown
+// gets a warning when it has patches (they read or write the composite);
+// a pipeline of other functions (go-templating, KCL) does not.
+func TestMissingXRDOnlyWherePatchesNeedIt(t *testing.T) {
+	none := Env{Schema: func(GVK) (*structuralschema.Structural, bool) { return nil, false }}
+	ref := map[string]any{"apiVersion": "example.org/v1", "kind": "XR"}
+	templating := map[string]any{"spec": map[string]any{"compositeTypeRef": ref, "mode": "Pipeline", "pipeline": []any{
+		map[string]any{"step": "render", "functionRef": map[string]any{"name": "function-go-templating"},
+			"input": map[string]any{"apiVersion": "gotemplating.fn.crossplane.io/v1beta1", "kind": "GoTemplate", "source": "Inline"}},
+	}}}
+	for _, p := range Check(templating, none) {
+		if strings.Contains(p.Message, "no XRD") {
+			t.Errorf("a pipeline without patches: %v", p)
+		}
+	}
+	patched := map[string]any{"spec": map[string]any{"compositeTypeRef": ref, "mode": "Pipeline", "pipeline": []any{
+		map[string]any{"step": "pt", "functionRef": map[string]any{"name": "function-patch-and-transform"},
+			"input": map[string]any{"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources", "resources": []any{
+				map[string]any{"name": "a", "base": map[string]any{"apiVersion": "v1", "kind": "ConfigMap"},
+					"patches": []any{map[string]any{"fromFieldPath": "spec.x", "toFieldPath": "data.x"}}},
+			}}},
+	}}}
+	found := false
+	for _, p := range Check(patched, none) {
+		found = found || (p.Path.String() == "spec.compositeTypeRef.kind" && strings.Contains(p.Message, "no XRD for example.org/v1 XR"))
+	}
+	if !found {
+		t.Errorf("patches without an XRD: no warning: %v", Check(patched, none))
 	}
 }

@@ -150,9 +150,10 @@ func TestSetTrace(t *testing.T) {
 }
 
 // TestCompositionModeSetting: crdLsp.validation.compositionMode decides how
-// a Composition without a known XRD is reported; the annotation overrides.
+// a Composition without a known XRD (whose patches then go unchecked) is
+// reported; the annotation overrides.
 func TestCompositionModeSetting(t *testing.T) {
-	comp := "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: c\n%sspec:\n  compositeTypeRef:\n    apiVersion: nowhere.example.org/v1\n    kind: XNowhere\n  mode: Pipeline\n  pipeline:\n    - step: s\n      functionRef:\n        name: f\n"
+	comp := "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: c\n%sspec:\n  compositeTypeRef:\n    apiVersion: nowhere.example.org/v1\n    kind: XNowhere\n  mode: Pipeline\n  pipeline:\n    - step: s\n      functionRef:\n        name: f\n      input:\n        apiVersion: pt.fn.crossplane.io/v1beta1\n        kind: Resources\n        resources:\n          - name: cm\n            base: {apiVersion: v1, kind: ConfigMap}\n            patches:\n              - fromFieldPath: spec.x\n                toFieldPath: data.x\n"
 	for _, c := range []struct {
 		mode, annotation string
 		want             protocol.DiagnosticSeverity
