@@ -32,23 +32,25 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if env.Schemas == nil {
 		return nil
 	}
-	var out []Diagnostic
 	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
 	isComposition := gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "Composition"
 	var modeErr []Diagnostic
 	if isComposition {
 		modeErr = compositionMode(d, m, env)
 	}
+	var errs []schemas.Error
 	if found {
-		errs := sch.Validate(ctx, m)
+		errs = sch.Validate(ctx, m)
 		if len(modeErr) > 0 {
 			errs = withoutClassicFields(errs)
 		}
-		out = fromSchemaErrors(d, errs)
 	}
 	if isComposition {
+		probs := composition.Check(m, checksEnv(d, env))
+		errs, probs = withoutRestatedPipeline(errs, probs)
+		out := fromSchemaErrors(d, errs)
 		out = append(out, modeErr...)
-		out = append(out, compositionChecks(d, m, env)...)
+		out = append(out, compositionDiagnostics(d, m, probs, env)...)
 		out = append(out, compositionBases(ctx, d, m, env)...)
 		out = append(out, renderedChecks(ctx, d, m, env)...)
 		out = append(out, functionInputs(ctx, d, m, env)...)
@@ -57,7 +59,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if !found && env.UnknownKind != 0 && !schemaless[gvk.Group] && !IsClientSide(gvk, env.ClientKinds) {
 		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind", unknownKindMessage(d, gvk, env))}
 	}
-	return out
+	return fromSchemaErrors(d, errs)
 }
 
 // unknownKindMessage says that no schema defines gvk and, when other
@@ -257,8 +259,42 @@ func severityOf(s schemas.Severity) Severity {
 	return SeverityError
 }
 
-// compositionChecks runs the logical and schema-aware Composition checks.
-func compositionChecks(d *document.Doc, m map[string]any, env Env) []Diagnostic {
+// withoutRestatedPipeline keeps one finding where the Composition schema
+// and a Composition check say the same of the pipeline: a repeated step
+// name is said by the check (which names the earlier step) rather than as
+// the list-map's duplicate entry; an empty or missing pipeline by the
+// schema (where the API server says it) rather than by the check on mode.
+func withoutRestatedPipeline(errs []schemas.Error, probs []composition.Problem) ([]schemas.Error, []composition.Problem) {
+	stepNames := map[string]bool{}
+	for _, p := range probs {
+		if p.Code == "composition-pipeline" && strings.Contains(p.Message, "is already used by step") {
+			stepNames[p.Path.Parent().String()] = true
+		}
+	}
+	emptyPipeline := false
+	keptErrs := errs[:0:0]
+	for _, e := range errs {
+		if e.Code == "duplicate" && stepNames[e.Path.String()] {
+			continue
+		}
+		if ps := e.Path.String(); (ps == "spec.pipeline" && e.Code == "length") || (ps == "spec" && e.Code == "cel" && strings.Contains(e.Message, "pipeline")) {
+			emptyPipeline = true
+		}
+		keptErrs = append(keptErrs, e)
+	}
+	keptProbs := probs[:0:0]
+	for _, p := range probs {
+		if emptyPipeline && p.Code == "composition-pipeline" && strings.Contains(p.Message, "needs at least one step") {
+			continue
+		}
+		keptProbs = append(keptProbs, p)
+	}
+	return keptErrs, keptProbs
+}
+
+// checksEnv is what the Composition checks read: the mode and the
+// schemas of the composite and composed kinds.
+func checksEnv(d *document.Doc, env Env) composition.Env {
 	cenv := composition.Env{Mode: env.CompositionMode}
 	if env.Schemas != nil {
 		cenv.Schema = func(g composition.GVK) (*structuralschema.Structural, bool) {
@@ -273,8 +309,13 @@ func compositionChecks(d *document.Doc, m map[string]any, env Env) []Diagnostic 
 			return ss, true
 		}
 	}
+	return cenv
+}
+
+// compositionDiagnostics positions the Composition checks' problems.
+func compositionDiagnostics(d *document.Doc, m map[string]any, probs []composition.Problem, env Env) []Diagnostic {
 	var out []Diagnostic
-	for _, p := range composition.Check(m, cenv) {
+	for _, p := range probs {
 		dg := at(d, p.Path, p.OnKey, fromLevel(int(p.Severity)), p.Code, p.Message)
 		if p.Code == "fieldpath-unknown" {
 			dg = pinUnknownSegment(d, m, p.Path, dg, env)
