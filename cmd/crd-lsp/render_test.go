@@ -36,6 +36,22 @@ func TestRenderGolden(t *testing.T) {
 		{"docs-dynamo", filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "dynamo-with-bucket.yaml"),
 			filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "nosql-my-nosql-database.yaml"), []string{crds}},
 	}
+	// Real repositories with their own example claims and XRs: the
+	// composite as Crossplane prepares it (claim sync, XRD defaults, the
+	// connection-secret reference from writeConnectionSecretsToNamespace).
+	ws := filepath.Join(c, "workspaces")
+	for _, w := range []struct{ name, dir, composition, xr string }{
+		{"ws-gcp-database-claim", "configuration-gcp-database", "apis/composition.yaml", "examples/mysql-claim.yaml"},
+		{"ws-azure-postgres-claim", "configuration-azure-database", "apis/postgresql/composition.yaml", "examples/postgres-claim.yaml"},
+		{"ws-gcp-gke-xr", "configuration-gcp-gke", "apis/composition.yaml", "examples/gke-xr.yaml"},
+		{"ws-platform-ref-gcp-cluster-claim", "platform-ref-gcp", "apis/cluster/composition.yaml", "examples/cluster-claim.yaml"},
+	} {
+		dir := filepath.Join(ws, w.dir)
+		cases = append(cases, struct {
+			name, composition, xr string
+			schemas               []string
+		}{w.name, filepath.Join(dir, w.composition), filepath.Join(dir, w.xr), []string{filepath.Join(dir, "schemas")}})
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"render"}
