@@ -113,6 +113,20 @@ func TestSettingsUnknownKindSeverity(t *testing.T) {
 	awaitCodes(t, e, "x.yaml", "")
 }
 
+// TestSettingsClientKinds: crdLsp.validation.clientKinds adds client-side
+// configuration kinds that are not validated.
+func TestSettingsClientKinds(t *testing.T) {
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: t.TempDir(), Settings: map[string]any{"validation": map[string]any{"clientKinds": []string{"Settings.tools.example.org"}}}})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("x.yaml", "apiVersion: tools.example.org/v1\nkind: Settings\nfoo: bar\n---\napiVersion: tools.example.org/v1\nkind: Other\nmetadata:\n  name: o\n")
+	d := awaitCodes(t, e, "x.yaml", "unknown-kind")
+	if d[0].Range.Start.Line != 5 {
+		t.Errorf("unknown kind on line %d, want only the Other on line 5: %v", d[0].Range.Start.Line, d)
+	}
+	e.SetSettings(map[string]any{"validation": map[string]any{"clientKinds": []string{"tools.example.org"}}})
+	awaitCodes(t, e, "x.yaml", "")
+}
+
 func TestMultiRootFolders(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(b, "crd.yaml"), []byte(dbCRD), 0o644); err != nil {
