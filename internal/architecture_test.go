@@ -17,7 +17,7 @@ const module = "github.com/crd-lsp/crd-lsp/"
 
 // allowed mirrors ARCHITECTURE.md's code map.
 var allowed = map[string][]string{
-	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/render", "internal/fieldpath", "internal/packages"},
+	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/render", "internal/fieldpath", "internal/packages", "internal/loader"},
 	"internal/fieldpath":                         nil,
 	"internal/document":                          {"internal/fieldpath"},
 	"internal/xcrd":                              nil,
@@ -32,7 +32,8 @@ var allowed = map[string][]string{
 	"internal/packages":                          nil,
 	"internal/packages/xpkgtest":                 nil,
 	"internal/composition":                       {"internal/fieldpath"},
-	"internal/lsp":                               {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages"},
+	"internal/lsp":                               {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader"},
+	"internal/loader":                            {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages"},
 	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus"},
 	"internal/corpus":                            nil,
 }

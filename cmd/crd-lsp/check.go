@@ -6,14 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
-	"github.com/crd-lsp/crd-lsp/internal/lsp"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -54,20 +54,17 @@ type checkOptions struct {
 	clientKinds stringList
 }
 
-var checkOpts checkOptions
-
-func checkFlags(out io.Writer) *flag.FlagSet {
+func checkFlags(out io.Writer, opts *checkOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(out)
-	checkOpts = checkOptions{}
-	fs.Var(&checkOpts.schemaDirs, "schemas", "folder or file of extra CRDs/XRDs (repeatable)")
-	fs.StringVar(&checkOpts.output, "output", "text", "output format: text or json")
-	fs.StringVar(&checkOpts.unknownKind, "unknown-kind", "warning", "severity for kinds no schema defines: error, warning, info or ignore")
-	fs.StringVar(&checkOpts.cacheDir, "cache-dir", "", "package cache filled by crd-lsp pull (default: the user cache folder)")
-	fs.StringVar(&checkOpts.compMode, "composition-mode", "warn", "schema-aware Composition validation mode where no annotation says: warn, loose or strict")
-	fs.StringVar(&checkOpts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) targeted where no crossplane.yaml says (default v2)")
-	fs.StringVar(&checkOpts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
-	fs.Var(&checkOpts.clientKinds, "client-kind", "a client-side configuration kind not to validate, besides the built-in ones (Kustomization and the like): an API group, or Kind.group (repeatable)")
+	fs.Var(&opts.schemaDirs, "schemas", "folder or file of extra CRDs/XRDs (repeatable)")
+	fs.StringVar(&opts.output, "output", "text", "output format: text or json")
+	fs.StringVar(&opts.unknownKind, "unknown-kind", "warning", "severity for kinds no schema defines: error, warning, info or ignore")
+	fs.StringVar(&opts.cacheDir, "cache-dir", "", "package cache filled by crd-lsp pull (default: the user cache folder)")
+	fs.StringVar(&opts.compMode, "composition-mode", "warn", "schema-aware Composition validation mode where no annotation says: warn, loose or strict")
+	fs.StringVar(&opts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) targeted where no crossplane.yaml says (default v2)")
+	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
+	fs.Var(&opts.clientKinds, "client-kind", "a client-side configuration kind not to validate, besides the built-in ones (Kustomization and the like): an API group, or Kind.group (repeatable)")
 	return fs
 }
 
@@ -93,24 +90,18 @@ type summary struct {
 	Infos    int `json:"infos"`
 }
 
+// check gathers the files and the workspace they belong to, analyses each
+// file and prints the findings.
 func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := checkFlags(stderr)
+	var opts checkOptions
+	fs := checkFlags(stderr, &opts)
 	fs.Usage = func() { fmt.Fprint(stderr, checkUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	opts := checkOpts
-	if opts.output != "text" && opts.output != "json" {
-		fmt.Fprintf(stderr, "crd-lsp check: --output must be text or json, not %q\n", opts.output)
-		return 2
-	}
-	unknown, ok := analysis.ParseSeverity(opts.unknownKind)
-	if !ok && opts.unknownKind != "ignore" && opts.unknownKind != "off" && opts.unknownKind != "none" {
-		fmt.Fprintf(stderr, "crd-lsp check: --unknown-kind must be error, warning, info or ignore, not %q\n", opts.unknownKind)
-		return 2
-	}
-	if m := opts.compMode; m != "warn" && m != "loose" && m != "strict" {
-		fmt.Fprintf(stderr, "crd-lsp check: --composition-mode must be warn, loose or strict, not %q\n", m)
+	cfg, err := opts.config()
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp check:", err)
 		return 2
 	}
 	paths := fs.Args()
@@ -124,15 +115,50 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "crd-lsp check:", err)
 		return 2
 	}
-	ctx := context.Background()
-
-	// Which files to check, and which folders provide schemas.
-	type input struct {
-		path    string
-		content []byte
+	world, files, err := gatherCheck(context.Background(), cfg, paths, stdin, log, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp check:", err)
+		return 2
 	}
-	var inputs []input
-	var schemaRoots []string
+	results, sum := analyseFiles(context.Background(), world, files, log)
+	printCheck(stdout, opts.output, results, sum)
+	if sum.Errors > 0 {
+		return 1
+	}
+	return 0
+}
+
+// config validates the flags and turns them into a loader configuration.
+func (o checkOptions) config() (loader.Config, error) {
+	var cfg loader.Config
+	if o.output != "text" && o.output != "json" {
+		return cfg, fmt.Errorf("--output must be text or json, not %q", o.output)
+	}
+	unknown, ok := analysis.ParseSeverity(o.unknownKind)
+	if !ok && o.unknownKind != "ignore" && o.unknownKind != "off" && o.unknownKind != "none" {
+		return cfg, fmt.Errorf("--unknown-kind must be error, warning, info or ignore, not %q", o.unknownKind)
+	}
+	if m := o.compMode; m != "warn" && m != "loose" && m != "strict" {
+		return cfg, fmt.Errorf("--composition-mode must be warn, loose or strict, not %q", m)
+	}
+	cfg.SchemaDirs = o.schemaDirs
+	cfg.CrossplaneVersion = o.crossplane
+	cfg.KeepAll = true
+	cfg.Options = workspace.Options{MaxFileSize: 10 << 20}
+	cfg.Analysis = loader.AnalysisSettings{UnknownKind: unknown, CompositionMode: o.compMode, ClientKinds: o.clientKinds}
+	c, err := packages.New(packages.Options{CacheDir: o.cacheDir})
+	if err != nil {
+		return cfg, fmt.Errorf("package cache: %w", err)
+	}
+	cfg.Packages = c
+	return cfg, nil
+}
+
+// gatherCheck loads the workspace: folders are scanned (their CRDs/XRDs,
+// crossplane.yaml dependencies from the package cache, example
+// composites), named files and stdin are read. It returns the World and
+// every file to check, sorted by path.
+func gatherCheck(ctx context.Context, cfg loader.Config, paths []string, stdin io.Reader, log *slog.Logger, stderr io.Writer) (*loader.World, loader.Files, error) {
 	usedStdin := false
 	for _, p := range paths {
 		if p == "-" {
@@ -142,124 +168,61 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			usedStdin = true
 			b, err := io.ReadAll(stdin)
 			if err != nil {
-				fmt.Fprintln(stderr, "crd-lsp check: reading stdin:", err)
-				return 2
+				return nil, nil, fmt.Errorf("reading stdin: %w", err)
 			}
-			inputs = append(inputs, input{"<stdin>", b})
+			cfg.Files = append(cfg.Files, workspace.File{Path: "<stdin>", Content: b})
 			continue
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			fmt.Fprintf(stderr, "crd-lsp check: %v\n", err)
-			return 2
+			return nil, nil, err
 		}
-		if !info.IsDir() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				fmt.Fprintf(stderr, "crd-lsp check: %v\n", err)
-				return 2
-			}
-			inputs = append(inputs, input{p, b})
+		if info.IsDir() {
+			cfg.Roots = append(cfg.Roots, p)
 			continue
 		}
-		schemaRoots = append(schemaRoots, p)
-		files, skipped, err := workspace.Scan(ctx, p, workspace.Options{MaxFileSize: 10 << 20}, nil)
+		b, err := os.ReadFile(p)
 		if err != nil {
-			fmt.Fprintf(stderr, "crd-lsp check: %v\n", err)
-			return 2
+			return nil, nil, err
 		}
-		for _, s := range skipped {
-			log.Warn("skipped", "file", s.Path, "reason", s.Reason)
-		}
-		for _, f := range files {
-			inputs = append(inputs, input{f.Path, f.Content})
-		}
+		cfg.Files = append(cfg.Files, workspace.File{Path: p, Content: b})
 	}
-
-	// Schemas shared by every input: --schemas folders and the CRDs/XRDs
-	// among the inputs. Built-ins are added per Crossplane version below.
-	shared, err := schemaFiles(ctx, opts.schemaDirs)
+	world, files, skipped, err := loader.Load(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "crd-lsp check: --schemas: %v\n", err)
-		return 2
+		return nil, nil, err
 	}
-	// The packages crossplane.yaml files in the checked folders depend on,
-	// as far as the cache has them (crd-lsp pull fills it; check itself
+	for _, s := range skipped {
+		log.Warn("skipped", "file", s.Path, "reason", s.Reason)
+	}
+	// Dependencies the cache lacks: their kinds are unknown (check itself
 	// stays offline).
-	pkgFiles, pkgResults := cachedPackages(schemaRoots, opts.cacheDir, stderr)
-	shared = append(shared, pkgFiles...)
-	for _, in := range inputs {
-		if workspace.MayDefineSchemas(in.content) {
-			shared = append(shared, schemas.FileInput{Source: workspace.Source(in.path), Path: in.path, Content: in.content})
-		}
-	}
-	defaultMajor, _ := workspace.CrossplaneMajor(nil, opts.crossplane)
-	stores := map[int]*schemas.Store{}
-	storeFor := func(major int) (*schemas.Store, error) {
-		if st, ok := stores[major]; ok {
-			return st, nil
-		}
-		st, err := workspace.Builtins(major)
-		if err != nil {
-			return nil, err
-		}
-		st = st.WithFiles(shared)
-		stores[major] = st
-		return st, nil
-	}
-
-	// Example composites among the inputs: Compositions are rendered with
-	// them, as in the editor.
-	objects := map[string][]workspace.Header{}
-	texts := map[string][]byte{}
-	parsed := map[string][]analysis.Example{} // each example file parsed once
-	for _, in := range inputs {
-		if h := workspace.Headers(in.content); len(h) > 0 {
-			objects[in.path] = h
-			texts[in.path] = in.content
-		}
-	}
-	examples := func(store *schemas.Store) func(schemas.GVK) []analysis.Example {
-		return func(gvk schemas.GVK) []analysis.Example {
-			kinds := workspace.ExampleKinds(store, gvk)
-			var out []analysis.Example
-			for _, p := range workspace.ExamplePaths(objects, kinds) {
-				if parsed[p] == nil {
-					parsed[p] = analysis.ObjectsIn(p, texts[p])
-				}
-				if ex, ok := analysis.FirstExample(parsed[p], func(av, k string) bool { return kinds[workspace.Header{APIVersion: av, Kind: k}] }); ok {
-					out = append(out, ex)
-				}
+	for _, m := range world.Metas() {
+		for _, r := range world.Results(m.Path) {
+			if r.Package == nil && packages.KindOf(r.Err) == packages.KindNotCached {
+				fmt.Fprintf(stderr, "%s: %s is not in the package cache (run crd-lsp pull): its kinds are unknown\n", m.Path, r.Dep.String())
 			}
-			return out
 		}
 	}
+	return world, files, nil
+}
 
+// analyseFiles diagnoses every file against the World, as the editor
+// does (package metadata problems included), and counts the findings.
+// Hints (editor suggestions) are left out.
+func analyseFiles(ctx context.Context, world *loader.World, files loader.Files, log *slog.Logger) ([]checkedFile, summary) {
 	var results []checkedFile
 	var sum summary
-	for _, in := range inputs {
-		// Each file targets the Crossplane version of the crossplane.yaml
-		// that governs it, else the flag, else v2.
-		major := defaultMajor
-		if m, from, ok := workspace.MajorFor(in.path); ok {
-			major = m
-			log.Debug("targeting Crossplane", "file", in.path, "major", m, "from", from)
+	for _, in := range files {
+		if major, from := world.MajorOf(in.Path); from != "default" {
+			log.Debug("targeting Crossplane", "file", in.Path, "major", major, "from", from)
 		}
-		store, err := storeFor(major)
-		if err != nil {
-			fmt.Fprintln(stderr, "crd-lsp check:", err)
-			return 2
-		}
-		env := analysis.Env{Schemas: store, UnknownKind: unknown, CrossplaneMajor: major, CompositionMode: opts.compMode, Examples: examples(store), ClientKinds: opts.clientKinds}
-		f := document.Parse(in.path, 0, in.content)
-		diags := analysis.Diagnose(ctx, f, env)
-		if filepath.Base(in.path) == "crossplane.yaml" {
-			// Package metadata and dependency problems, as the editor
-			// shows them (what the cache cannot answer is noted on stderr).
-			diags = append(diags, lsp.PackageProblems(packages.ParseMeta(in.path, in.content), pkgResults[in.path], false)...)
+		f := document.Parse(in.Path, 0, in.Content)
+		diags := analysis.Diagnose(ctx, f, world.Env(in.Path))
+		if m, ok := world.Meta(in.Path); ok {
+			diags = append(diags, loader.PackageProblems(m, world.Results(in.Path), false)...)
 			sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
 		}
-		cf := checkedFile{Path: in.path, Diagnostics: []jsonDiagnostic{}}
+		cf := checkedFile{Path: in.Path, Diagnostics: []jsonDiagnostic{}}
 		for _, d := range diags {
 			if d.Severity == analysis.SeverityHint {
 				continue // suggestions (deprecated but supported forms) are for the editor
@@ -279,32 +242,31 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		results = append(results, cf)
 	}
 	sum.Files = len(results)
-	sort.SliceStable(results, func(i, j int) bool { return results[i].Path < results[j].Path })
+	return results, sum
+}
 
-	if opts.output == "json" {
+// printCheck writes the findings as text lines and a summary, or as JSON.
+func printCheck(stdout io.Writer, output string, results []checkedFile, sum summary) {
+	if output == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(struct {
 			Files   []checkedFile `json:"files"`
 			Summary summary       `json:"summary"`
 		}{results, sum})
-	} else {
-		for _, r := range results {
-			for _, d := range r.Diagnostics {
-				code := ""
-				if d.Code != "" {
-					code = " [" + d.Code + "]"
-				}
-				fmt.Fprintf(stdout, "%s:%d:%d: %s: %s%s\n", r.Path, d.Line, d.Column, d.Severity, d.Message, code)
+		return
+	}
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			code := ""
+			if d.Code != "" {
+				code = " [" + d.Code + "]"
 			}
+			fmt.Fprintf(stdout, "%s:%d:%d: %s: %s%s\n", r.Path, d.Line, d.Column, d.Severity, d.Message, code)
 		}
-		fmt.Fprintf(stdout, "%d %s checked: %d %s, %d %s, %d info\n", sum.Files, plural(sum.Files, "file", "files"),
-			sum.Errors, plural(sum.Errors, "error", "errors"), sum.Warnings, plural(sum.Warnings, "warning", "warnings"), sum.Infos)
 	}
-	if sum.Errors > 0 {
-		return 1
-	}
-	return 0
+	fmt.Fprintf(stdout, "%d %s checked: %d %s, %d %s, %d info\n", sum.Files, plural(sum.Files, "file", "files"),
+		sum.Errors, plural(sum.Errors, "error", "errors"), sum.Warnings, plural(sum.Warnings, "warning", "warnings"), sum.Infos)
 }
 
 func plural(n int, one, many string) string {
@@ -339,46 +301,4 @@ func schemaFiles(ctx context.Context, dirs []string) ([]schemas.FileInput, error
 		}
 	}
 	return shared, nil
-}
-
-// cachedPackages returns the schema files of the cached packages that the
-// crossplane.yaml files under roots depend on, and the outcome for each
-// dependency by crossplane.yaml path; it says on stderr which are missing.
-func cachedPackages(roots []string, cacheDir string, stderr io.Writer) ([]schemas.FileInput, map[string][]packages.Result) {
-	var metas []*packages.Meta
-	for _, root := range roots {
-		paths, _ := packages.FindMeta(root)
-		for _, p := range paths {
-			if m, err := packages.ReadMeta(p); err == nil && len(m.Deps) > 0 {
-				metas = append(metas, m)
-			}
-		}
-	}
-	results := map[string][]packages.Result{}
-	if len(metas) == 0 {
-		return nil, results
-	}
-	c, err := packages.New(packages.Options{CacheDir: cacheDir})
-	if err != nil {
-		fmt.Fprintln(stderr, "crd-lsp check: package cache:", err)
-		return nil, results
-	}
-	var out []schemas.FileInput
-	seen := map[string]bool{}
-	for _, m := range metas {
-		rs := c.Cached(m.Deps)
-		results[m.Path] = rs
-		for _, r := range rs {
-			if r.Package == nil && packages.KindOf(r.Err) == packages.KindNotCached {
-				fmt.Fprintf(stderr, "%s: %s is not in the package cache (run crd-lsp pull): its kinds are unknown\n", m.Path, r.Dep.String())
-				continue
-			}
-			if r.Package == nil || seen[r.Package.Path] {
-				continue
-			}
-			seen[r.Package.Path] = true
-			out = append(out, schemas.FileInput{Source: schemas.Source{Kind: schemas.SourcePackage, Name: r.Package.Ref, Version: r.Package.Version}, Path: r.Package.Path, Content: r.Package.YAML})
-		}
-	}
-	return out, results
 }

@@ -65,7 +65,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case "help", "-h", "--help":
 		helps := map[string]func(){
-			"check": func() { fs := checkFlags(stdout); fmt.Fprint(stdout, checkUsage); fs.PrintDefaults() },
+			"check": func() { fs := checkFlags(stdout, &checkOptions{}); fmt.Fprint(stdout, checkUsage); fs.PrintDefaults() },
 			"render": func() {
 				fs := renderFlags(stdout, &renderOptions{})
 				fmt.Fprint(stdout, renderUsage)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
@@ -297,32 +298,10 @@ func (s *server) packageDiagnostics(f *document.File) []analysis.Diagnostic {
 	return PackageProblems(m, results, refreshed)
 }
 
-// PackageProblems turns a crossplane.yaml's metadata problems (YAML syntax
-// errors aside: the document diagnostics have them) and its dependencies'
-// failed outcomes into diagnostics. check uses it too.
+// PackageProblems is loader.PackageProblems (check used to import it from
+// here).
 func PackageProblems(m *packages.Meta, results []packages.Result, notCached bool) []analysis.Diagnostic {
-	var out []analysis.Diagnostic
-	problems := append(append([]packages.Problem(nil), m.Problems...), packages.ResultProblems(m, results, notCached)...)
-	for _, pr := range problems {
-		if pr.Syntax {
-			continue
-		}
-		sev := analysis.SeverityError
-		switch pr.Severity {
-		case packages.SeverityWarning:
-			sev = analysis.SeverityWarning
-		case packages.SeverityInfo:
-			sev = analysis.SeverityInfo
-		case packages.SeverityHint:
-			sev = analysis.SeverityHint
-		}
-		code := "package-meta"
-		if pr.Kind != "" {
-			code = "package-" + string(pr.Kind)
-		}
-		out = append(out, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: sev, Code: code, Message: pr.Message})
-	}
-	return out
+	return loader.PackageProblems(m, results, notCached)
 }
 
 // packageHover describes the dependency under the cursor: the version it

@@ -43,11 +43,11 @@ func CrossplaneMajor(roots []string, setting string) (major int, from string) {
 		if yaml.Unmarshal(content, &meta) != nil || meta.Spec.Crossplane.Version == "" {
 			continue
 		}
-		if m, ok := parseMajor(meta.Spec.Crossplane.Version); ok {
+		if m, ok := ParseMajor(meta.Spec.Crossplane.Version); ok {
 			return m, p
 		}
 	}
-	if m, ok := parseMajor(setting); ok {
+	if m, ok := ParseMajor(setting); ok {
 		return m, "setting crdLsp.crossplaneVersion"
 	}
 	return DefaultCrossplaneMajor, "default"
@@ -73,7 +73,9 @@ func MajorFor(file string) (major int, from string, ok bool) {
 	}
 }
 
-func parseMajor(s string) (int, bool) {
+// ParseMajor reads the Crossplane major (1 or 2) of a version or
+// constraint such as "v1.20", ">=v2.0.0-0" or "v2".
+func ParseMajor(s string) (int, bool) {
 	m := majorRE.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return 0, false

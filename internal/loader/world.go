@@ -1,0 +1,477 @@
+// Package loader is the one workspace loader: every front end (the
+// language server, check, render) assembles the World its analysis reads
+// with it: the schema stores (built-ins of each Crossplane version in use,
+// workspace and --schemas files, cached packages), package metadata and
+// the outcome of each dependency, the objects of the workspace's files by
+// kind and the example composites among them. World.Env is the one
+// builder of analysis.Env.
+//
+// Invariants: a World is immutable (With* methods return a new one) and
+// reading it never touches the disk; Load reads the disk only through
+// internal/workspace and the package cache only through internal/packages
+// (Cached: never the network).
+package loader
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+// Config is what a World is assembled from besides the files themselves.
+type Config struct {
+	// Roots are the folders scanned (workspace folders, check's folders).
+	Roots []string
+	// Files are files given by content besides the roots' (files named on
+	// check's command line, stdin): part of the workspace, always kept.
+	Files []workspace.File
+	// SchemaDirs are extra folders or files of CRDs/XRDs/MRDs (--schemas).
+	SchemaDirs []string
+	// Options limit the scan of Roots.
+	Options workspace.Options
+	// CrossplaneVersion is the setting ("v1", "v2" or "") used where no
+	// crossplane.yaml states spec.crossplane.version.
+	CrossplaneVersion string
+	// Packages serves the schemas of crossplane.yaml dependencies from the
+	// cache (nil: none). Load never goes to the network.
+	Packages *packages.Client
+	// KeepAll keeps every file's content (check validates them all);
+	// otherwise only files that define schemas, package metadata, and
+	// custom objects that may be example composites are kept.
+	KeepAll bool
+	// Analysis carries the analysis settings every Env gets (severity of
+	// unknown kinds, Composition mode, client-side kinds).
+	Analysis AnalysisSettings
+}
+
+// AnalysisSettings are the settings an analysis.Env carries.
+type AnalysisSettings struct {
+	UnknownKind     analysis.Severity
+	CompositionMode string
+	ClientKinds     []string
+}
+
+// World is an immutable picture of a workspace: its schema stores (one per
+// Crossplane major in use), its package metadata and the outcome of each
+// dependency, the objects of its files by kind, and the example
+// composites among them. Every method is safe for concurrent use; none
+// reads the disk. With* methods return a new World.
+type World struct {
+	cfg      Config
+	setMajor int // the setting's major (DefaultCrossplaneMajor without one)
+
+	// shared are the schema inputs of every store: workspace files,
+	// --schemas files and cached packages, by path.
+	shared map[string]schemas.FileInput
+	stores map[int]*schemas.Store
+
+	// metas are the crossplane.yaml files by path, and results the outcome
+	// of their dependencies (cache, or registries when refreshed).
+	metas   map[string]*packages.Meta
+	results map[string][]packages.Result
+	pkgs    []schemas.FileInput
+
+	// headers index the workspace's files by the kinds they hold; texts
+	// keep the content of files that may hold example composites.
+	headers map[string][]workspace.Header
+	texts   map[string][]byte
+
+	parsed sync.Map // path → []analysis.Example, parsed once per World
+}
+
+// Files are the files a Load kept, for callers that check them all
+// (KeepAll), sorted by path.
+type Files []workspace.File
+
+// Load reads a workspace from disk: every root is scanned once; schema
+// files, crossplane.yaml files (their dependencies served from the package
+// cache), and objects that may be example composites are gathered into a
+// World. The files kept (all with KeepAll) are returned too, with what was
+// skipped and why.
+func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, error) {
+	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}}
+	w.setMajor, _ = workspace.CrossplaneMajor(nil, cfg.CrossplaneVersion)
+	var kept Files
+	var skipped []workspace.Skipped
+	for _, dir := range cfg.SchemaDirs {
+		files, sk, err := scanPath(ctx, dir, workspace.Options{}, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		skipped = append(skipped, sk...)
+		for _, f := range files {
+			w.shared[f.Path] = schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content}
+		}
+	}
+	for _, root := range cfg.Roots {
+		files, sk, err := scanPath(ctx, root, cfg.Options, func(p string, c []byte) bool {
+			return cfg.KeepAll || workspace.MayDefineSchemas(c) || filepath.Base(p) == "crossplane.yaml" || len(workspace.Headers(c)) > 0
+		})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		skipped = append(skipped, sk...)
+		for _, f := range files {
+			w.addFile(f.Path, f.Content)
+			if cfg.KeepAll {
+				kept = append(kept, f)
+			}
+		}
+	}
+	for _, f := range cfg.Files {
+		w.addFile(f.Path, f.Content)
+		kept = append(kept, f)
+	}
+	w.loadCachedPackages()
+	w.buildStores()
+	w.keepExampleTexts()
+	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
+	return w, kept, skipped, nil
+}
+
+// scanPath scans a folder, or reads one file.
+func scanPath(ctx context.Context, p string, opts workspace.Options, keep func(string, []byte) bool) ([]workspace.File, []workspace.Skipped, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !info.IsDir() {
+		content, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if keep != nil && !keep(p, content) {
+			return nil, nil, nil
+		}
+		return []workspace.File{{Path: p, Content: content}}, nil, nil
+	}
+	return workspace.Scan(ctx, p, opts, keep)
+}
+
+// addFile records one workspace file's content (nil content forgets it).
+func (w *World) addFile(p string, content []byte) {
+	delete(w.shared, p)
+	delete(w.metas, p)
+	delete(w.headers, p)
+	delete(w.texts, p)
+	if content == nil {
+		return
+	}
+	if workspace.MayDefineSchemas(content) {
+		w.shared[p] = schemas.FileInput{Source: workspace.Source(p), Path: p, Content: content}
+	}
+	if filepath.Base(p) == "crossplane.yaml" {
+		w.metas[p] = packages.ParseMeta(p, content)
+	}
+	if h := workspace.Headers(content); len(h) > 0 {
+		w.headers[p] = h
+		w.texts[p] = content // trimmed to possible examples by keepExampleTexts
+	}
+}
+
+// keepExampleTexts drops the texts of files holding only built-in kinds:
+// only custom objects can be example composites.
+func (w *World) keepExampleTexts() {
+	st, _ := workspace.Builtins(workspace.DefaultCrossplaneMajor)
+	for p := range w.texts {
+		if !mayHoldExample(st, w.headers[p]) {
+			delete(w.texts, p)
+		}
+	}
+}
+
+func mayHoldExample(builtins *schemas.Store, hs []workspace.Header) bool {
+	for _, h := range hs {
+		group, version, found := strings.Cut(h.APIVersion, "/")
+		if !found {
+			group, version = "", h.APIVersion
+		}
+		if builtins == nil || len(builtins.Candidates(schemas.GVK{Group: group, Version: version, Kind: h.Kind})) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// loadCachedPackages serves what the cache holds for the dependencies of
+// every crossplane.yaml, with no network.
+func (w *World) loadCachedPackages() {
+	w.results = map[string][]packages.Result{}
+	if w.cfg.Packages == nil {
+		return
+	}
+	for p, m := range w.metas {
+		if len(m.Deps) > 0 {
+			w.results[p] = w.cfg.Packages.Cached(m.Deps)
+		}
+	}
+	w.pkgs = PackageFiles(w.results)
+}
+
+// PackageFiles turns resolved packages into schema store inputs (one per
+// package: its package.yaml under its cache path).
+func PackageFiles(results map[string][]packages.Result) []schemas.FileInput {
+	var out []schemas.FileInput
+	seen := map[string]bool{}
+	paths := make([]string, 0, len(results))
+	for p := range results {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		for _, r := range results[p] {
+			if r.Package == nil || seen[r.Package.Path] {
+				continue
+			}
+			seen[r.Package.Path] = true
+			out = append(out, schemas.FileInput{Source: schemas.Source{Kind: schemas.SourcePackage, Name: r.Package.Ref, Version: r.Package.Version}, Path: r.Package.Path, Content: r.Package.YAML})
+		}
+	}
+	return out
+}
+
+// buildStores builds a store for every Crossplane major a file of the
+// workspace targets: built-ins of that major plus the shared inputs.
+func (w *World) buildStores() {
+	w.stores = map[int]*schemas.Store{}
+	majors := map[int]bool{w.setMajor: true}
+	for p := range w.metas {
+		if m, ok := w.metaMajor(p); ok {
+			majors[m] = true
+		}
+	}
+	inputs := w.inputs()
+	for m := range majors {
+		st, err := workspace.Builtins(m)
+		if err != nil || st == nil {
+			st = schemas.NewStore()
+		}
+		w.stores[m] = st.WithFiles(inputs)
+	}
+}
+
+// inputs are the shared schema inputs in a stable order.
+func (w *World) inputs() []schemas.FileInput {
+	out := make([]schemas.FileInput, 0, len(w.shared)+len(w.pkgs))
+	for _, in := range w.shared {
+		out = append(out, in)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return append(out, w.pkgs...)
+}
+
+// metaMajor is the Crossplane major a crossplane.yaml states.
+func (w *World) metaMajor(p string) (int, bool) {
+	m := w.metas[p]
+	if m == nil || m.Crossplane == "" {
+		return 0, false
+	}
+	return workspace.ParseMajor(m.Crossplane)
+}
+
+// MajorOf is the Crossplane major a file targets: that of the nearest
+// crossplane.yaml (in its folder or above) stating spec.crossplane.version,
+// else the setting, else v2. from says which.
+func (w *World) MajorOf(path string) (major int, from string) {
+	dir := filepath.Dir(path)
+	for {
+		p := filepath.Join(dir, "crossplane.yaml")
+		if m, ok := w.metaMajor(p); ok {
+			return m, p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if m, ok := workspace.ParseMajor(w.cfg.CrossplaneVersion); ok {
+		return m, "setting crdLsp.crossplaneVersion"
+	}
+	return workspace.DefaultCrossplaneMajor, "default"
+}
+
+// Store is the schema store for files targeting the given major.
+func (w *World) Store(major int) *schemas.Store {
+	if st, ok := w.stores[major]; ok {
+		return st
+	}
+	return w.stores[w.setMajor]
+}
+
+// StoreFor is the schema store that applies to a file.
+func (w *World) StoreFor(path string) *schemas.Store {
+	m, _ := w.MajorOf(path)
+	return w.Store(m)
+}
+
+// Env is the one builder of analysis.Env: the store, Crossplane major and
+// example composites that apply to the file at path, and the analysis
+// settings.
+func (w *World) Env(path string) analysis.Env {
+	major, _ := w.MajorOf(path)
+	st := w.Store(major)
+	return analysis.Env{
+		Schemas:         st,
+		CrossplaneMajor: major,
+		UnknownKind:     w.cfg.Analysis.UnknownKind,
+		CompositionMode: w.cfg.Analysis.CompositionMode,
+		ClientKinds:     w.cfg.Analysis.ClientKinds,
+		Examples:        func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
+	}
+}
+
+// Examples are the workspace's example composites for the XR kind gvk:
+// objects of that kind or of its claim kind, files under an examples
+// folder first, then by path.
+func (w *World) Examples(st *schemas.Store, gvk schemas.GVK) []analysis.Example {
+	kinds := workspace.ExampleKinds(st, gvk)
+	var out []analysis.Example
+	for _, p := range workspace.ExamplePaths(w.headers, kinds) {
+		if ex, ok := analysis.FirstExample(w.objects(p), func(av, k string) bool { return kinds[workspace.Header{APIVersion: av, Kind: k}] }); ok {
+			out = append(out, ex)
+		}
+	}
+	return out
+}
+
+// objects parses a kept file's objects, once per World.
+func (w *World) objects(p string) []analysis.Example {
+	if v, ok := w.parsed.Load(p); ok {
+		return v.([]analysis.Example)
+	}
+	text, ok := w.texts[p]
+	if !ok {
+		return nil
+	}
+	objs := analysis.ObjectsIn(p, text)
+	w.parsed.Store(p, objs)
+	return objs
+}
+
+// Metas are the workspace's crossplane.yaml files, by path.
+func (w *World) Metas() []*packages.Meta {
+	out := make([]*packages.Meta, 0, len(w.metas))
+	for _, m := range w.metas {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Meta is the parsed crossplane.yaml at path, if the workspace has one.
+func (w *World) Meta(path string) (*packages.Meta, bool) {
+	m, ok := w.metas[path]
+	return m, ok
+}
+
+// Results are the outcomes of a crossplane.yaml's dependencies.
+func (w *World) Results(path string) []packages.Result { return w.results[path] }
+
+// clone copies the World's maps for a With* method.
+func (w *World) clone() *World {
+	c := &World{cfg: w.cfg, setMajor: w.setMajor, shared: make(map[string]schemas.FileInput, len(w.shared)), metas: make(map[string]*packages.Meta, len(w.metas)),
+		results: w.results, pkgs: w.pkgs, headers: make(map[string][]workspace.Header, len(w.headers)), texts: make(map[string][]byte, len(w.texts)), stores: w.stores}
+	for k, v := range w.shared {
+		c.shared[k] = v
+	}
+	for k, v := range w.metas {
+		c.metas[k] = v
+	}
+	for k, v := range w.headers {
+		c.headers[k] = v
+	}
+	for k, v := range w.texts {
+		c.texts[k] = v
+	}
+	return c
+}
+
+// WithFile is the World with path's content replaced (an open buffer, a
+// file changed on disk); nil content removes the file.
+func (w *World) WithFile(path string, content []byte) *World {
+	c := w.clone()
+	wasSchema, wasMeta := w.shared[path].Content != nil, w.metas[path] != nil
+	c.addFile(path, content)
+	if _, ok := c.texts[path]; ok && !mayHoldExample(mustBuiltins(), c.headers[path]) {
+		delete(c.texts, path)
+	}
+	isSchema, isMeta := c.shared[path].Content != nil, c.metas[path] != nil
+	switch {
+	case wasMeta || isMeta:
+		// The targeted majors (and, once packages are refreshed, the
+		// dependencies) may change: rebuild every store.
+		c.buildStores()
+	case wasSchema || isSchema:
+		stores := make(map[int]*schemas.Store, len(w.stores))
+		for m, st := range w.stores {
+			if isSchema {
+				stores[m] = st.WithFile(workspace.Source(path), path, content)
+			} else {
+				stores[m] = st.WithoutFile(path)
+			}
+		}
+		c.stores = stores
+	}
+	return c
+}
+
+// WithPackages is the World with new dependency outcomes (from the
+// registries) and their packages' schemas.
+func (w *World) WithPackages(results map[string][]packages.Result) *World {
+	c := w.clone()
+	c.results = results
+	c.pkgs = PackageFiles(results)
+	c.buildStores()
+	return c
+}
+
+func mustBuiltins() *schemas.Store {
+	st, _ := workspace.Builtins(workspace.DefaultCrossplaneMajor)
+	return st
+}
+
+// ParseFile parses a file of the workspace for analysis (a convenience for
+// front ends that have its content).
+func ParseFile(path string, content []byte) *document.File {
+	return document.Parse(path, 0, content)
+}
+
+// PackageProblems turns a crossplane.yaml's metadata problems (YAML syntax
+// errors aside: the document's diagnostics have them) and its dependencies'
+// failed outcomes into diagnostics: the one wording and placement the
+// editor, check and pull share. notCached reports dependencies the cache
+// does not hold (before the registries were asked, that is not news).
+func PackageProblems(m *packages.Meta, results []packages.Result, notCached bool) []analysis.Diagnostic {
+	var out []analysis.Diagnostic
+	problems := append(append([]packages.Problem(nil), m.Problems...), packages.ResultProblems(m, results, notCached)...)
+	for _, pr := range problems {
+		if pr.Syntax {
+			continue
+		}
+		sev := analysis.SeverityError
+		switch pr.Severity {
+		case packages.SeverityWarning:
+			sev = analysis.SeverityWarning
+		case packages.SeverityInfo:
+			sev = analysis.SeverityInfo
+		case packages.SeverityHint:
+			sev = analysis.SeverityHint
+		}
+		code := "package-meta"
+		if pr.Kind != "" {
+			code = "package-" + string(pr.Kind)
+		}
+		out = append(out, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: sev, Code: code, Message: pr.Message})
+	}
+	return out
+}
