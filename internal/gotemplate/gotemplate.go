@@ -282,7 +282,7 @@ func locate(t Template, acts []action, line int, msg string) (int, int) {
 	}
 	if m := reAfterTerm.FindStringSubmatch(msg); m != nil {
 		if s, _, ok := onLine(func(tok token) bool {
-			return strings.HasPrefix(tok.text, ".") && tok.start > 0 && text[tok.start-1] == ')'
+			return tok.kind == tokField && tok.start > 0 && !isSpace(text[tok.start-1])
 		}); ok {
 			return s, s + 1
 		}

@@ -312,3 +312,46 @@ metadata:
 		t.Errorf("plain document text: %q", docs[2].Text)
 	}
 }
+
+// TestCheckPositions: each kind of parse error text/template reports (by
+// line only) is put on the text it is about.
+func TestCheckPositions(t *testing.T) {
+	for _, tc := range []struct{ text, msg, at string }{
+		{"a: {{ foo .x }}\n", `function "foo" not defined`, "foo"},
+		{"a: b\n{{ if .x }}\na: b\n", "unexpected EOF", "{{ if .x }}"},
+		{"a: b\n{{ end }}\n", "unexpected {{end}}", "{{ end }}"},
+		{"a: {{ else }}", "unexpected {{else}}", "{{ else }}"},
+		{"a: {{ \"unterminated }}\n", "unterminated quoted string", "\"unterminated }}"},
+		{"a: {{ `raw", "unterminated raw quoted string", "`raw"},
+		{"a:\n  {{ .x\n", "unclosed action started at line 2", "{{ .x"},
+		{"a: {{ $y }}\n", `undefined variable "$y"`, "$y"},
+		{"a: {{ 12x }}\n", `bad number syntax: "12x"`, "12x"},
+		{"a: {{ .x @ }}\n", `unexpected "@" in operand`, "@"},
+		{"a: {{/* c */ }}\n", "comment ends before closing delimiter", "/* c */"},
+		{"a: {{/* c \n", "unclosed comment", "/* c \n"},
+		{"a: {{ (index .x 1 }}\n", "unclosed left paren", "("},
+		{"a: {{ index .x 1) }}\n", "unexpected right paren", ")"},
+		{"{{ range $i, $j, $k := .x }}{{ end }}", "too many declarations in range", "{{ range $i, $j, $k := .x }}"},
+		{"a: {{ if }}{{ end }}", "missing value for if", "{{ if }}"},
+		{"a: {{ \"s\".b }}", `unexpected . after term "\"s\""`, "."},
+		{"a: {{ 'ab' }}", "malformed character constant: 'ab'", "'ab'"},
+		{"x\n{{ define \"x\" }}\na: b\n", "unexpected EOF", `{{ define "x" }}`},
+		{"a: {{- .x | printf \"%s\" | nope -}}\n", `function "nope" not defined`, "nope"},
+	} {
+		probs := Check(Template{Text: tc.text, Left: "{{", Right: "}}"})
+		if len(probs) != 1 {
+			t.Errorf("%q: %+v", tc.text, probs)
+			continue
+		}
+		p := probs[0]
+		if p.Message != tc.msg || tc.text[p.Start:p.End] != tc.at {
+			t.Errorf("%q: %q at %q, want %q at %q", tc.text, p.Message, tc.text[p.Start:p.End], tc.msg, tc.at)
+		}
+	}
+	if probs := Check(Template{Text: "a: {{ .x | printf \"%s\" | quote | b64enc | include \"x\" }}{{ getCompositeResource . }}", Left: "{{", Right: "}}"}); probs != nil {
+		t.Errorf("sprig and the function's own functions: %+v", probs)
+	}
+	if probs := Check(Template{Text: "a: {{ env \"HOME\" }}", Left: "{{", Right: "}}"}); len(probs) != 1 || probs[0].Message != `function "env" not defined` {
+		t.Errorf("env is removed by the function: %+v", probs)
+	}
+}
