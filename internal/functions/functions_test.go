@@ -733,3 +733,36 @@ esac
 func script2(t *testing.T) Step {
 	return script(t, "compose: [{name: d, resource: {apiVersion: v1, kind: ConfigMap}}]")
 }
+
+// TestDockerDaemon runs function-patch-and-transform's package image
+// through a real Docker daemon, as crossplane render does by default.
+// Skipped without a daemon (none is installed here, nor required by CI).
+func TestDockerDaemon(t *testing.T) {
+	if err := DockerAvailable(""); err != nil {
+		t.Skipf("no Docker daemon: %v", err)
+	}
+	r := New(Config{Docker: true, Functions: []Function{{Name: "function-patch-and-transform",
+		Package: "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:" + fntest.PatchAndTransformVersion}}})
+	defer r.Close()
+	comp := yamlMap(t, `
+spec:
+  pipeline:
+  - step: pt
+    functionRef: {name: function-patch-and-transform}
+    input:
+      apiVersion: pt.fn.crossplane.io/v1beta1
+      kind: Resources
+      resources:
+      - name: cm
+        base: {apiVersion: v1, kind: ConfigMap}
+        patches:
+        - {type: FromCompositeFieldPath, fromFieldPath: spec.size, toFieldPath: data.size, transforms: [{type: convert, convert: {toType: string}}]}
+`)
+	out := Run(context.Background(), Input{Composition: comp, XR: yamlMap(t, xrYAML), Route: r.Route, Timeout: 10 * time.Minute})
+	if out.Stopped != -1 {
+		t.Fatalf("%+v", out.Steps)
+	}
+	if got := out.Desired.Resources["cm"].Object["data"].(map[string]any)["size"]; got != "3" {
+		t.Errorf("data.size = %v", got)
+	}
+}
