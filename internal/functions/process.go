@@ -1,0 +1,231 @@
+package functions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// errExited cancels the calls to a process that exited.
+var errExited = errors.New("the function process exited")
+
+// processBackend runs a local executable: started on first use with the
+// function SDK's flags on a free loopback port, kept warm, started again
+// on the next call after it died, stopped on close.
+type processBackend struct {
+	name string
+	ex   Executable
+	logf func(string, ...any)
+
+	mu     sync.Mutex
+	cur    *proc
+	closed bool
+}
+
+// proc is one run of the executable.
+type proc struct {
+	cmd    *exec.Cmd
+	target string
+	cc     *grpc.ClientConn
+	alive  context.Context // cancelled when the process exited
+	exited context.CancelFunc
+	done   chan struct{} // closed once Wait returned and exit is set
+	exit   string
+	out    *tail
+}
+
+func newProcessBackend(name string, ex Executable, _ time.Duration, logf func(string, ...any)) *processBackend {
+	return &processBackend{name: name, ex: ex, logf: logf}
+}
+
+func (b *processBackend) source() (Source, string) { return SourceExecutable, b.ex.Path }
+func (b *processBackend) waitForReady() bool       { return true }
+
+func (b *processBackend) conn(ctx context.Context) (context.Context, func(), *grpc.ClientConn, error) {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil, nil, nil, errors.New("the function registry is closed")
+	}
+	p := b.cur
+	if p == nil || p.alive.Err() != nil {
+		var err error
+		if p, err = b.start(); err != nil {
+			b.mu.Unlock()
+			return nil, nil, nil, err
+		}
+		b.cur = p
+	}
+	b.mu.Unlock()
+	cctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(p.alive, func() { cancel(errExited) })
+	return cctx, func() { stop(); cancel(nil) }, p.cc, nil
+}
+
+// start starts the executable. A process that fails to come up (it
+// exits) is noticed by the calls, which end, and replaced by the next.
+func (b *processBackend) start() (*proc, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find a free loopback port: %w", err)
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	args := append([]string{"--insecure", "--address", addr}, b.ex.Args...)
+	cmd := exec.Command(b.ex.Path, args...)
+	cmd.Dir = b.ex.Dir
+	cmd.Env = append(os.Environ(), b.ex.Env...)
+	out := &tail{max: 8 << 10, name: b.name, logf: b.logf}
+	cmd.Stdout, cmd.Stderr = out, out
+	setProcessGroup(cmd)
+	cc, err := dial(addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		cc.Close()
+		return nil, fmt.Errorf("cannot start %s: %w", b.ex.Path, err)
+	}
+	b.log("started %s (pid %d) listening on %s", b.ex.Path, cmd.Process.Pid, addr)
+	alive, exited := context.WithCancel(context.Background())
+	p := &proc{cmd: cmd, target: addr, cc: cc, alive: alive, exited: exited, done: make(chan struct{}), out: out}
+	go func() {
+		err := cmd.Wait()
+		p.exit = "exit status 0"
+		if err != nil {
+			p.exit = err.Error()
+		}
+		close(p.done)
+		exited()
+		cc.Close()
+		b.log("%s exited: %s", b.ex.Path, p.exit)
+	}()
+	return p, nil
+}
+
+func (b *processBackend) log(format string, args ...any) {
+	if b.logf != nil {
+		b.logf("function %s: "+format, append([]any{b.name}, args...)...)
+	}
+}
+
+// failed waits a moment for a process that a failed call suggests is
+// dying (a crash resets the connection before the exit is seen), so that
+// the error can say how it ended. A timeout or cancellation says nothing
+// of the process (and one caused by its exit comes after the exit is
+// seen): no wait.
+func (b *processBackend) failed(err error) {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		status.Code(err) == codes.DeadlineExceeded || status.Code(err) == codes.Canceled {
+		return
+	}
+	b.mu.Lock()
+	p := b.cur
+	b.mu.Unlock()
+	if p == nil {
+		return
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+	}
+}
+
+func (b *processBackend) state() (string, string) {
+	b.mu.Lock()
+	p := b.cur
+	b.mu.Unlock()
+	if p == nil {
+		return "", ""
+	}
+	select {
+	case <-p.done:
+		return p.exit, p.out.String()
+	default:
+		return "", ""
+	}
+}
+
+func (b *processBackend) close() error {
+	b.mu.Lock()
+	b.closed = true
+	p := b.cur
+	b.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	killProcess(p.cmd)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("function %s: process %d did not exit after being killed", b.name, p.cmd.Process.Pid)
+	}
+}
+
+// freePort asks the kernel for a free loopback TCP port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail keeps the last max bytes written to it and logs complete lines.
+type tail struct {
+	mu   sync.Mutex
+	max  int
+	buf  []byte
+	line []byte
+	name string
+	logf func(string, ...any)
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	if t.logf != nil {
+		t.line = append(t.line, p...)
+		for {
+			i := strings.IndexByte(string(t.line), '\n')
+			if i < 0 {
+				break
+			}
+			t.logf("function %s: %s", t.name, t.line[:i])
+			t.line = t.line[i+1:]
+		}
+		if len(t.line) > t.max {
+			t.line = t.line[:0]
+		}
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
