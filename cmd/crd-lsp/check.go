@@ -15,7 +15,6 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
-	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -274,31 +273,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// schemaFiles reads the CRDs/XRDs/MRDs of --schemas folders and files.
-func schemaFiles(ctx context.Context, dirs []string) ([]schemas.FileInput, error) {
-	var shared []schemas.FileInput
-	for _, dir := range dirs {
-		info, err := os.Stat(dir)
-		if err != nil {
-			return nil, err
-		}
-		if !info.IsDir() {
-			b, err := os.ReadFile(dir)
-			if err != nil {
-				return nil, err
-			}
-			shared = append(shared, schemas.FileInput{Source: workspace.Source(dir), Path: dir, Content: b})
-			continue
-		}
-		files, _, err := workspace.Scan(ctx, dir, workspace.Options{}, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			shared = append(shared, schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content})
-		}
-	}
-	return shared, nil
 }

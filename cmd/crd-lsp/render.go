@@ -11,8 +11,9 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/render"
-	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -26,8 +27,10 @@ resource and the composed resources as YAML; notes go to stderr.
 
 The composite comes from --xr, else it is synthesised from the XRD: its
 required fields with placeholders, defaults applied, optional fields unset.
-Schemas: the built-ins, --schemas, and the CRDs/XRDs under the folder of
-the nearest crossplane.yaml (else the Composition's folder).
+Schemas: the built-ins, --schemas, the CRDs/XRDs under the folder of the
+nearest crossplane.yaml (else the Composition's folder), and the packages
+its crossplane.yaml files depend on, as far as the cache holds them (crd-lsp
+pull fills it).
 
 Flags:
 `
@@ -66,26 +69,22 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "crd-lsp render:", err)
 		return 2
 	}
+	// The workspace: the folder of the nearest crossplane.yaml (else the
+	// Composition's), --schemas, the Composition itself, cached packages.
 	root := filepath.Dir(path)
 	if _, from, ok := workspace.MajorFor(path); ok && filepath.Base(from) == "crossplane.yaml" {
 		root = filepath.Dir(from)
 	}
-	dirs := append([]string{root}, opts.schemaDirs...)
-	files, err := schemaFiles(ctx, dirs)
-	if err != nil {
-		fmt.Fprintln(stderr, "crd-lsp render: --schemas:", err)
-		return 2
+	cfg := loader.Config{Roots: []string{root}, SchemaDirs: opts.schemaDirs, CrossplaneVersion: opts.crossplane,
+		Files: []workspace.File{{Path: path, Content: text}}}
+	if c, err := packages.New(packages.Options{}); err == nil {
+		cfg.Packages = c
 	}
-	major, _ := workspace.CrossplaneMajor(nil, opts.crossplane)
-	if m, _, ok := workspace.MajorFor(path); ok {
-		major = m
-	}
-	store, err := workspace.Builtins(major)
+	world, _, _, err := loader.Load(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp render:", err)
 		return 2
 	}
-	store = store.WithFiles(append(files, schemas.FileInput{Source: workspace.Source(path), Path: path, Content: text}))
 	var xr map[string]any
 	if opts.xr != "" {
 		b, err := os.ReadFile(opts.xr)
@@ -102,7 +101,8 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	f := document.Parse(path, 0, text)
-	env := analysis.Env{Schemas: store, CrossplaneMajor: major}
+	env := world.Env(path)
+	env.Examples = nil // the composite is --xr's, or synthesised
 	rendered, failed := 0, false
 	for _, d := range f.Docs {
 		obj, err := d.Object()
