@@ -716,6 +716,31 @@ func (e *Editor) Definition(path string, line, char int) []protocol.Location {
 	return nil
 }
 
+// CodeActions asks for the code actions at a position, sending as context
+// the diagnostics last published there (what an editor sends for the
+// cursor). An error is returned, not fatal.
+func (e *Editor) CodeActions(path string, line, char int) ([]protocol.CodeAction, error) {
+	e.t.Helper()
+	var here []protocol.Diagnostic
+	for _, d := range e.Diagnostics(path) {
+		r := d.Range
+		after := int(r.Start.Line) < line || (int(r.Start.Line) == line && int(r.Start.Character) <= char)
+		before := int(r.End.Line) > line || (int(r.End.Line) == line && int(r.End.Character) >= char)
+		if after && before {
+			here = append(here, d)
+		}
+	}
+	p := protocol.Position{Line: uint32(line), Character: uint32(char)}
+	params := &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: e.URI(path)},
+		Range:        protocol.Range{Start: p, End: p},
+		Context:      protocol.CodeActionContext{Diagnostics: here},
+	}
+	var actions []protocol.CodeAction
+	err := e.Call(protocol.MethodTextDocumentCodeAction, params, &actions)
+	return actions, err
+}
+
 // References asks for the references at a position.
 func (e *Editor) References(path string, line, char int, includeDecl bool) []protocol.Location {
 	e.t.Helper()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 )
 
 // update is the -update flag of every test binary that links lsptest. Test
@@ -37,7 +38,7 @@ func Update() bool { return *update }
 // Marker is one expectation written in a YAML comment line.
 type Marker struct {
 	Line, Col int    // 0-based target line and byte column in the file
-	Verb      string // diag, nodiag, hover or complete
+	Verb      string // diag, nodiag, hover, complete or fix
 	Severity  string // diag: error, warning, info or hint
 	Code      string // diag: the code, "-" for any
 	Pattern   *regexp.Regexp
@@ -125,12 +126,19 @@ func parseMarker(m []string, target, src int) (Marker, error) {
 			return mk, errors.New(`want: complete "<label>"...`)
 		}
 		mk.Labels = args
+	case "fix":
+		if len(args) != 1 {
+			return mk, errors.New(`want: fix "<regexp of the code action's title>"`)
+		}
+		if mk.Pattern, err = regexp.Compile(args[0]); err != nil {
+			return mk, err
+		}
 	case "nodiag":
 		if len(args) != 0 {
 			return mk, errors.New("nodiag takes no arguments")
 		}
 	default:
-		return mk, fmt.Errorf("unknown marker verb %q (want diag, nodiag, hover or complete)", mk.Verb)
+		return mk, fmt.Errorf("unknown marker verb %q (want diag, nodiag, hover, complete or fix)", mk.Verb)
 	}
 	return mk, nil
 }
@@ -400,6 +408,26 @@ func (e *Editor) CheckFile(path, text string) (problems []string, golden string)
 			if err == nil && !mk.Pattern.MatchString(got) {
 				problems = append(problems, fmt.Sprintf("%s:%s: hover does not match %q:\n%s", name, mk.pos(), mk.Pattern, indent(got, "  ")))
 			}
+		case "fix":
+			actions, err := e.CodeActions(path, mk.Line, char)
+			fmt.Fprintf(&b, "fix %s:\n", mk.pos())
+			if err != nil {
+				fmt.Fprintf(&b, "  error: %v\n", err)
+				problems = append(problems, fmt.Sprintf("%s:%s: code action: %v", name, mk.pos(), err))
+				continue
+			}
+			found := false
+			for _, a := range actions {
+				found = found || mk.Pattern.MatchString(a.Title)
+				b.WriteString(indent(formatAction(text, enc, a), "  ") + "\n")
+			}
+			if !found {
+				var titles []string
+				for _, a := range actions {
+					titles = append(titles, a.Title)
+				}
+				problems = append(problems, fmt.Sprintf("%s:%s: no code action titled like %q; offered %q", name, mk.pos(), mk.Pattern, titles))
+			}
 		case "complete":
 			items, err := e.completion(path, mk.Line, char)
 			fmt.Fprintf(&b, "complete %s:\n", mk.pos())
@@ -421,6 +449,34 @@ func (e *Editor) CheckFile(path, text string) (problems []string, golden string)
 		}
 	}
 	return problems, b.String()
+}
+
+// formatAction renders a code action: its title, the diagnostics it fixes
+// and its edits ("line:col-line:col → text", 1-based, byte columns).
+func formatAction(text, enc string, a protocol.CodeAction) string {
+	lines := splitLines(text)
+	var b strings.Builder
+	b.WriteString(a.Title)
+	if a.IsPreferred != nil && *a.IsPreferred {
+		b.WriteString(" (preferred)")
+	}
+	for _, d := range a.Diagnostics {
+		fmt.Fprintf(&b, "\n  fixes %s", strings.TrimSuffix(FormatDiagnostics(text, enc, []protocol.Diagnostic{d}), "\n"))
+	}
+	if a.Edit != nil {
+		var uris []string
+		for u := range a.Edit.Changes {
+			uris = append(uris, string(u))
+		}
+		sort.Strings(uris)
+		for _, u := range uris {
+			for _, te := range a.Edit.Changes[uri.URI(u)] {
+				r := te.Range
+				fmt.Fprintf(&b, "\n  edit %d:%d-%d:%d → %s", r.Start.Line+1, byteCol(lines, r.Start, enc)+1, r.End.Line+1, byteCol(lines, r.End, enc)+1, strconv.Quote(te.NewText))
+			}
+		}
+	}
+	return b.String()
 }
 
 func formatItem(it protocol.CompletionItem) string {
