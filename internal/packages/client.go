@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"path/filepath"
 	"sort"
@@ -35,6 +34,9 @@ type Options struct {
 	DockerConfig string
 	// Limits bound what a layer may make us read (zero: defaults).
 	Limits Limits
+	// Timeouts bound how long a registry can keep a pull waiting (zero:
+	// defaults).
+	Timeouts Timeouts
 	// Concurrency is how many packages are pulled at once (default 4).
 	Concurrency int
 	// Progress, if set, is called (from one goroutine at a time) as
@@ -101,6 +103,7 @@ type Result struct {
 type Client struct {
 	opts     Options
 	limits   Limits
+	timeouts Timeouts
 	defReg   string
 	insecure map[string]bool
 	http     *auth.Client
@@ -113,7 +116,7 @@ type Client struct {
 // New makes a Client. It touches the disk (the cache folder) but not the
 // network.
 func New(opts Options) (*Client, error) {
-	c := &Client{opts: opts, limits: opts.Limits.withDefaults(), defReg: opts.DefaultRegistry, insecure: map[string]bool{}, mem: map[string]*Package{}}
+	c := &Client{opts: opts, limits: opts.Limits.withDefaults(), timeouts: opts.Timeouts.withDefaults(), defReg: opts.DefaultRegistry, insecure: map[string]bool{}, mem: map[string]*Package{}}
 	if c.defReg == "" {
 		c.defReg = DefaultRegistry
 	}
@@ -147,11 +150,8 @@ func New(opts Options) (*Client, error) {
 		c.logf("docker config unusable, pulling anonymously: %v", err)
 		store = credentials.NewMemoryStore()
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DialContext = (&net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	tr.ResponseHeaderTimeout = 60 * time.Second
 	c.http = &auth.Client{
-		Client:     &http.Client{Transport: tr},
+		Client:     &http.Client{Transport: newTransport(c.timeouts, c.limits.MaxTags)},
 		Credential: credentials.Credential(store),
 		Cache:      auth.NewCache(),
 	}
@@ -449,7 +449,7 @@ func (r *run) solve(g *group, reqs []request) *groupState {
 		return st
 	}
 	if err := r.ctx.Err(); err != nil {
-		r.setErr(st, valid, classify(err, g.ref, registryOf(g.ref), "resolving"))
+		r.setErr(st, valid, classify(causeOf(r.ctx, err), g.ref, registryOf(g.ref), "resolving"))
 		return st
 	}
 	if !r.online {
@@ -457,11 +457,14 @@ func (r *run) solve(g *group, reqs []request) *groupState {
 		return st
 	}
 
-	version, ok := r.choose(g, reqs, st, cons, valid)
+	// Everything the registry does for this package shares one deadline.
+	ctx, cancel := context.WithTimeoutCause(r.ctx, r.c.timeouts.Pull, &pullDeadlineError{d: r.c.timeouts.Pull})
+	defer cancel()
+	version, ok := r.choose(ctx, g, reqs, st, cons, valid)
 	if !ok {
 		return st
 	}
-	pkg, err := r.pull(g.ref, version)
+	pkg, err := r.pull(ctx, g.ref, version)
 	if err != nil {
 		r.fallback(g, reqs, st, cons, valid, err)
 		return st
@@ -495,7 +498,7 @@ func (r *run) setErr(st *groupState, ks []int, err error) {
 // highest tag satisfying every constraint. Requests no tag satisfies get
 // KindNoMatch; constraints that only conflict together get KindConflict
 // (and the first request's own choice is pulled).
-func (r *run) choose(g *group, reqs []request, st *groupState, cons []parsedConstraint, valid []int) (string, bool) {
+func (r *run) choose(ctx context.Context, g *group, reqs []request, st *groupState, cons []parsedConstraint, valid []int) (string, bool) {
 	var digests, sems []int
 	for _, k := range valid {
 		if cons[k].digest != "" {
@@ -519,7 +522,7 @@ func (r *run) choose(g *group, reqs []request, st *groupState, cons []parsedCons
 		sems = []int{valid[0]}
 	}
 
-	tags, err := r.listTags(g.ref)
+	tags, err := r.listTags(ctx, g.ref)
 	if err != nil {
 		r.fallback(g, reqs, st, cons, valid, err)
 		return "", false
@@ -602,14 +605,14 @@ func newestText(vs []*semver.Version) string {
 	return "; newest tags: " + strings.Join(newest(vs, 5), ", ")
 }
 
-func (r *run) listTags(ref string) ([]string, error) {
+func (r *run) listTags(ctx context.Context, ref string) ([]string, error) {
 	r.mu.Lock()
 	t, ok := r.tags[ref]
 	r.mu.Unlock()
 	if ok {
 		return t.tags, t.err
 	}
-	tags, err := r.c.listTags(r.ctx, ref)
+	tags, err := r.c.listTags(ctx, ref)
 	r.mu.Lock()
 	r.tags[ref] = tagsResult{tags, err}
 	r.mu.Unlock()
@@ -626,7 +629,9 @@ func (r *run) fallback(g *group, reqs []request, st *groupState, cons []parsedCo
 			pending = append(pending, k)
 		}
 	}
-	if e.Kind == KindNetwork || e.Kind == KindUnauthorized {
+	// A registry out of reach, refusing us, or serving a broken package
+	// (a corrupt newer tag): keep the last good version from the cache.
+	if e.Kind == KindNetwork || e.Kind == KindUnauthorized || e.Kind == KindInvalid {
 		tmp := &groupState{errs: make([]error, len(st.errs))}
 		r.fromCache(g, reqs, tmp, cons, pending)
 		if tmp.pkg != nil {
@@ -639,6 +644,9 @@ func (r *run) fallback(g *group, reqs []request, st *groupState, cons []parsedCo
 				w := *e
 				w.Stale = true
 				w.Note = "using the cached " + tmp.pkg.Version
+				if e.Kind == KindInvalid {
+					w.Note = "refused; using the cached " + tmp.pkg.Version
+				}
 				st.errs[k] = &w
 			}
 			return
@@ -690,7 +698,7 @@ func (r *run) satisfiesAll(res resolution, cons []parsedConstraint, valid []int)
 
 // pull fetches ref:version (tag or digest), reusing the cached
 // package.yaml when the manifest digest is known.
-func (r *run) pull(ref, version string) (*Package, error) {
+func (r *run) pull(ctx context.Context, ref, version string) (*Package, error) {
 	key := ref + "@" + version
 	r.mu.Lock()
 	p, ok := r.pulled[key]
@@ -698,14 +706,14 @@ func (r *run) pull(ref, version string) (*Package, error) {
 	if ok {
 		return p.pkg, p.err
 	}
-	pkg, err := r.doPull(ref, version)
+	pkg, err := r.doPull(ctx, ref, version)
 	r.mu.Lock()
 	r.pulled[key] = pullResult{pkg, err}
 	r.mu.Unlock()
 	return pkg, err
 }
 
-func (r *run) doPull(ref, version string) (*Package, error) {
+func (r *run) doPull(ctx context.Context, ref, version string) (*Package, error) {
 	c := r.c
 	name := ref + refSep(version) + version
 	// A digest pin already in the cache needs no network at all.
@@ -719,9 +727,9 @@ func (r *run) doPull(ref, version string) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	desc, err := repo.Resolve(r.ctx, version)
+	desc, err := repo.Resolve(ctx, version)
 	if err != nil {
-		return nil, classify(err, name, registryOf(ref), "resolving")
+		return nil, classify(causeOf(ctx, err), name, registryOf(ref), "resolving")
 	}
 	if pkg, err := c.loadCached(r.ix, ref, version, desc.Digest.String()); err == nil {
 		r.progress("Up to date " + name)
@@ -731,11 +739,11 @@ func (r *run) doPull(ref, version string) (*Package, error) {
 	}
 	r.progress("Pulling " + name)
 	c.logf("pulling %s", name)
-	top, m, err := c.fetchManifest(r.ctx, repo, ref, desc.Digest.String())
+	top, m, err := c.fetchManifest(ctx, repo, ref, version, desc.Digest.String())
 	if err != nil {
 		return nil, err
 	}
-	data, layer, err := c.fetchBase(r.ctx, repo, ref, version, m)
+	data, layer, err := c.fetchBase(ctx, repo, ref, version, m)
 	if err != nil {
 		return nil, err
 	}

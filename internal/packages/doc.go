@@ -43,11 +43,16 @@
 //
 // Errors are *Error values with a Kind: KindConstraint, KindNoMatch (with
 // the newest tags), KindNotFound, KindUnauthorized, KindNetwork (naming
-// the registry and the cause), KindConflict, KindInvalid (digest mismatch,
-// truncated or unsafe layer, no package.yaml), KindNotCached (Cached only)
-// and KindCanceled. When the registry cannot be reached (or refuses the
-// credentials) and the cache has a version satisfying the constraint,
-// Resolve returns it with a Stale error: IsWarning(err) is true.
+// the registry and what happened: no answer within Timeouts.Answer, a
+// layer that stopped or was cut off at N of M bytes, the pull deadline, a
+// tag list over Limits.MaxTags), KindConflict, KindInvalid (digest
+// mismatch, truncated or unsafe layer, a blob the manifest names missing
+// from the registry, no package.yaml), KindNotCached (Cached only) and
+// KindCanceled. When the registry cannot be reached, refuses the
+// credentials or serves a broken package (say, a corrupt newer tag), and
+// the cache has a version satisfying the constraint, Resolve returns that
+// one with a Stale error saying why the newer one was not used:
+// IsWarning(err) is true.
 //
 // Each Package has a stable pseudo Path ("xpkg://<ref>/package.yaml", the
 // same for every version), the whole package.yaml (YAML), its metadata
@@ -66,6 +71,12 @@
 // paths, "..", symlinks and hard links, more than Limits.MaxEntries entries,
 // and more than Limits.MaxPackageSize (200 MiB) of package.yaml or
 // Limits.MaxLayerSize of layer are refused.
+//
+// Registries are given bounded time (Options.Timeouts): Connect (10s) to
+// open a connection, Answer (30s) of silence before response headers or
+// between reads of a body, and Pull (5m) for everything one package
+// takes: tags, manifests and layer. A tag list may hold Limits.MaxTags
+// (100,000) tags in at most 1,000 pages.
 //
 // Credentials come from the Docker config (DOCKER_CONFIG or
 // ~/.docker/config.json, with credential helpers) through oras-go's

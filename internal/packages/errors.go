@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"oras.land/oras-go/v2/errdef"
@@ -74,6 +76,25 @@ func KindOf(err error) Kind {
 	return ""
 }
 
+// causeOf returns why ctx ended (the pull deadline, or a cancellation)
+// when it did, else err: an error seen after the context ended is only
+// its echo.
+func causeOf(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+			return fmt.Errorf("%w (%v)", context.Canceled, c)
+		}
+		return context.Canceled
+	}
+	if c := context.Cause(ctx); c != nil {
+		return c
+	}
+	return ctx.Err()
+}
+
 // classify turns an error from the registry client into an *Error.
 func classify(err error, pkg, reg, what string) *Error {
 	var e *Error
@@ -83,9 +104,23 @@ func classify(err error, pkg, reg, what string) *Error {
 	out := &Error{Package: pkg, Registry: reg, Err: err}
 	var resp *errcode.ErrorResponse
 	var nerr net.Error
+	var silent *silenceError
+	var late *pullDeadlineError
+	var conn *connectError
+	var tags *tagLimitError
 	switch {
+	case errors.As(err, &late):
+		out.Kind, out.Msg, out.Err = KindNetwork, what+" "+pkg+" from registry "+reg+" "+late.Error()+" (the pull deadline)", nil
+	case errors.As(err, &silent):
+		out.Kind, out.Msg, out.Err = KindNetwork, silent.Error()+" ("+what+" "+pkg+")", nil
+	case errors.As(err, &conn):
+		out.Kind, out.Msg, out.Err = KindNetwork, "cannot reach registry "+reg+" for "+pkg+": "+conn.Error(), nil
+	case errors.As(err, &tags):
+		out.Kind, out.Msg, out.Err = KindNetwork, "tag list of "+pkg+" from registry "+reg+" exceeds the "+strconv.Itoa(tags.max)+"-entry limit", nil
+	case errors.Is(err, errdef.ErrTooManyPages):
+		out.Kind, out.Msg, out.Err = KindNetwork, "tag list of "+pkg+" from registry "+reg+" exceeds the "+strconv.Itoa(maxTagPages)+"-page limit", nil
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		out.Kind, out.Msg = KindCanceled, what+" "+pkg+" was cancelled"
+		out.Kind, out.Msg, out.Err = KindCanceled, what+" "+pkg+" was cancelled", nil
 		if errors.Is(err, context.DeadlineExceeded) {
 			out.Kind, out.Msg = KindNetwork, "registry "+reg+" did not answer in time for "+pkg
 		}
@@ -109,6 +144,28 @@ func classify(err error, pkg, reg, what string) *Error {
 		out.Err = errors.New(netCause(err))
 	default:
 		out.Kind, out.Msg = KindInvalid, "invalid package "+pkg
+	}
+	return out
+}
+
+// transferFailure explains a body (what: "layer sha256:…") of pkg that
+// stopped after n of size bytes, err being why.
+func transferFailure(err error, pkg, reg, what string, n, size int64) *Error {
+	at := fmt.Sprintf("at %d of %d bytes", n, size)
+	out := &Error{Package: pkg, Registry: reg}
+	var silent *silenceError
+	var late *pullDeadlineError
+	switch {
+	case errors.As(err, &late):
+		out.Kind, out.Msg = KindNetwork, "pulling "+pkg+" from registry "+reg+" "+late.Error()+" (the pull deadline; "+what+" "+at+")"
+	case errors.As(err, &silent):
+		out.Kind, out.Msg = KindNetwork, "registry "+reg+" stopped sending "+what+" of "+pkg+" for "+fmtDur(silent.d)+" ("+at+")"
+	case errors.Is(err, context.Canceled):
+		out.Kind, out.Msg = KindCanceled, "pulling "+pkg+" was cancelled ("+what+" "+at+")"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		out.Kind, out.Msg = KindNetwork, what+" of "+pkg+" was truncated "+at+" (registry "+reg+" closed the connection)"
+	default:
+		out.Kind, out.Msg, out.Err = KindNetwork, "registry "+reg+" broke off "+what+" of "+pkg+" "+at, errors.New(netCause(err))
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package packages
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -31,15 +32,24 @@ func (c *Client) repository(pkg string) (*remote.Repository, error) {
 	}
 	r.Client = c.http
 	r.PlainHTTP = c.insecure[r.Reference.Registry]
+	// The transport caps tag list pages by MaxTags; oras' own cap on
+	// metadata must not cut them first. Manifests are capped by
+	// readVerified.
+	r.MaxMetadataBytes = max(maxManifestSize, maxTagBytes(c.limits.MaxTags)+1)
+	r.TagListMaxPages = maxTagPages
 	return r, nil
 }
+
+// maxTagPages bounds the pages of a tag list (a registry could link to a
+// next, empty page forever).
+const maxTagPages = 1000
 
 func registryOf(pkg string) string {
 	h, _, _ := strings.Cut(pkg, "/")
 	return h
 }
 
-// listTags lists every tag of pkg.
+// listTags lists every tag of pkg, at most Limits.MaxTags of them.
 func (c *Client) listTags(ctx context.Context, pkg string) ([]string, error) {
 	r, err := c.repository(pkg)
 	if err != nil {
@@ -47,30 +57,34 @@ func (c *Client) listTags(ctx context.Context, pkg string) ([]string, error) {
 	}
 	var tags []string
 	err = r.Tags(ctx, "", func(t []string) error {
+		if len(tags)+len(t) > c.limits.MaxTags {
+			return &tagLimitError{max: c.limits.MaxTags}
+		}
 		tags = append(tags, t...)
 		return nil
 	})
 	if err != nil {
-		return nil, classify(err, pkg, registryOf(pkg), "listing tags of")
+		return nil, classify(causeOf(ctx, err), pkg, registryOf(pkg), "listing tags of")
 	}
 	return tags, nil
 }
 
-// fetchManifest resolves ref (a tag or digest) to its manifest digest and
-// the image manifest to read, choosing linux/amd64 (or the only image) in
-// an image index.
-func (c *Client) fetchManifest(ctx context.Context, r *remote.Repository, pkg, ref string) (digest.Digest, *ocispec.Manifest, error) {
+// fetchManifest fetches the manifest dgst that version (a tag or digest)
+// of pkg resolved to, and the image manifest to read, choosing
+// linux/amd64 (or the only image) in an image index.
+func (c *Client) fetchManifest(ctx context.Context, r *remote.Repository, pkg, version, dgst string) (digest.Digest, *ocispec.Manifest, error) {
 	reg := registryOf(pkg)
-	desc, rc, err := r.Manifests().FetchReference(ctx, ref)
+	name := pkg + refSep(version) + version
+	desc, rc, err := r.Manifests().FetchReference(ctx, dgst)
 	if err != nil {
-		return "", nil, classify(err, pkg+refSep(ref)+ref, reg, "fetching")
+		return "", nil, classify(causeOf(ctx, err), name, reg, "fetching")
 	}
 	b, err := readVerified(rc, desc)
 	if err != nil {
-		return "", nil, invalid(pkg, ref, err)
+		return "", nil, c.blobError(ctx, err, pkg, version, "manifest "+desc.Digest.String())
 	}
-	if want, perr := digest.Parse(ref); perr == nil && want != desc.Digest {
-		return "", nil, invalid(pkg, ref, fmt.Errorf("registry returned manifest %s for %s", desc.Digest, want))
+	if want, perr := digest.Parse(dgst); perr == nil && want != desc.Digest {
+		return "", nil, invalid(pkg, version, fmt.Errorf("registry returned manifest %s for %s", desc.Digest, want))
 	}
 	top := desc.Digest
 	for depth := 0; ; depth++ {
@@ -79,7 +93,7 @@ func (c *Client) fetchManifest(ctx context.Context, r *remote.Repository, pkg, r
 			Manifests []json.RawMessage `json:"manifests"`
 		}
 		if err := json.Unmarshal(b, &probe); err != nil {
-			return "", nil, invalid(pkg, ref, fmt.Errorf("manifest is not JSON: %w", err))
+			return "", nil, invalid(pkg, version, fmt.Errorf("manifest is not JSON: %w", err))
 		}
 		mt := desc.MediaType
 		if mt == "" || (mt != ocispec.MediaTypeImageIndex && mt != mediaTypeDockerManifestList && mt != ocispec.MediaTypeImageManifest && mt != mediaTypeDockerManifest) {
@@ -89,30 +103,61 @@ func (c *Client) fetchManifest(ctx context.Context, r *remote.Repository, pkg, r
 		if !isIndex {
 			var m ocispec.Manifest
 			if err := json.Unmarshal(b, &m); err != nil {
-				return "", nil, invalid(pkg, ref, fmt.Errorf("bad image manifest: %w", err))
+				return "", nil, invalid(pkg, version, fmt.Errorf("bad image manifest: %w", err))
 			}
 			return top, &m, nil
 		}
 		if depth > 0 {
-			return "", nil, invalid(pkg, ref, fmt.Errorf("nested image index"))
+			return "", nil, invalid(pkg, version, fmt.Errorf("nested image index"))
 		}
 		var idx ocispec.Index
 		if err := json.Unmarshal(b, &idx); err != nil {
-			return "", nil, invalid(pkg, ref, fmt.Errorf("bad image index: %w", err))
+			return "", nil, invalid(pkg, version, fmt.Errorf("bad image index: %w", err))
 		}
 		pick, err := pickPlatform(idx.Manifests)
 		if err != nil {
-			return "", nil, invalid(pkg, ref, err)
+			return "", nil, invalid(pkg, version, err)
 		}
 		desc = pick
 		rc, err := r.Manifests().Fetch(ctx, pick)
 		if err != nil {
-			return "", nil, classify(err, pkg+refSep(ref)+ref, reg, "fetching")
+			return "", nil, c.fetchError(ctx, err, pkg, version, "manifest "+pick.Digest.String(), "its image index")
 		}
 		if b, err = readVerified(rc, pick); err != nil {
-			return "", nil, invalid(pkg, ref, err)
+			return "", nil, c.blobError(ctx, err, pkg, version, "manifest "+pick.Digest.String())
 		}
 	}
+}
+
+// fetchError explains a failed fetch of a blob or manifest that what
+// names (the manifest or image index): missing from the registry, or the
+// registry's failure.
+func (c *Client) fetchError(ctx context.Context, err error, pkg, version, blob, namedBy string) *Error {
+	name := pkg + refSep(version) + version
+	reg := registryOf(pkg)
+	e := classify(causeOf(ctx, err), name, reg, "fetching "+blob+" of")
+	switch e.Kind {
+	case KindNotFound:
+		return &Error{Kind: KindInvalid, Package: pkg, Registry: reg,
+			Msg: blob + " of " + name + " is missing from registry " + reg + " (" + namedBy + " names it)"}
+	case KindInvalid:
+		// oras checks Content-Length and Docker-Content-Digest against
+		// the descriptor before any byte is read.
+		e.Msg = "registry " + reg + " serves " + blob + " of " + name + " with another size or digest than " + namedBy + " gives"
+		e.Err = nil
+	}
+	return e
+}
+
+// blobError explains a failed read of a small blob (manifest, config):
+// the transfer failed, or the content is wrong.
+func (c *Client) blobError(ctx context.Context, err error, pkg, version, blob string) *Error {
+	var te *transferError
+	if errors.As(err, &te) {
+		name := pkg + refSep(version) + version
+		return transferFailure(causeOf(ctx, te.err), name, registryOf(pkg), blob, te.n, te.size)
+	}
+	return invalid(pkg, version, err)
 }
 
 // pickPlatform chooses linux/amd64, else the only image manifest.
@@ -144,8 +189,17 @@ func refSep(ref string) string {
 	return ":"
 }
 
+// transferError: reading a body failed after n of size bytes.
+type transferError struct {
+	err     error
+	n, size int64
+}
+
+func (e *transferError) Error() string { return e.err.Error() }
+func (e *transferError) Unwrap() error { return e.err }
+
 // readVerified reads a small blob (manifest, config), checking size and
-// digest against its descriptor.
+// digest against its descriptor. A failed read is a *transferError.
 func readVerified(rc io.ReadCloser, d ocispec.Descriptor) ([]byte, error) {
 	defer rc.Close()
 	if d.Size > maxManifestSize {
@@ -153,7 +207,7 @@ func readVerified(rc io.ReadCloser, d ocispec.Descriptor) ([]byte, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(rc, maxManifestSize+1))
 	if err != nil {
-		return nil, err
+		return nil, &transferError{err: err, n: int64(len(b)), size: d.Size}
 	}
 	if d.Size >= 0 && int64(len(b)) != d.Size {
 		return nil, fmt.Errorf("%s: got %d bytes, want %d", d.Digest, len(b), d.Size)
@@ -186,10 +240,14 @@ func (c *Client) fetchBase(ctx context.Context, r *remote.Repository, pkg, ref s
 	if base == nil && m.Config.Size > 0 {
 		rc, err := r.Blobs().Fetch(ctx, m.Config)
 		if err != nil {
-			return nil, "", classify(err, pkg+refSep(ref)+ref, registryOf(pkg), "fetching the config of")
+			return nil, "", c.fetchError(ctx, err, pkg, ref, "image config "+m.Config.Digest.String(), "the manifest")
 		}
 		b, err := readVerified(rc, m.Config)
 		if err != nil {
+			var te *transferError
+			if errors.As(err, &te) {
+				return nil, "", c.blobError(ctx, err, pkg, ref, "image config "+m.Config.Digest.String())
+			}
 			return nil, "", invalid(pkg, ref, fmt.Errorf("image config: %w", err))
 		}
 		var cfg ocispec.Image
@@ -226,6 +284,7 @@ func (c *Client) fetchBase(ctx context.Context, r *remote.Repository, pkg, ref s
 // the compressed bytes; the result is used only if the layer's size and
 // digest match its descriptor.
 func (c *Client) readLayer(ctx context.Context, r *remote.Repository, pkg, ref string, d ocispec.Descriptor) ([]byte, error) {
+	name := pkg + refSep(ref) + ref
 	if err := d.Digest.Validate(); err != nil {
 		return nil, invalid(pkg, ref, fmt.Errorf("layer digest: %w", err))
 	}
@@ -234,26 +293,24 @@ func (c *Client) readLayer(ctx context.Context, r *remote.Repository, pkg, ref s
 	}
 	rc, err := r.Blobs().Fetch(ctx, d)
 	if err != nil {
-		e := classify(err, pkg+refSep(ref)+ref, registryOf(pkg), "fetching a layer of")
-		if e.Kind == KindInvalid {
-			e.Err = fmt.Errorf("layer %s: %w", d.Digest, err)
-		}
-		return nil, e
+		return nil, c.fetchError(ctx, err, pkg, ref, "layer blob "+d.Digest.String(), "the manifest")
 	}
 	defer rc.Close()
 	h := d.Digest.Algorithm().Hash()
 	cnt := &countReader{r: io.LimitReader(rc, d.Size+1)}
 	tee := io.TeeReader(cnt, h)
 	data, perr := readPackageYAML(tee, c.limits)
-	if ctx.Err() != nil {
-		return nil, classify(ctx.Err(), pkg, registryOf(pkg), "pulling")
+	if cnt.err == nil {
+		// The rest of the layer, for its digest.
+		_, _ = io.Copy(io.Discard, tee)
 	}
-	if _, err := io.Copy(io.Discard, tee); err != nil {
-		return nil, classify(err, pkg+refSep(ref)+ref, registryOf(pkg), "fetching a layer of")
+	if cnt.err != nil {
+		return nil, transferFailure(causeOf(ctx, cnt.err), name, registryOf(pkg), "layer "+d.Digest.String(), cnt.n, d.Size)
 	}
 	switch {
 	case cnt.n < d.Size:
-		return nil, invalid(pkg, ref, fmt.Errorf("layer %s is truncated: got %d of %d bytes", d.Digest, cnt.n, d.Size))
+		return nil, &Error{Kind: KindInvalid, Package: pkg, Registry: registryOf(pkg),
+			Msg: fmt.Sprintf("layer %s of %s was truncated at %d of %d bytes (registry %s ended it early)", d.Digest, name, cnt.n, d.Size, registryOf(pkg))}
 	case cnt.n > d.Size:
 		return nil, invalid(pkg, ref, fmt.Errorf("layer %s is longer than its %d bytes", d.Digest, d.Size))
 	}
@@ -269,13 +326,18 @@ func (c *Client) readLayer(ctx context.Context, r *remote.Repository, pkg, ref s
 	return data, nil
 }
 
+// countReader counts the bytes read and keeps the first read error.
 type countReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	err error
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
 	k, err := c.r.Read(p)
 	c.n += int64(k)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
 	return k, err
 }

@@ -24,6 +24,8 @@ type Limits struct {
 	MaxEntries int
 	// MaxBlobSize caps the compressed layer. Default 1 GiB.
 	MaxBlobSize int64
+	// MaxTags caps the tags listed for one package. Default 100000.
+	MaxTags int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -38,6 +40,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxBlobSize <= 0 {
 		l.MaxBlobSize = 1 << 30
+	}
+	if l.MaxTags <= 0 {
+		l.MaxTags = 100000
 	}
 	return l
 }
