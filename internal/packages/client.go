@@ -39,6 +39,10 @@ type Options struct {
 	Timeouts Timeouts
 	// Concurrency is how many packages are pulled at once (default 4).
 	Concurrency int
+	// MemoryBudget bounds the bytes of parsed package.yaml the Client
+	// keeps in memory between calls (default 512 MiB); beyond it, packages
+	// are read again from the cache when asked for.
+	MemoryBudget int64
 	// Progress, if set, is called (from one goroutine at a time) as
 	// packages are resolved and pulled.
 	Progress func(Progress)
@@ -109,8 +113,10 @@ type Client struct {
 	http     *auth.Client
 	cache    *cache
 
-	mu  sync.Mutex
-	mem map[string]*Package // parsed packages by package.yaml digest
+	mu       sync.Mutex
+	mem      map[string]*Package // parsed packages by package.yaml digest
+	memOrder []string            // mem's keys, oldest first
+	memBytes int64               // package.yaml bytes in mem
 }
 
 // New makes a Client. It touches the disk (the cache folder) but not the
@@ -126,6 +132,9 @@ func New(opts Options) (*Client, error) {
 	}
 	if c.opts.Concurrency <= 0 {
 		c.opts.Concurrency = 4
+	}
+	if c.opts.MemoryBudget <= 0 {
+		c.opts.MemoryBudget = 512 << 20
 	}
 	dir := opts.CacheDir
 	if dir == "" {
@@ -195,9 +204,6 @@ func (c *Client) Resolve(ctx context.Context, deps []Dependency) []Result {
 // maxRounds bounds how often the set of transitive dependencies is
 // recomputed after versions change.
 const maxRounds = 32
-
-// maxMem bounds the parsed packages a Client keeps in memory.
-const maxMem = 64
 
 type request struct {
 	dep  Dependency
@@ -795,22 +801,32 @@ func (c *Client) loadCached(ix *index, ref, version, manifest string) (*Package,
 	return p.at(version, manifest, true), nil
 }
 
-// remember keeps a parsed package in memory, forgetting another one when
-// too many are kept.
+// remember keeps a parsed package in memory, forgetting the oldest ones
+// beyond Options.MemoryBudget.
 func (c *Client) remember(blob string, p *Package) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.mem) >= maxMem {
-		for k := range c.mem {
-			delete(c.mem, k)
-			break
-		}
+	size := int64(len(p.YAML))
+	if _, ok := c.mem[blob]; ok {
+		c.mem[blob] = p // the same content under another repository
+		return
+	}
+	if size > c.opts.MemoryBudget {
+		return
+	}
+	for len(c.memOrder) > 0 && c.memBytes+size > c.opts.MemoryBudget {
+		old := c.memOrder[0]
+		c.memOrder = c.memOrder[1:]
+		c.memBytes -= int64(len(c.mem[old].YAML))
+		delete(c.mem, old)
 	}
 	c.mem[blob] = p
+	c.memOrder = append(c.memOrder, blob)
+	c.memBytes += size
 }
 
 func (c *Client) parse(ref, version, manifest string, data []byte) (*Package, error) {
-	meta, kind, objs, err := split(data)
+	meta, kind, objs, err := split(data, c.limits)
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,12 @@
 // the result is used only if size and digest match the descriptor. Absolute
 // paths, "..", symlinks and hard links, more than Limits.MaxEntries entries,
 // and more than Limits.MaxPackageSize (200 MiB) of package.yaml or
-// Limits.MaxLayerSize of layer are refused.
+// Limits.MaxLayerSize of layer are refused. So is a package.yaml with more
+// than Limits.MaxDocuments (100,000) documents or a document over
+// Limits.MaxDocumentSize (8 MiB; the API server stores no object above 3
+// MiB), before any document is parsed: what parsing costs stays bounded.
+// A Client keeps parsed packages for later calls up to
+// Options.MemoryBudget (512 MiB) of package.yaml.
 //
 // Registries are given bounded time (Options.Timeouts): Connect (10s) to
 // open a connection, Answer (30s) of silence before response headers or

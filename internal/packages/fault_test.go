@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -182,5 +184,59 @@ func TestCorruptNewerTagKeepsCached(t *testing.T) {
 	// Nothing of v1.1.0 was cached; the next editor start still has v1.0.0.
 	if c := e.client().Cached([]Dependency{dep}); c[0].Err != nil || c[0].Package.Version != "v1.0.0" {
 		t.Errorf("cached after the refusal: %+v", c[0])
+	}
+}
+
+// A package.yaml whose documents are too many or too large is refused
+// before any document is parsed (parsing is what costs memory), saying
+// which limit it broke.
+func TestPackageDocumentLimits(t *testing.T) {
+	e := newEnv(t, nil)
+	big := []byte(strings.Replace(string(xpkgtest.CRD("example.org", "Big", "v1")), "openAPIV3Schema:\n", "openAPIV3Schema:\n          description: "+strings.Repeat("x", 3000)+"\n", 1))
+	e.push("x/big", "v1.0.0", xpkgtest.XPkg(xpkgtest.Stream(xpkgtest.Meta("Provider", "big"), big)))
+	many := [][]byte{xpkgtest.Meta("Provider", "many")}
+	for i := 0; i < 6; i++ {
+		many = append(many, xpkgtest.CRD("example.org", fmt.Sprintf("K%d", i), "v1"))
+	}
+	e.push("x/many", "v1.0.0", xpkgtest.XPkg(xpkgtest.Stream(many...)))
+	c := e.client(func(o *Options) { o.Limits.MaxDocumentSize = 2048; o.Limits.MaxDocuments = 6 })
+	res := c.Resolve(context.Background(), []Dependency{e.dep("x/big", "v1.0.0"), e.dep("x/many", "v1.0.0")})
+	wantErr(t, res[0], KindInvalid, "invalid package "+e.host+"/x/big:v1.0.0: package.yaml's document at line 7 is 3.4 KiB, more than the 2 KiB a document may have; refused")
+	wantErr(t, res[1], KindInvalid, "invalid package "+e.host+"/x/many:v1.0.0: package.yaml has more than 6 documents; refused")
+	// Within the limits (the defaults), both are fine.
+	for _, r := range e.client().Resolve(context.Background(), []Dependency{e.dep("x/big", "v1.0.0"), e.dep("x/many", "v1.0.0")}) {
+		if r.Err != nil || r.Package == nil {
+			t.Errorf("%s with the default limits: %v", r.Dep, r.Err)
+		}
+	}
+}
+
+// Options.MemoryBudget bounds what a Client keeps parsed in memory: a
+// package over the budget is read again from the cache (here, a cache
+// corrupted meanwhile, so that the difference shows), one within it is
+// served from memory.
+func TestMemoryBudget(t *testing.T) {
+	e := newEnv(t, nil)
+	e.push("x/p", "v1.0.0", xpkgtest.XPkg(provider("p", "Thing")))
+	dep := e.dep("x/p", "v1.0.0")
+	small := e.client(func(o *Options) { o.MemoryBudget = 100 })
+	roomy := e.client()
+	for _, c := range []*Client{small, roomy} {
+		if r := c.Resolve(context.Background(), []Dependency{dep}); r[0].Err != nil {
+			t.Fatal(r[0].Err)
+		}
+	}
+	blobs, _ := filepath.Glob(filepath.Join(e.cache, "blobs", "sha256", "*"))
+	if len(blobs) != 1 {
+		t.Fatalf("blobs = %v", blobs)
+	}
+	if err := os.WriteFile(blobs[0], []byte("corrupt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := roomy.Cached([]Dependency{dep}); r[0].Err != nil || r[0].Package == nil {
+		t.Errorf("within the budget: %v, want the package from memory", r[0].Err)
+	}
+	if r := small.Cached([]Dependency{dep}); KindOf(r[0].Err) != KindNotCached {
+		t.Errorf("over the budget: %v, want it read again from the (corrupt) cache", r[0].Err)
 	}
 }

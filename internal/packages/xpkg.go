@@ -26,6 +26,13 @@ type Limits struct {
 	MaxBlobSize int64
 	// MaxTags caps the tags listed for one package. Default 100000.
 	MaxTags int
+	// MaxDocuments caps the YAML documents of package.yaml. Default
+	// 100000.
+	MaxDocuments int
+	// MaxDocumentSize caps each document of package.yaml, so that what
+	// parses one (its header, its schema on first use) stays small.
+	// Default 8 MiB (the API server stores no object above 3 MiB).
+	MaxDocumentSize int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -43,6 +50,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxTags <= 0 {
 		l.MaxTags = 100000
+	}
+	if l.MaxDocuments <= 0 {
+		l.MaxDocuments = 100000
+	}
+	if l.MaxDocumentSize <= 0 {
+		l.MaxDocumentSize = 8 << 20
 	}
 	return l
 }
@@ -100,15 +113,14 @@ func readPackageYAML(r io.Reader, lim Limits) ([]byte, error) {
 		if h.Size > lim.MaxPackageSize {
 			return nil, fmt.Errorf("package.yaml is %d bytes, more than the %d allowed; refused", h.Size, lim.MaxPackageSize)
 		}
-		b, err := io.ReadAll(io.LimitReader(tr, lim.MaxPackageSize+1))
-		if err != nil {
+		// Read into one buffer of the announced size: no doubling while
+		// growing (the tar reader ends the entry at h.Size).
+		b := make([]byte, h.Size)
+		if _, err := io.ReadFull(tr, b); err != nil {
 			if capped.hit {
 				return nil, fmt.Errorf("layer decompresses to more than %d bytes; refused", lim.MaxLayerSize)
 			}
 			return nil, fmt.Errorf("reading package.yaml: %w", err)
-		}
-		if int64(len(b)) > lim.MaxPackageSize {
-			return nil, fmt.Errorf("package.yaml is more than %d bytes; refused", lim.MaxPackageSize)
 		}
 		return b, nil
 	}
@@ -166,9 +178,21 @@ var definitionKinds = map[string]bool{
 }
 
 // split divides a package.yaml stream into its metadata document and its
-// definitions, keeping each document's bytes.
-func split(data []byte) (meta []byte, metaKind string, objs []Object, err error) {
-	for _, d := range documents(data) {
+// definitions, keeping each document's bytes. Streams with more than
+// lim.MaxDocuments documents or a document over lim.MaxDocumentSize are
+// refused before any document is parsed.
+func split(data []byte, lim Limits) (meta []byte, metaKind string, objs []Object, err error) {
+	docs := documents(data, lim.MaxDocuments+1)
+	if len(docs) > lim.MaxDocuments {
+		return nil, "", nil, fmt.Errorf("package.yaml has more than %d documents; refused", lim.MaxDocuments)
+	}
+	for _, d := range docs {
+		if len(d.text) > lim.MaxDocumentSize {
+			line := bytes.Count(data[:d.offset], []byte("\n")) + 1
+			return nil, "", nil, fmt.Errorf("package.yaml's document at line %d is %s, more than the %s a document may have; refused", line, sizeText(int64(len(d.text))), sizeText(int64(lim.MaxDocumentSize)))
+		}
+	}
+	for _, d := range docs {
 		av, kind, name := header(d.text)
 		if av == "" || kind == "" {
 			continue
@@ -198,8 +222,9 @@ type doc struct {
 	text   []byte
 }
 
-// documents splits a YAML stream at "---" lines without parsing it.
-func documents(data []byte) []doc {
+// documents splits a YAML stream at "---" lines without parsing it,
+// stopping after max documents.
+func documents(data []byte, max int) []doc {
 	var out []doc
 	start := 0
 	emit := func(end int) {
@@ -207,7 +232,7 @@ func documents(data []byte) []doc {
 			out = append(out, doc{start, t})
 		}
 	}
-	for i := 0; i < len(data); {
+	for i := 0; i < len(data) && len(out) < max; {
 		j := bytes.IndexByte(data[i:], '\n')
 		lineEnd := len(data)
 		if j >= 0 {
@@ -226,10 +251,25 @@ func documents(data []byte) []doc {
 		}
 		i = lineEnd + 1
 	}
-	if start < len(data) {
+	if start < len(data) && len(out) < max {
 		emit(len(data))
 	}
 	return out
+}
+
+// sizeText writes a byte count for people: "512 bytes", "3.2 MiB".
+func sizeText(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 func isMarker(line []byte, m string) bool {

@@ -60,7 +60,7 @@ func TestSplit(t *testing.T) {
 		[]byte("{apiVersion: apiextensions.crossplane.io/v1, kind: Composition, metadata: {name: flow}}\n"),
 		[]byte("apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceDefinition\nmetadata:\n  labels:\n    a: b\n  name: mrd.example.org\n...\n"),
 	)
-	meta, kind, objs, err := split(stream)
+	meta, kind, objs, err := split(stream, Limits{}.withDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestSplit(t *testing.T) {
 	if strings.Join(got, " ") != want {
 		t.Errorf("objects = %v\nwant %s", got, want)
 	}
-	if _, _, _, err := split(xpkgtest.CRD("a.b", "A", "v1")); err == nil {
+	if _, _, _, err := split(xpkgtest.CRD("a.b", "A", "v1"), Limits{}.withDefaults()); err == nil {
 		t.Error("a package.yaml without metadata was accepted")
 	}
 }
