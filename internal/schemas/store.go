@@ -108,12 +108,19 @@ type FileInput struct {
 	Source  Source
 	Path    string
 	Content []byte
+	// Indexed, if set, is Index(Source, Path, Content), done beforehand;
+	// WithFiles then only inserts it.
+	Indexed *Indexed
 }
 
 // WithFiles is WithFile for many files at once.
 func (s *Store) WithFiles(in []FileInput) *Store {
 	n := s.clone()
 	for _, f := range in {
+		if f.Indexed != nil {
+			n.setIndexed(f.Indexed)
+			continue
+		}
 		n.setFile(f.Source, f.Path, f.Content)
 	}
 	return n
@@ -147,7 +154,12 @@ func (s *Store) setFile(src Source, path string, content []byte) {
 	for _, d := range defs {
 		e.schemas = append(e.schemas, indexedSchemas(d, src, path)...)
 	}
-	s.files = s.files.set(path, e)
+	s.addEntry(e)
+}
+
+// addEntry inserts a file's entry and its schemas.
+func (s *Store) addEntry(e *fileEntry) {
+	s.files = s.files.set(e.path, e)
 	for _, sc := range e.schemas {
 		old, _ := s.gvks.get(sc.GVK)
 		list := make([]*Schema, 0, len(old)+1)
