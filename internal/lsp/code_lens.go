@@ -54,9 +54,7 @@ func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
 	switch params.Command {
 	case commandPull:
-		s.refreshPackages(ctx)
-		b, _ := json.Marshal(s.packageSummary())
-		return protocol.LSPAny(b), nil
+		return s.pullCommand(ctx)
 	case commandRender:
 		var u string
 		var line int

@@ -7,12 +7,16 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -39,17 +43,39 @@ type pkgState struct {
 	metaPaths []string
 	// refreshed is false until the registries were asked once.
 	refreshed bool
-	cancel    context.CancelFunc
+	cancel    context.CancelCauseFunc
 	tokens    atomic.Int64
 	// current is the progress the client's callbacks report to.
 	current atomic.Pointer[progress]
 	// cancels maps progress tokens to the pulls they stop.
-	cancels map[string]context.CancelFunc
+	cancels map[string]func()
+
+	// indexed keeps each package path's latest index (see indexPackage).
+	indexMu sync.Mutex
+	indexed map[string]indexedPackage
+}
+
+// Why a pull ended early.
+var (
+	errPullCancelled  = errors.New("cancelled")
+	errPullSuperseded = errors.New("superseded by a newer pull")
+)
+
+// timeouts converts the registries' timeout settings (seconds).
+func timeouts(set Settings) packages.Timeouts {
+	t := packages.Timeouts{
+		Answer: time.Duration(set.Registries.Timeout * float64(time.Second)),
+		Pull:   time.Duration(set.Registries.PullTimeout * float64(time.Second)),
+	}
+	if t.Answer > 0 && t.Answer < 10*time.Second {
+		t.Connect = t.Answer
+	}
+	return t
 }
 
 // pkgClient returns the package client for the current settings.
 func (s *server) pkgClient(set Settings) (*packages.Client, error) {
-	key := strings.Join([]string{set.CacheDir, set.Registries.Default, strings.Join(set.Registries.Insecure, ",")}, "\x00")
+	key := strings.Join([]string{set.CacheDir, set.Registries.Default, strings.Join(set.Registries.Insecure, ","), fmt.Sprint(timeouts(set))}, "\x00")
 	s.pkgs.clientMu.Lock()
 	defer s.pkgs.clientMu.Unlock()
 	if s.pkgs.client != nil && s.pkgs.clientKey == key {
@@ -59,6 +85,7 @@ func (s *server) pkgClient(set Settings) (*packages.Client, error) {
 		CacheDir:        set.CacheDir,
 		DefaultRegistry: set.Registries.Default,
 		Insecure:        set.Registries.Insecure,
+		Timeouts:        timeouts(set),
 		Logf:            func(format string, args ...any) { s.log.Debug(fmt.Sprintf(format, args...)) },
 		Progress: func(p packages.Progress) {
 			if cur := s.pkgs.current.Load(); cur != nil {
@@ -104,8 +131,11 @@ func (s *server) readMetas(paths []string) []*packages.Meta {
 }
 
 // packageFiles turns resolved packages into schema store inputs (one per
-// package: its package.yaml under a stable pseudo path).
-func packageFiles(results map[string][]packages.Result) []schemas.FileInput {
+// package: its package.yaml under a stable pseudo path), indexed here, by
+// the caller's goroutine: never under s.mu, so that requests never wait
+// for a package to be indexed. An index is reused while the same version
+// stays in use.
+func (s *server) packageFiles(results map[string][]packages.Result) []schemas.FileInput {
 	var out []schemas.FileInput
 	seen := map[string]bool{}
 	for _, rs := range results {
@@ -114,14 +144,56 @@ func packageFiles(results map[string][]packages.Result) []schemas.FileInput {
 				continue
 			}
 			seen[r.Package.Path] = true
-			out = append(out, schemas.FileInput{
+			f := schemas.FileInput{
 				Source:  schemas.Source{Kind: schemas.SourcePackage, Name: r.Package.Ref, Version: r.Package.Version},
 				Path:    r.Package.Path,
 				Content: r.Package.YAML,
-			})
+			}
+			f.Indexed = s.indexPackage(f, r.Package.Digest)
+			out = append(out, f)
 		}
 	}
+	// Forget the indexes of packages no longer depended on.
+	s.pkgs.indexMu.Lock()
+	for p := range s.pkgs.indexed {
+		if !seen[p] {
+			delete(s.pkgs.indexed, p)
+		}
+	}
+	s.pkgs.indexMu.Unlock()
 	return out
+}
+
+// indexedPackage is a package's index, for the manifest digest it came from.
+type indexedPackage struct {
+	digest, version string
+	ix              *schemas.Indexed
+}
+
+// testIndexHook, when set (by tests), runs before a package is indexed.
+var testIndexHook atomic.Pointer[func(path string)]
+
+// indexPackage indexes one package file, or returns the index made for
+// the same manifest before.
+func (s *server) indexPackage(f schemas.FileInput, digest string) *schemas.Indexed {
+	s.pkgs.indexMu.Lock()
+	prev, ok := s.pkgs.indexed[f.Path]
+	s.pkgs.indexMu.Unlock()
+	if ok && prev.digest == digest && prev.version == f.Source.Version {
+		return prev.ix
+	}
+	if hook := testIndexHook.Load(); hook != nil {
+		(*hook)(f.Path)
+	}
+	// The package's bytes are not copied: they are the client's, immutable.
+	ix := schemas.Index(f.Source, f.Path, f.Content)
+	s.pkgs.indexMu.Lock()
+	if s.pkgs.indexed == nil {
+		s.pkgs.indexed = map[string]indexedPackage{}
+	}
+	s.pkgs.indexed[f.Path] = indexedPackage{digest: digest, version: f.Source.Version, ix: ix}
+	s.pkgs.indexMu.Unlock()
+	return ix
 }
 
 // loadCachedPackages serves what the cache already has for the
@@ -141,23 +213,47 @@ func (s *server) loadCachedPackages(metas []*packages.Meta, set Settings) ([]sch
 			results[m.Path] = nil
 		}
 	}
-	return packageFiles(results), results
+	return s.packageFiles(results), results
 }
 
 // refreshPackages resolves every dependency against its registry in the
 // background, reporting $/progress (cancellable); then feeds the store and
 // re-validates the open documents.
 func (s *server) refreshPackages(ctx context.Context) {
+	if err := s.refresh(ctx); err != nil {
+		s.log.Info("package pull ended early", "reason", err)
+	}
+}
+
+// pullCommand runs crdLsp.pull: a refresh now, answered with a summary,
+// or with RequestCancelled when it was cancelled or superseded.
+func (s *server) pullCommand(ctx context.Context) (protocol.LSPAny, error) {
+	if err := s.refresh(ctx); err != nil {
+		return nil, &jsonrpc2.Error{Code: protocol.CodeRequestCancelled, Message: "package pull " + err.Error()}
+	}
+	b, _ := json.Marshal(s.packageSummary())
+	return protocol.LSPAny(b), nil
+}
+
+// refresh is refreshPackages; it returns errPullCancelled or
+// errPullSuperseded when it ended early, leaving the state as it was.
+func (s *server) refresh(ctx context.Context) error {
 	s.mu.Lock()
 	paths := s.pkgs.metaPaths // found by the last reload: no second walk
 	set := s.settings
 	if s.pkgs.cancel != nil {
-		s.pkgs.cancel() // a newer refresh supersedes a running one
+		s.pkgs.cancel(errPullSuperseded) // a newer refresh supersedes a running one
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	s.pkgs.cancel = cancel
 	s.mu.Unlock()
-	defer cancel()
+	defer cancel(nil)
+	ended := func() error {
+		if errors.Is(context.Cause(ctx), errPullSuperseded) {
+			return errPullSuperseded
+		}
+		return errPullCancelled
+	}
 
 	metas := s.readMetas(paths)
 	total := 0
@@ -168,14 +264,14 @@ func (s *server) refreshPackages(ctx context.Context) {
 		s.mu.Lock()
 		s.pkgs.refreshed = true
 		s.mu.Unlock()
-		return
+		return nil
 	}
 	c, err := s.pkgClient(set)
 	if err != nil {
 		s.log.Warn("package cache unavailable", "error", err)
-		return
+		return nil
 	}
-	prog := s.beginProgress(ctx, cancel, "crd-lsp: package dependencies", fmt.Sprintf("Resolving %d dependencies", total))
+	prog := s.beginProgress(ctx, func() { cancel(errPullCancelled) }, "crd-lsp: package dependencies", fmt.Sprintf("Resolving %d dependencies", total))
 	results := map[string][]packages.Result{}
 	for _, m := range metas {
 		if len(m.Deps) == 0 {
@@ -187,10 +283,11 @@ func (s *server) refreshPackages(ctx context.Context) {
 		s.pkgs.current.Store(nil)
 	}
 	if ctx.Err() != nil {
-		prog.end("cancelled")
-		return
+		err := ended()
+		prog.end(err.Error())
+		return err
 	}
-	files := packageFiles(results)
+	files := s.packageFiles(results)
 	n := 0
 	for _, rs := range results {
 		for _, r := range rs {
@@ -199,18 +296,46 @@ func (s *server) refreshPackages(ctx context.Context) {
 			}
 		}
 	}
+	s.swapPackages(files, results)
 	prog.end(fmt.Sprintf("%d packages ready, %d problems", len(files), n))
-	s.mu.Lock()
-	for _, old := range s.pkgs.files {
-		s.store = s.store.WithoutFile(old.Path)
-	}
-	s.store = s.store.WithFiles(files)
-	s.pkgs.files = files
-	s.pkgs.results = results
-	s.pkgs.refreshed = true
-	s.mu.Unlock()
 	s.log.Info("package dependencies resolved", "packages", len(files), "problems", n)
 	s.diag.scheduleAll()
+	return nil
+}
+
+// swapPackages puts the packages' files in the store in place of the
+// previous ones. The new store and its kind list (which hover, completion
+// and diagnostics use) are built before requests can see it; s.mu is held
+// only to check that no other change came meanwhile (then, after a few
+// tries, the store is built under it: inserting indexed files is cheap).
+func (s *server) swapPackages(files []schemas.FileInput, results map[string][]packages.Result) {
+	with := func(st *schemas.Store, old []schemas.FileInput) *schemas.Store {
+		for _, f := range old {
+			st = st.WithoutFile(f.Path)
+		}
+		return st.WithFiles(files)
+	}
+	for attempt := 0; ; attempt++ {
+		s.mu.Lock()
+		base, old := s.store, s.pkgs.files
+		s.mu.Unlock()
+		next := with(base, old)
+		next.Kinds()
+		s.mu.Lock()
+		if s.store != base && attempt < 3 {
+			s.mu.Unlock()
+			continue
+		}
+		if s.store != base {
+			next = with(s.store, s.pkgs.files)
+		}
+		s.store = next
+		s.pkgs.files = files
+		s.pkgs.results = results
+		s.pkgs.refreshed = true
+		s.mu.Unlock()
+		return
+	}
 }
 
 // progress reports work-done progress to the client, when it supports it.
@@ -220,7 +345,7 @@ type progress struct {
 	ok    bool
 }
 
-func (s *server) beginProgress(ctx context.Context, cancel context.CancelFunc, title, msg string) *progress {
+func (s *server) beginProgress(ctx context.Context, cancel func(), title, msg string) *progress {
 	p := &progress{s: s}
 	if !s.caps.progress {
 		return p
@@ -233,7 +358,7 @@ func (s *server) beginProgress(ctx context.Context, cancel context.CancelFunc, t
 	p.ok = true
 	s.mu.Lock()
 	if s.pkgs.cancels == nil {
-		s.pkgs.cancels = map[string]context.CancelFunc{}
+		s.pkgs.cancels = map[string]func(){}
 	}
 	s.pkgs.cancels[fmt.Sprint(p.token)] = cancel
 	s.mu.Unlock()

@@ -37,6 +37,11 @@ type Settings struct {
 	Registries struct {
 		Default  string   `json:"default,omitempty"`
 		Insecure []string `json:"insecure,omitempty"`
+		// Timeout is how many seconds a registry may stay silent (before
+		// it answers, or in the middle of a layer); PullTimeout bounds
+		// one package's whole pull. Zero: 30 and 300.
+		Timeout     float64 `json:"timeout,omitempty"`
+		PullTimeout float64 `json:"pullTimeout,omitempty"`
 	} `json:"registries"`
 	CacheDir string `json:"cacheDir,omitempty"`
 	LogLevel string `json:"logLevel,omitempty"`
