@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 )
@@ -25,9 +26,11 @@ Output: one line per package (reference, version, digest, definitions, and
 whether it came from the cache or the registry), then problems as
 file:line:col: severity: message [kind]. Credentials come from the Docker
 config (DOCKER_CONFIG or ~/.docker/config.json, credential helpers included).
+A registry may stay silent for --timeout (before it answers, or in the
+middle of a layer), and each package's pull takes at most --pull-timeout.
 Exit status: 0 when every dependency resolved (a registry that cannot be
 reached while the cache still has the package is a warning), 1 when any
-failed, 2 for usage errors.
+failed, 2 for usage errors, 130 when interrupted.
 
 Flags:
 `
@@ -38,6 +41,7 @@ type pullOptions struct {
 	insecure   stringList
 	quiet      bool
 	logLevel   string
+	timeouts   packages.Timeouts
 }
 
 func pullFlags(out io.Writer, opts *pullOptions) *flag.FlagSet {
@@ -48,6 +52,8 @@ func pullFlags(out io.Writer, opts *pullOptions) *flag.FlagSet {
 	fs.Var(&opts.insecure, "insecure", "registry HOST:PORT to use over plain HTTP (repeatable)")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress messages on stderr")
 	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
+	fs.DurationVar(&opts.timeouts.Answer, "timeout", 30*time.Second, "how long a registry may stay silent (before it answers, or in the middle of a layer)")
+	fs.DurationVar(&opts.timeouts.Pull, "pull-timeout", 5*time.Minute, "how long one package's pull may take in all (tags, manifests, layer)")
 	return fs
 }
 
@@ -62,6 +68,13 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "crd-lsp pull: want at most one DIR")
 		fs.Usage()
 		return 2
+	}
+	if opts.timeouts.Answer <= 0 || opts.timeouts.Pull <= 0 {
+		fmt.Fprintln(stderr, "crd-lsp pull: --timeout and --pull-timeout must be positive")
+		return 2
+	}
+	if opts.timeouts.Answer < 10*time.Second {
+		opts.timeouts.Connect = opts.timeouts.Answer
 	}
 	root := "."
 	if fs.NArg() == 1 {
@@ -93,6 +106,7 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 		CacheDir:        opts.cacheDir,
 		DefaultRegistry: opts.defaultReg,
 		Insecure:        opts.insecure,
+		Timeouts:        opts.timeouts,
 		Logf:            func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) },
 	}
 	if !opts.quiet {
@@ -168,6 +182,10 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%d %s in %d %s: %d %s, %d %s\n", len(printed), plural(len(printed), "package", "packages"),
 		len(files), plural(len(files), "crossplane.yaml", "crossplane.yaml files"),
 		failed, plural(failed, "error", "errors"), warnings, plural(warnings, "warning", "warnings"))
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "crd-lsp pull: interrupted; the cache keeps what was pulled before")
+		return 130
+	}
 	if failed > 0 {
 		return 1
 	}

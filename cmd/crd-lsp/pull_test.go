@@ -1,11 +1,14 @@
 package main
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/packages/xpkgtest"
 )
@@ -112,5 +115,43 @@ func TestPullDockerRegistry(t *testing.T) {
 	}
 	if !strings.Contains(out, "(required via "+h+"/platform/configuration-network:v0.3.0)") {
 		t.Errorf("offline pull lacks the transitive chain:\n%s", out)
+	}
+}
+
+// faultyRegistry is a loopback registry holding x/p:v1.0.0 that
+// misbehaves on demand, and a crossplane.yaml depending on it.
+func faultyRegistry(t *testing.T) (faults *xpkgtest.Faults, host, layer, dir string) {
+	faults = xpkgtest.NewFaults()
+	host = xpkgtest.MemRegistry(t, faults.Wrap)
+	data := xpkgtest.Tar(true, xpkgtest.Entry{Name: "package.yaml", Body: xpkgtest.Stream(xpkgtest.Meta("Provider", "p"), xpkgtest.CRD("example.org", "Thing", "v1"))})
+	xpkgtest.Push(t, host, "x/p", "v1.0.0", xpkgtest.Image{Layers: []xpkgtest.Layer{{Data: data, Base: true}}})
+	dir = t.TempDir()
+	writeFile(t, filepath.Join(dir, "crossplane.yaml"), "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: app\nspec:\n  dependsOn:\n"+
+		"    - apiVersion: pkg.crossplane.io/v1\n      kind: Provider\n      package: "+host+"/x/p\n      version: \">=v1.0.0\"\n")
+	return faults, host, fmt.Sprintf("sha256:%x", sha256.Sum256(data)), dir
+}
+
+// `crd-lsp pull` no longer waits forever on a registry that trickles a
+// layer or never answers: --pull-timeout and --timeout end it with a
+// message naming the registry.
+func TestPullDeadlines(t *testing.T) {
+	faults, host, layer, dir := faultyRegistry(t)
+	faults.Set(layer, xpkgtest.Trickle(10*time.Millisecond))
+	code, out, errOut := runCmd(t, "", "pull", "--quiet", "--cache-dir", t.TempDir(), "--insecure", host, "--pull-timeout", "300ms", dir)
+	want := filepath.Join(dir, "crossplane.yaml") + ":10:16: error: pulling " + host + "/x/p:v1.0.0 from registry " + host + " did not finish within 300ms (the pull deadline; layer " + layer + " at "
+	if code != 1 || !strings.Contains(out, want) || !strings.Contains(out, "[network]") {
+		t.Errorf("trickled layer: exit %d, want 1 and %q…:\n%s\n%s", code, want, out, errOut)
+	}
+
+	faults.Set(layer, nil)
+	faults.Set("tags", xpkgtest.Hang())
+	code, out, errOut = runCmd(t, "", "pull", "--quiet", "--cache-dir", t.TempDir(), "--insecure", host, "--timeout", "200ms", dir)
+	want = ":10:16: error: registry " + host + " did not answer within 200ms (listing tags of " + host + "/x/p) [network]"
+	if code != 1 || !strings.Contains(out, want) {
+		t.Errorf("silent registry: exit %d, want 1 and %q:\n%s\n%s", code, want, out, errOut)
+	}
+
+	if code, _, errOut := runCmd(t, "", "pull", "--timeout", "0s", dir); code != 2 || !strings.Contains(errOut, "must be positive") {
+		t.Errorf("--timeout 0s: exit %d, %q", code, errOut)
 	}
 }
