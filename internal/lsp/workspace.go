@@ -235,8 +235,9 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	for u, f := range s.open {
 		s.syncBufferSchemasLocked(u, f.Text)
 	}
-	kinds := len(s.store.Kinds())
+	store := s.store
 	s.mu.Unlock()
+	kinds := len(store.Kinds()) // not under s.mu: with a large package, listing the kinds takes a while
 	s.diag.scheduleAll()
 	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace, %d packages from the cache)", kinds, major, from, len(disk), len(pkgFiles)))
 	// Then ask the registries, without holding anything up.
