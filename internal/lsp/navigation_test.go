@@ -300,8 +300,8 @@ func TestPreviewRendered(t *testing.T) {
 	for _, l := range lenses {
 		got = append(got, fmt.Sprintf("%d:%s:%s", l.Range.Start.Line, l.Command.Title, l.Command.Command))
 	}
-	// 0-based: kind: Composition on line 3, the resource's name on line 17.
-	if want := "[3:Preview rendered (all resources):crdLsp.render 17:Preview rendered:crdLsp.render]"; fmt.Sprint(got) != want {
+	// 0-based: kind: Composition on line 3, the resource's name on line 18.
+	if want := "[3:Preview rendered (all resources):crdLsp.render 18:Preview rendered:crdLsp.render]"; fmt.Sprint(got) != want {
 		t.Fatalf("lenses = %v, want %s", got, want)
 	}
 	var yaml string
