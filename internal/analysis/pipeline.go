@@ -145,13 +145,25 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 	for _, sr := range out.Steps {
 		ran[sr.Step.Index] = sr
 	}
+	// A resource belongs to the last native step with a template for it
+	// that no later step changed (even when that template wrote nothing:
+	// its skipped patches say why a field is missing), else to the step
+	// that last changed it.
+	claimed := map[string]int{}
+	for _, st := range steps {
+		for _, res := range native[st.Index].Resources {
+			if final, ok := out.Desired.Resources[res.Name]; ok && res.Name != "" && final.Step <= st.Index {
+				claimed[res.Name] = st.Index
+			}
+		}
+	}
 	for _, st := range steps {
 		sp := stepPath(st.Index)
 		if so, ok := native[st.Index]; ok {
 			for _, res := range so.Resources {
 				final, desired := out.Desired.Resources[res.Name]
 				switch {
-				case res.Name != "" && desired && final.Step == st.Index:
+				case res.Name != "" && desired && claimed[res.Name] == st.Index:
 					res.Object = final.Object
 				case res.Object != nil:
 					continue // replaced or removed by a later step
@@ -172,9 +184,13 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 			}
 			continue
 		}
+		rest := ""
+		if st.Index < len(steps)-1 {
+			rest = "; the steps after it were not run"
+		}
 		if sr.Err != nil {
 			rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: render.Error, Code: codeFunctionFailed,
-				Message: fmt.Sprintf("step %q did not run: %v; the steps after it were not run", st.Name, sr.Err)})
+				Message: fmt.Sprintf("step %q failed: %v%s", st.Name, sr.Err, rest)})
 			continue
 		}
 		for _, r := range sr.Results {
@@ -187,12 +203,15 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 			}
 			msg := fmt.Sprintf("%s: %s", orFunction(st.Function), r.Message)
 			if r.Severity == functions.SeverityFatal {
-				msg = fmt.Sprintf("%s failed: %s; the steps after it were not run", orFunction(st.Function), r.Message)
+				msg = fmt.Sprintf("%s failed: %s%s", orFunction(st.Function), r.Message, rest)
 			}
 			rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: sev, Code: codeFunctionResult, Message: msg})
 		}
 		names := make([]string, 0, len(sr.Composed))
 		for _, n := range sr.Composed {
+			if _, native := claimed[n]; native {
+				continue
+			}
 			if r, ok := out.Desired.Resources[n]; ok && r.Step == st.Index {
 				names = append(names, n)
 			}

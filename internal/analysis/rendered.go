@@ -360,6 +360,11 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 		anchor = basePath.Child(missing[:i]...)
 	}
 	msg := fmt.Sprintf("%s is required by %s, but neither the base nor any patch sets it", missing, sch.GVK.Kind)
+	if valueAt(m, basePath) == nil {
+		// A template without a base patches what an earlier step composed.
+		anchor = res.Path
+		msg = fmt.Sprintf("%s is required by %s, but neither the resource %q an earlier step composed nor any patch here sets it", missing, sch.GVK.Kind, res.Name)
+	}
 	if strings.Contains(why, "required parameter") {
 		msg += " (" + why + ")"
 	}
