@@ -489,7 +489,7 @@ func RenderAt(ctx context.Context, f *document.File, offset int, xr map[string]a
 	only := ""
 	if hit, ok := f.At(offset); ok {
 		for _, res := range out.Resources {
-			if hit.Path.HasPrefix(res.Path) && res.Name != "" {
+			if _, fromFunction := out.Functions[res.Name]; hit.Path.HasPrefix(res.Path) && res.Name != "" && !fromFunction {
 				only = res.Name
 			}
 		}
