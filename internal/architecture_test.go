@@ -17,7 +17,7 @@ const module = "github.com/crd-lsp/crd-lsp/"
 
 // allowed mirrors ARCHITECTURE.md's code map.
 var allowed = map[string][]string{
-	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/render", "internal/fieldpath", "internal/packages", "internal/loader"},
+	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/render", "internal/fieldpath", "internal/packages", "internal/loader", "internal/functions"},
 	"internal/fieldpath":                         nil,
 	"internal/document":                          {"internal/fieldpath"},
 	"internal/xcrd":                              nil,
@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"internal/schemas/builtin/gen":               {"internal/schemas/builtin/internal/generate"},
 	"internal/schemas/builtin/internal/generate": nil,
 	"internal/workspace":                         {"internal/schemas", "internal/schemas/builtin"},
-	"internal/analysis":                          {"internal/document", "internal/schemas", "internal/fieldpath", "internal/composition", "internal/render", "internal/composite"},
+	"internal/analysis":                          {"internal/document", "internal/schemas", "internal/fieldpath", "internal/composition", "internal/render", "internal/composite", "internal/functions", "internal/gotemplate"},
 	"internal/render":                            {"internal/fieldpath"},
 	"internal/composite":                         {"internal/fieldpath", "internal/render"},
 	"internal/packages":                          nil,

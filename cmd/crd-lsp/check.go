@@ -27,7 +27,10 @@ files in those folders depend on (from the cache "crd-lsp pull" fills; check
 itself never goes to the network), and the built-in Kubernetes, Crossplane
 and function schemas are all used. Compositions are checked, rendered (with
 example XRs or claims found among the files, else the smallest XR their XRD
-accepts) and what they create is validated too.
+accepts) and what they create is validated too. Pipeline steps run
+crd-lsp's own function-patch-and-transform; other functions run only when
+configured, as crossplane render runs them (--functions, --function-exe),
+else they pass the desired state through, noted.
 
 Output: one line per problem, file:line:col: severity: message [code]
 (1-based line and byte column), then a summary. Hints (such as a
@@ -51,6 +54,7 @@ type checkOptions struct {
 	crossplane  string
 	logLevel    string
 	clientKinds stringList
+	functions   functionOptions
 }
 
 func checkFlags(out io.Writer, opts *checkOptions) *flag.FlagSet {
@@ -64,6 +68,7 @@ func checkFlags(out io.Writer, opts *checkOptions) *flag.FlagSet {
 	fs.StringVar(&opts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) targeted where no crossplane.yaml says (default v2)")
 	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
 	fs.Var(&opts.clientKinds, "client-kind", "a client-side configuration kind not to validate, besides the built-in ones (Kustomization and the like): an API group, or Kind.group (repeatable)")
+	opts.functions.register(fs)
 	return fs
 }
 
@@ -113,6 +118,15 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp check:", err)
 		return 2
+	}
+	pipeline, reg, err := opts.functions.pipeline(log, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp check:", err)
+		return 2
+	}
+	if reg != nil {
+		defer reg.Close()
+		cfg.Pipeline = pipeline
 	}
 	world, files, err := gatherCheck(context.Background(), cfg, paths, stdin, log, stderr)
 	if err != nil {

@@ -21,9 +21,13 @@ const renderUsage = `Usage: crd-lsp render [flags] COMPOSITION.yaml
 
 Renders what a Composition creates, like "crossplane render" but without
 Docker or a cluster: function-patch-and-transform steps (and classic
-mode: Resources Compositions) run in-process; other functions pass the
-desired state through and are reported. Prints the desired composite
-resource and the composed resources as YAML; notes go to stderr.
+mode: Resources Compositions) run in-process; other functions run when
+configured (--functions FILE takes the same file as crossplane render:
+Functions with the render.crossplane.io/runtime: Development annotation
+run at their target; --function-exe NAME=PATH starts a local function),
+else they pass the desired state through and are reported. Prints the
+desired composite resource and the composed resources of the whole
+pipeline as YAML; notes and function results go to stderr.
 
 The composite comes from --xr, else it is synthesised from the XRD: its
 required fields with placeholders, defaults applied, optional fields unset.
@@ -39,6 +43,8 @@ type renderOptions struct {
 	xr         string
 	schemaDirs stringList
 	crossplane string
+	functions  functionOptions
+	logLevel   string
 }
 
 func renderFlags(out io.Writer, opts *renderOptions) *flag.FlagSet {
@@ -47,6 +53,8 @@ func renderFlags(out io.Writer, opts *renderOptions) *flag.FlagSet {
 	fs.StringVar(&opts.xr, "xr", "", "the composite resource (XR) to render with (default: synthesised from the XRD)")
 	fs.Var(&opts.schemaDirs, "schemas", "folder or file of extra CRDs/XRDs (repeatable)")
 	fs.StringVar(&opts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) where no crossplane.yaml says (default v2)")
+	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
+	opts.functions.register(fs)
 	return fs
 }
 
@@ -64,6 +72,19 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	path := fs.Arg(0)
 	ctx := context.Background()
+	log, err := newLogger(stderr, opts.logLevel)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp render:", err)
+		return 2
+	}
+	pipeline, reg, err := opts.functions.pipeline(log, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp render:", err)
+		return 2
+	}
+	if reg != nil {
+		defer reg.Close()
+	}
 	text, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp render:", err)
@@ -77,6 +98,9 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := loader.Config{Roots: []string{root}, SchemaDirs: opts.schemaDirs, CrossplaneVersion: opts.crossplane,
 		Files: []workspace.File{{Path: path, Content: text}}}
+	if reg != nil {
+		cfg.Pipeline = pipeline
+	}
 	if c, err := packages.New(packages.Options{}); err == nil {
 		cfg.Packages = c
 	}
@@ -115,7 +139,7 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 		if m["kind"] != "Composition" {
 			continue
 		}
-		out, synthesized, ok := analysis.RenderComposition(d, m, xr, env, false)
+		out, ok := analysis.RenderComposition(ctx, d, m, xr, env, false)
 		if !ok {
 			ref := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("compositeTypeRef")}
 			line, col := lineCol(f, d, ref)
@@ -124,7 +148,7 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		rendered++
-		if synthesized {
+		if out.Synthesized {
 			fmt.Fprintf(stderr, "%s: rendering with a composite synthesised from the XRD (required fields only; pass --xr for your own)\n", path)
 		}
 		for _, n := range out.Notes {

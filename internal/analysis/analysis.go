@@ -85,6 +85,10 @@ type Env struct {
 	// Examples returns the workspace's example composites (XRs or claims)
 	// of an XR kind, best first; nil means none are known.
 	Examples func(schemas.GVK) []Example
+	// Pipeline runs Composition pipelines with real functions; nil when
+	// none are configured (patch-and-transform steps are then rendered
+	// natively and other steps pass the desired state through, noted).
+	Pipeline Pipeline
 }
 
 // Example is an example composite resource (or claim) found in the

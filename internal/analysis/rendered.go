@@ -19,19 +19,24 @@ import (
 // XR or claim), or, when xr is nil, against the smallest composite its XRD
 // accepts. Either way the composite is first prepared as Crossplane would
 // hand it to the functions (internal/composite: claim sync, defaults,
-// configurators). ok is false when the document is not a Composition, or
-// no XRD defines its composite and no xr is given.
+// configurators). When env's Pipeline runs a step of the Composition for
+// real, the whole pipeline runs through it (patch-and-transform steps
+// still in-process); otherwise patch-and-transform steps are rendered
+// natively and other steps pass the desired state through, noted. ok is
+// false when the document is not a Composition, or no XRD defines its
+// composite and no xr is given.
 //
 // lenient renders past failing patches and withheld resources, for
 // diagnostics and previews; the CLI renders exactly as P&T does.
-func RenderComposition(d *document.Doc, m map[string]any, xr map[string]any, env Env, lenient bool) (out render.Output, synthesized bool, ok bool) {
+func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, xr map[string]any, env Env, lenient bool) (rd Rendering, ok bool) {
 	spec, _ := m["spec"].(map[string]any)
 	ref, _ := spec["compositeTypeRef"].(map[string]any)
 	gvk, ok := baseGVK(ref)
 	if !ok {
-		return out, false, false
+		return rd, false
 	}
 	def, known := compositeDefinition(d, gvk, env, xr)
+	synthesized := false
 	switch {
 	case xr != nil:
 		xr, _ = composite.FromExample(def, m, xr)
@@ -39,9 +44,15 @@ func RenderComposition(d *document.Doc, m map[string]any, xr map[string]any, env
 		xr = composite.Synthesize(def, m)
 		synthesized = true
 	default:
-		return out, false, false
+		return rd, false
 	}
-	return render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient}), synthesized, true
+	if runsFunctions(m, env) {
+		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, env)
+	} else {
+		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient})
+	}
+	rd.Synthesized = synthesized
+	return rd, true
 }
 
 // compositeDefinition describes the composite kind gvk from the XRD nearest
@@ -84,15 +95,16 @@ var requiredParameter = regexp.MustCompile(`^(spec\.[A-Za-z0-9_.]+) is a require
 // required field set only from an optional composite field gets a warning
 // on the patch that sets it.
 func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
-	out, synthesized, ok := RenderComposition(d, m, nil, env, true)
+	out, ok := RenderComposition(ctx, d, m, nil, env, true)
 	if !ok {
 		return nil
 	}
+	synthesized := out.Synthesized
 	var diags []Diagnostic
 	for _, n := range out.Notes {
 		sev := fromLevel(int(n.Severity))
-		if n.Code == "render-invalid" {
-			continue // the Composition checks report invalid transforms
+		if n.Code == "render-invalid" || n.Code == codeFunctionResult || n.Code == codeFunctionFailed {
+			continue // the Composition checks report invalid transforms; functionDiagnostics what functions said
 		}
 		if synthesized && (n.Code == "render-transform" || n.Code == "render-patch") {
 			// Placeholders stand in for the composite's values: a failure
@@ -103,6 +115,9 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 		diags = append(diags, at(d, n.Path, n.OnKey, sev, n.Code, n.Message))
 	}
 	for _, res := range out.Resources {
+		if _, ok := out.Functions[res.Name]; ok {
+			continue // functionDiagnostics validates what functions composed
+		}
 		sch, ok := resourceSchema(ctx, d, res, env)
 		if !ok {
 			continue // unknown kinds are reported by the composition checks
@@ -135,6 +150,11 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 				diags = append(diags, dg)
 			}
 		}
+	}
+	if !hasExample(m, env) {
+		// Without an example, what functions did is judged here (with an
+		// example, there).
+		diags = append(diags, functionDiagnostics(ctx, d, m, out, "", env)...)
 	}
 	return uniqueDiagnostics(append(diags, exampleChecks(ctx, d, m, env)...))
 }
@@ -174,15 +194,18 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 		return nil
 	}
 	ex := examples[0]
-	out, _, ok := RenderComposition(d, m, ex.Object, env, true)
+	out, ok := RenderComposition(ctx, d, m, ex.Object, env, true)
 	if !ok {
 		return nil
 	}
 	// The example's own mistakes are reported on the example: values that
 	// come from them are not the Composition's.
 	bad := invalidFields(ctx, ex, env)
-	var diags []Diagnostic
+	diags := functionDiagnostics(ctx, d, m, out, relName(ex.Path, d.File.URI), env)
 	for _, res := range out.Resources {
+		if _, ok := out.Functions[res.Name]; ok {
+			continue
+		}
 		sch, ok := resourceSchema(ctx, d, res, env)
 		if !ok {
 			continue
@@ -337,6 +360,11 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 		anchor = basePath.Child(missing[:i]...)
 	}
 	msg := fmt.Sprintf("%s is required by %s, but neither the base nor any patch sets it", missing, sch.GVK.Kind)
+	if valueAt(m, basePath) == nil {
+		// A template without a base patches what an earlier step composed.
+		anchor = res.Path
+		msg = fmt.Sprintf("%s is required by %s, but neither the resource %q an earlier step composed nor any patch here sets it", missing, sch.GVK.Kind, res.Name)
+	}
 	if strings.Contains(why, "required parameter") {
 		msg += " (" + why + ")"
 	}
@@ -453,14 +481,15 @@ func RenderAt(ctx context.Context, f *document.File, offset int, xr map[string]a
 		return "", fmt.Errorf("this document is not a Composition")
 	}
 	// Lenient: a preview shows what can be rendered, with the failures noted.
-	out, synthesized, ok := RenderComposition(d, m, xr, env, true)
+	out, ok := RenderComposition(ctx, d, m, xr, env, true)
 	if !ok {
 		return "", fmt.Errorf("no XRD for this Composition's compositeTypeRef in the workspace")
 	}
+	synthesized := out.Synthesized
 	only := ""
 	if hit, ok := f.At(offset); ok {
 		for _, res := range out.Resources {
-			if hit.Path.HasPrefix(res.Path) && res.Name != "" {
+			if _, fromFunction := out.Functions[res.Name]; hit.Path.HasPrefix(res.Path) && res.Name != "" && !fromFunction {
 				only = res.Name
 			}
 		}

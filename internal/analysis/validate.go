@@ -54,6 +54,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		out = append(out, compositionBases(ctx, d, m, env)...)
 		out = append(out, renderedChecks(ctx, d, m, env)...)
 		out = append(out, functionInputs(ctx, d, m, env)...)
+		out = append(out, goTemplates(ctx, d, m, env)...)
 		return withoutRestated(out)
 	}
 	if !found && env.UnknownKind != 0 && !schemaless[gvk.Group] && !IsClientSide(gvk, env.ClientKinds) {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -360,7 +362,9 @@ func call(ctx context.Context, run Runner, st Step, req *fnv1.RunFunctionRequest
 	select {
 	case a := <-ch:
 		if a.err != nil {
-			if ctx.Err() == nil && cctx.Err() != nil && errors.Is(a.err, context.DeadlineExceeded) {
+			// Our own deadline passed (the runner may say so in its own
+			// words, such as a gRPC status): it is a timeout.
+			if ctx.Err() == nil && (errors.Is(cctx.Err(), context.DeadlineExceeded) || status.Code(a.err) == codes.DeadlineExceeded) {
 				return nil, fmt.Errorf("%s did not answer within %s: %w", orName(name, st), timeout, ErrTimeout)
 			}
 			return nil, a.err

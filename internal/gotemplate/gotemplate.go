@@ -468,3 +468,28 @@ func isBlankYAML(s string) bool {
 	}
 	return true
 }
+
+// Blanked returns Text[start:end] with every action (delimiters and trim
+// markers included; an unclosed one up to the end) replaced by spaces,
+// line breaks kept: the YAML written around the actions, at the same
+// offsets, so that where a literal key of a document is written can be
+// found by parsing it.
+func (t Template) Blanked(start, end int) string {
+	start, end = max(0, min(start, len(t.Text))), max(0, min(end, len(t.Text)))
+	if start >= end {
+		return ""
+	}
+	b := []byte(t.Text[start:end])
+	for _, a := range scan(t.Text, t.Left, t.Right) {
+		ae := a.end
+		if ae < 0 {
+			ae = len(t.Text)
+		}
+		for i := max(a.start, start); i < min(ae, end); i++ {
+			if c := t.Text[i]; c != '\n' && c != '\r' {
+				b[i-start] = ' '
+			}
+		}
+	}
+	return string(b)
+}

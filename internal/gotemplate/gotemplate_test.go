@@ -355,3 +355,17 @@ func TestCheckPositions(t *testing.T) {
 		t.Errorf("env is removed by the function: %+v", probs)
 	}
 }
+
+// TestBlanked: actions become spaces at the same offsets, line breaks and
+// the YAML around them stay, so literal keys keep their place.
+func TestBlanked(t *testing.T) {
+	tpl := Template{Text: "a: 1\n{{- range $i := .x }}\nb: {{ $i | quote\n}}-x\nc: {{ .y", Left: "{{", Right: "}}"}
+	got := tpl.Blanked(0, len(tpl.Text))
+	want := "a: 1\n" + strings.Repeat(" ", 21) + "\nb:" + strings.Repeat(" ", 14) + "\n  -x\nc:      "
+	if got != want {
+		t.Errorf("Blanked = %q, want %q", got, want)
+	}
+	if got := tpl.Blanked(5, 12); got != "       " {
+		t.Errorf("Blanked(5, 12) = %q", got)
+	}
+}

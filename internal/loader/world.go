@@ -51,6 +51,10 @@ type Config struct {
 	// Analysis carries the analysis settings every Env gets (severity of
 	// unknown kinds, Composition mode, client-side kinds).
 	Analysis AnalysisSettings
+	// Pipeline runs Composition pipelines with real functions for every
+	// Env (nil: none configured). The front end owns it (and the processes
+	// behind it); the World only hands it on.
+	Pipeline analysis.Pipeline
 }
 
 // AnalysisSettings are the settings an analysis.Env carries.
@@ -327,6 +331,7 @@ func (w *World) Env(path string) analysis.Env {
 		CompositionMode: w.cfg.Analysis.CompositionMode,
 		ClientKinds:     w.cfg.Analysis.ClientKinds,
 		Examples:        func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
+		Pipeline:        w.cfg.Pipeline,
 	}
 }
 

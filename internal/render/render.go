@@ -71,6 +71,9 @@ type Resource struct {
 	Skips  []Skip
 	// Failures are the patches that failed in a lenient render.
 	Failures []Failure
+	// Withheld: a Required fromFieldPath is not set, so the resource is
+	// not created (a strict render; lenient renders keep it).
+	Withheld bool
 }
 
 // Input is what a Composition is rendered with.
@@ -102,9 +105,12 @@ type Output struct {
 // Render runs a Composition's function-patch-and-transform steps (or a
 // classic Composition's resources, which behave the same) against an XR,
 // side-effect free, exactly as the function does: base, then each patch in
-// order with PatchSets expanded, then Crossplane's own metadata. Steps
-// running other functions pass the desired state through; they are noted.
-// Render never panics: a failure becomes a Note.
+// order with PatchSets expanded, then Crossplane's own metadata. A step
+// starts from the desired state the steps before it left, as in a
+// pipeline: a template with a base replaces a resource of its name, one
+// without patches it. Steps running other functions pass the desired
+// state through; they are noted. Render never panics: a failure becomes a
+// Note.
 func Render(in Input) (out Output) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -121,18 +127,19 @@ func Render(in Input) (out Output) {
 		env = map[string]any{}
 	}
 	root := fieldpath.Path{fieldpath.Field("spec")}
-	desired := map[string]int{} // resource name → index in out.Resources
-	run := func(holder map[string]any, hp fieldpath.Path, step string) {
-		r := &renderer{in: in, xr: in.XR, dxr: out.XR, env: env, holder: holder, hp: hp, step: step, classic: step == ""}
-		for _, res := range r.run() {
-			if i, ok := desired[res.Name]; ok && res.Name != "" {
+	index := map[string]int{}              // resource name → index in out.Resources
+	desired := map[string]map[string]any{} // the desired composed resources so far
+	opaque := false                        // an earlier step ran a function crd-lsp does not run
+	add := func(rs []Resource, notes []Note) {
+		for _, res := range rs {
+			if i, ok := index[res.Name]; ok && res.Name != "" {
 				out.Resources[i] = res // a later step overwrites a resource of the same name
 				continue
 			}
-			desired[res.Name] = len(out.Resources)
+			index[res.Name] = len(out.Resources)
 			out.Resources = append(out.Resources, res)
 		}
-		out.Notes = append(out.Notes, r.notes...)
+		out.Notes = append(out.Notes, notes...)
 	}
 	if steps, ok := spec["pipeline"].([]any); ok {
 		for i, s := range steps {
@@ -140,23 +147,141 @@ func Render(in Input) (out Output) {
 			sp := root.Child(fieldpath.Field("pipeline"), fieldpath.Index(i))
 			name, _ := sm["step"].(string)
 			input, _ := sm["input"].(map[string]any)
-			if av, _ := input["apiVersion"].(string); strings.HasPrefix(av, "pt.fn.crossplane.io/") && input["kind"] == "Resources" {
-				run(input, sp.Child(fieldpath.Field("input")), name)
+			if IsPatchAndTransform(input) {
+				so := RenderStep(StepInput{Input: input, Path: sp.Child(fieldpath.Field("input")), Step: name, XR: in.XR, DesiredXR: out.XR,
+					Desired: desired, Environment: env, Opaque: opaque, Lenient: in.Lenient})
+				out.XR, desired, env = so.DesiredXR, so.Desired, so.Environment
+				add(so.Resources, so.Notes)
 				continue
 			}
 			fn := ""
 			if ref, ok := sm["functionRef"].(map[string]any); ok {
 				fn, _ = ref["name"].(string)
 			}
-			if composesNothing(fn) {
+			if ComposesNothing(fn) {
 				continue // nothing it does is left unvalidated
 			}
+			opaque = true
 			out.Notes = append(out.Notes, Note{Path: sp.Child(fieldpath.Field("step")), Severity: Info, Code: "render-step",
-				Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run: it passes the desired state through, and resources it would compose are not rendered or validated", name, orDefault(fn, "a function"))})
+				Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run until it is configured (%s): it passes the desired state through, and resources it would compose are not rendered or validated", name, orDefault(fn, "a function"), HowToConfigure)})
 		}
 	} else if _, ok := spec["resources"]; ok {
-		run(spec, root, "")
+		r := &renderer{lenient: in.Lenient, xr: in.XR, dxr: out.XR, env: env, holder: spec, hp: root, classic: true}
+		add(r.run(), r.notes)
 	}
+	for _, res := range out.Resources {
+		if res.Object != nil {
+			ComposedMetadata(res.Object, res.Name, in.XR, in.Namespaced)
+		}
+	}
+	return out
+}
+
+// HowToConfigure says how a user lets crd-lsp run a function: the words
+// every front end uses in its note on a step it cannot run.
+const HowToConfigure = "the crdLsp.functions setting, or --functions FILE for crd-lsp check and render, as for crossplane render"
+
+// IsPatchAndTransform says whether a step input is
+// function-patch-and-transform's (pt.fn.crossplane.io Resources).
+func IsPatchAndTransform(input map[string]any) bool {
+	av, _ := input["apiVersion"].(string)
+	return strings.HasPrefix(av, "pt.fn.crossplane.io/") && input["kind"] == "Resources"
+}
+
+// StepInput is one function-patch-and-transform step to run from the
+// desired state the steps before it left, as the function receives it.
+type StepInput struct {
+	// Input is the step's input (pt.fn.crossplane.io Resources), at Path in
+	// the Composition (spec.pipeline[i].input); Step is the step's name.
+	Input map[string]any
+	Path  fieldpath.Path
+	Step  string
+	// XR is the observed composite resource.
+	XR map[string]any
+	// DesiredXR is the desired composite the earlier steps returned (nil
+	// when none did); Desired their desired composed resources by name.
+	// Neither is modified.
+	DesiredXR map[string]any
+	Desired   map[string]map[string]any
+	// Environment is the Composition environment from the pipeline's
+	// context (nil: none yet).
+	Environment map[string]any
+	// Opaque says an earlier step ran a function that was not run (its
+	// desired state passed through), so a template without a base may
+	// patch a resource that step would have composed.
+	Opaque bool
+	// Lenient as in Input.
+	Lenient bool
+}
+
+// StepOutput is what a step returns, as function-patch-and-transform
+// returns it: Crossplane's own metadata is not added (the reconciler adds
+// it after the pipeline; ComposedMetadata does it).
+type StepOutput struct {
+	// Resources are the step's resource templates, rendered (Object is nil
+	// for a template that was not).
+	Resources []Resource
+	// Desired is the desired composed resources after the step: the
+	// earlier ones, with those this step rendered added or replaced.
+	Desired map[string]map[string]any
+	// DesiredXR is the desired composite after the step (apiVersion and
+	// kind set, as the function does, and what environment patches wrote).
+	DesiredXR map[string]any
+	// Withheld says a resource was left out of the desired state until a
+	// Required field is set: the function then marks the composite not
+	// ready.
+	Withheld bool
+	// Environment is the environment after the step's environment patches;
+	// the function writes it back to the context.
+	Environment map[string]any
+	Notes       []Note
+}
+
+// EnvironmentContextKey is the context key of the Composition environment.
+const EnvironmentContextKey = "apiextensions.crossplane.io/environment"
+
+// RenderStep runs one function-patch-and-transform step from an existing
+// desired state, exactly as the function does: environment patches, then
+// each resource template (a base replaces a desired resource of its name;
+// a template without a base patches a copy of the one an earlier step
+// composed, and without one the function fails), with the environment
+// written back. It never panics and never modifies its input.
+func RenderStep(in StepInput) (out StepOutput) {
+	defer func() {
+		if r := recover(); r != nil {
+			out.Notes = append(out.Notes, Note{Path: in.Path, OnKey: true, Severity: Error, Code: "render", Message: fmt.Sprintf("rendering failed: %v", r)})
+		}
+	}()
+	out.DesiredXR, _ = DeepCopy(in.DesiredXR).(map[string]any)
+	if out.DesiredXR == nil {
+		out.DesiredXR = map[string]any{}
+	}
+	// The function gives the desired composite the observed one's kind.
+	out.DesiredXR["apiVersion"] = in.XR["apiVersion"]
+	out.DesiredXR["kind"] = in.XR["kind"]
+	env, _ := DeepCopy(in.Environment).(map[string]any)
+	if env == nil {
+		env = map[string]any{}
+	}
+	if env["apiVersion"] == nil && env["kind"] == nil {
+		// As the function: an environment without a kind gets its own.
+		env["apiVersion"], env["kind"] = "internal.crossplane.io/v1alpha1", "Environment"
+	}
+	desired := make(map[string]map[string]any, len(in.Desired))
+	for k, v := range in.Desired {
+		desired[k] = v
+	}
+	r := &renderer{lenient: in.Lenient, xr: in.XR, dxr: out.DesiredXR, env: env, holder: in.Input, hp: in.Path, step: in.Step, desired: in.Desired, opaque: in.Opaque}
+	out.Resources = r.run()
+	for _, res := range out.Resources {
+		switch {
+		case res.Object != nil && res.Name != "":
+			desired[res.Name] = res.Object
+		case res.Withheld:
+			out.Withheld = true
+		}
+	}
+	out.Desired, out.Environment, out.Notes = desired, env, r.notes
 	return out
 }
 
@@ -165,7 +290,9 @@ func Render(in Input) (out Output) {
 // leaves nothing unvalidated, so it gets no note.
 var nonComposing = []string{"function-auto-ready", "function-sequencer", "function-cel-filter", "function-environment-configs", "function-extra-resources"}
 
-func composesNothing(fn string) bool {
+// ComposesNothing says whether a function (by its name in a functionRef)
+// is known to compose no resources.
+func ComposesNothing(fn string) bool {
 	for _, n := range nonComposing {
 		if fn == n || strings.HasSuffix(fn, "-"+n) {
 			return true
@@ -182,17 +309,21 @@ func orDefault(s, d string) string {
 }
 
 type renderer struct {
-	in     Input
-	xr     map[string]any // observed composite
-	dxr    map[string]any // desired composite
-	env    map[string]any
-	holder map[string]any // spec of a classic Composition, or a P&T input
-	hp     fieldpath.Path
-	step   string
-	notes  []Note
+	lenient bool
+	xr      map[string]any // observed composite
+	dxr     map[string]any // desired composite
+	env     map[string]any
+	holder  map[string]any // spec of a classic Composition, or a P&T input
+	hp      fieldpath.Path
+	step    string
+	notes   []Note
 	// classic Compositions merge by policy.mergeOptions; P&T by
 	// policy.toFieldPath.
 	classic bool
+	// desired are the composed resources earlier steps desire (not
+	// modified); opaque: an earlier step was not run.
+	desired map[string]map[string]any
+	opaque  bool
 }
 
 func (r *renderer) note(p fieldpath.Path, onKey bool, sev Severity, code, msg string) {
@@ -250,8 +381,17 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 	res = Resource{Name: name, Step: r.step, Path: rp}
 	base, ok := tm["base"].(map[string]any)
 	if !ok {
-		r.note(rp, true, Warning, "render", fmt.Sprintf("resource %q has no base: it can only patch a resource an earlier step composed, which crd-lsp does not render", name))
-		return res
+		prev, found := r.desired[name]
+		switch {
+		case found && name != "":
+			base = prev // patch a copy of what an earlier step composed
+		case r.opaque:
+			r.note(rp, true, Warning, "render", fmt.Sprintf("resource %q has no base: it can only patch a resource an earlier step composed, and an earlier step runs a function crd-lsp did not run", name))
+			return res
+		default:
+			r.note(rp, true, Error, "render", fmt.Sprintf("composed resource %q has no base template, and was not produced by a previous function in the pipeline", name))
+			return res
+		}
 	}
 	obj, _ := DeepCopy(base).(map[string]any)
 	// Expand PatchSets at their point of use.
@@ -264,7 +404,7 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 			setName, _ := pm["patchSetName"].(string)
 			set, ok := sets[setName]
 			if !ok {
-				if r.in.Lenient {
+				if r.lenient {
 					r.note(pp, true, Error, "render-invalid", fmt.Sprintf("cannot find PatchSet by name %s: its patches are left out", setName))
 					// A misspelt name would have set what the PatchSet it
 					// meant sets; a name like no other, nothing known.
@@ -302,14 +442,15 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 			skip.Environment = strings.HasSuffix(t, "Environment") || t == "FromEnvironmentFieldPath"
 			skip.Required = policyOf(p.patch) == "Required"
 			res.Skips = append(res.Skips, *skip)
-			if skip.Required && r.in.Lenient {
+			if skip.Required && r.lenient {
 				r.note(p.path, true, Info, "render-required", fmt.Sprintf("resource %q is only created once %s is set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
 			} else if skip.Required {
 				r.note(p.path, true, Info, "render-required", fmt.Sprintf("resource %q is not created while %s is not set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
 				res.Skips = nil
+				res.Withheld = true
 				return res
 			}
-		case err != nil && r.in.Lenient:
+		case err != nil && r.lenient:
 			r.failed(p.path, "", err)
 			// A failing transform: what the patch writes is unknown. (A
 			// fieldPath that does not parse is reported where it is
@@ -325,7 +466,6 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 			res.Writes = append(res.Writes, w...)
 		}
 	}
-	r.metadata(obj, name)
 	res.Object = obj
 	return res
 }
@@ -567,17 +707,18 @@ func hasWildcard(p fieldpath.Path) bool {
 	return false
 }
 
-// metadata applies what Crossplane itself sets on a composed resource:
-// a generated name after the XR's, the composite and claim labels, the
-// composition-resource-name annotation, the controller reference, and
-// (for namespaced XRs) the namespace.
-func (r *renderer) metadata(obj map[string]any, name string) {
+// ComposedMetadata applies to a composed resource (in place) what
+// Crossplane's reconciler sets after the pipeline: a generated name after
+// the XR's, the composite and claim labels, the composition-resource-name
+// annotation (name, when not ""), the controller reference, and (for
+// namespaced XRs) the namespace.
+func ComposedMetadata(obj map[string]any, name string, xr map[string]any, namespaced bool) {
 	md, _ := obj["metadata"].(map[string]any)
 	if md == nil {
 		md = map[string]any{}
 		obj["metadata"] = md
 	}
-	xmd, _ := r.xr["metadata"].(map[string]any)
+	xmd, _ := xr["metadata"].(map[string]any)
 	xname, _ := xmd["name"].(string)
 	if _, ok := md["name"]; !ok && xname != "" {
 		if _, ok := md["generateName"]; !ok {
@@ -606,14 +747,14 @@ func (r *renderer) metadata(obj map[string]any, name string) {
 		ann["crossplane.io/composition-resource-name"] = name
 		md["annotations"] = ann
 	}
-	if r.in.Namespaced {
+	if namespaced {
 		if ns, _ := xmd["namespace"].(string); ns != "" {
 			md["namespace"] = ns
 		}
 	}
 	if xname != "" {
-		av, _ := r.xr["apiVersion"].(string)
-		kind, _ := r.xr["kind"].(string)
+		av, _ := xr["apiVersion"].(string)
+		kind, _ := xr["kind"].(string)
 		uid, _ := xmd["uid"].(string)
 		md["ownerReferences"] = []any{map[string]any{
 			"apiVersion": av, "kind": kind, "name": xname, "uid": uid,

@@ -1,8 +1,11 @@
 package render
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 )
 
 func ptComposition(resources []any, extra map[string]any) map[string]any {
@@ -130,5 +133,90 @@ func TestRenderClassicDefaults(t *testing.T) {
 	pt := Render(Input{Composition: ptComposition([]any{res("r", patch)}, nil), XR: xr})
 	if pt.Resources[0].Object != nil || !strings.Contains(notes(pt), "render-invalid") {
 		t.Errorf("P&T input without types must not render: %v\n%s", pt.Resources[0].Object, notes(pt))
+	}
+}
+
+// TestRenderStepFromDesired: a step starts from the desired state earlier
+// steps left: a template without a base patches a copy of the resource of
+// its name, one with a base replaces it, and other resources pass
+// through; nothing is added of Crossplane's metadata, and the inputs are
+// not modified. Without an earlier resource the function fails.
+func TestRenderStepFromDesired(t *testing.T) {
+	earlier := map[string]map[string]any{
+		"patched":  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "from-go-templating"}, "data": map[string]any{"keep": "yes"}},
+		"replaced": {"apiVersion": "v1", "kind": "Secret"},
+		"other":    {"apiVersion": "v1", "kind": "ServiceAccount"},
+	}
+	before := map[string]any{}
+	for k, v := range earlier {
+		before[k] = DeepCopy(v)
+	}
+	input := map[string]any{"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources", "resources": []any{
+		map[string]any{"name": "patched", "patches": []any{map[string]any{"type": "FromCompositeFieldPath", "fromFieldPath": "spec.name", "toFieldPath": "data.name"}}},
+		res("replaced", map[string]any{"type": "FromCompositeFieldPath", "fromFieldPath": "spec.name", "toFieldPath": "data.name"}),
+	}}
+	path := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline"), fieldpath.Index(2), fieldpath.Field("input")}
+	out := RenderStep(StepInput{Input: input, Path: path, Step: "patch", XR: xr, Desired: earlier, DesiredXR: map[string]any{"status": map[string]any{"a": "b"}}})
+	if len(out.Notes) > 0 {
+		t.Fatalf("notes: %+v", out.Notes)
+	}
+	after := map[string]any{}
+	for k, v := range earlier {
+		after[k] = v
+	}
+	if !reflect.DeepEqual(after, before) {
+		t.Errorf("the earlier desired state was modified: %v", earlier)
+	}
+	want := map[string]map[string]any{
+		"patched":  {"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "from-go-templating"}, "data": map[string]any{"keep": "yes", "name": "web"}},
+		"replaced": {"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"name": "web"}},
+		"other":    {"apiVersion": "v1", "kind": "ServiceAccount"},
+	}
+	if !reflect.DeepEqual(out.Desired, want) {
+		t.Errorf("desired = %v\nwant %v", out.Desired, want)
+	}
+	if out.Resources[0].Path.String() != "spec.pipeline[2].input.resources[0]" || out.Resources[0].Writes[0].To.String() != "data.name" {
+		t.Errorf("resource 0: %+v", out.Resources[0])
+	}
+	wantXR := map[string]any{"apiVersion": "example.org/v1", "kind": "XApp", "status": map[string]any{"a": "b"}}
+	if !reflect.DeepEqual(out.DesiredXR, wantXR) {
+		t.Errorf("desired composite = %v, want %v", out.DesiredXR, wantXR)
+	}
+	if out.Environment["kind"] != "Environment" {
+		t.Errorf("environment = %v, want the function's internal Environment kind", out.Environment)
+	}
+
+	missing := RenderStep(StepInput{Input: input, Path: path, XR: xr, Desired: map[string]map[string]any{}})
+	if n := notes(Output{Notes: missing.Notes}); !strings.Contains(n, `spec.pipeline[2].input.resources[0] render: composed resource "patched" has no base template, and was not produced by a previous function in the pipeline`) {
+		t.Errorf("notes: %s", n)
+	}
+	if missing.Notes[0].Severity != Error || missing.Resources[0].Object != nil {
+		t.Errorf("a base-less template with nothing to patch is the function's failure: %+v", missing)
+	}
+	opaque := RenderStep(StepInput{Input: input, Path: path, XR: xr, Opaque: true})
+	if len(opaque.Notes) != 1 || opaque.Notes[0].Severity != Warning || !strings.Contains(opaque.Notes[0].Message, "an earlier step runs a function crd-lsp did not run") {
+		t.Errorf("after a step that was not run: %+v", opaque.Notes)
+	}
+}
+
+// TestRenderPatchesEarlierStep: in a whole render, a later P&T step's
+// template without a base patches what an earlier P&T step composed, and
+// the result carries Crossplane's metadata once.
+func TestRenderPatchesEarlierStep(t *testing.T) {
+	first := map[string]any{"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources", "resources": []any{res("cm")}}
+	second := map[string]any{"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources", "resources": []any{
+		map[string]any{"name": "cm", "patches": []any{map[string]any{"type": "FromCompositeFieldPath", "fromFieldPath": "spec.name", "toFieldPath": "data.name"}}},
+	}}
+	comp := map[string]any{"spec": map[string]any{"mode": "Pipeline", "pipeline": []any{
+		map[string]any{"step": "one", "functionRef": map[string]any{"name": "function-patch-and-transform"}, "input": first},
+		map[string]any{"step": "two", "functionRef": map[string]any{"name": "function-patch-and-transform"}, "input": second},
+	}}}
+	out := Render(Input{Composition: comp, XR: xr})
+	if len(out.Notes) > 0 || len(out.Resources) != 1 {
+		t.Fatalf("notes %s, %d resources", notes(out), len(out.Resources))
+	}
+	r := out.Resources[0]
+	if r.Step != "two" || r.Object["data"].(map[string]any)["name"] != "web" || r.Object["metadata"].(map[string]any)["generateName"] != "app-" {
+		t.Errorf("resource: %+v", r)
 	}
 }

@@ -1,0 +1,387 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"sync"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
+	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
+
+// Pipeline runs a Composition's function pipeline with real composition
+// functions. A front end puts one in Env when functions are configured
+// (internal/functions' Pipeline over a Registry implements it); analysis
+// never starts or calls a function itself: it hands the Pipeline the
+// Composition, the composite as Crossplane prepares it and a Router for
+// the steps it runs in-process (function-patch-and-transform), and reads
+// the plain results.
+type Pipeline interface {
+	// Runs says whether the Pipeline runs a step through a real function
+	// (rather than natively, or not at all).
+	Runs(step functions.Step) bool
+	// Run runs in's pipeline: steps native takes run in-process, those
+	// the Pipeline can reach run for real, the others pass the desired
+	// state through. It honours ctx and always returns.
+	Run(ctx context.Context, in functions.Input, native functions.Router) functions.Output
+}
+
+// Rendering is a rendered Composition: its resources and notes, the
+// composite it was rendered with, and what real functions did.
+type Rendering struct {
+	render.Output
+	// Synthesized: the composite was synthesised from the XRD.
+	Synthesized bool
+	// Functions are the composed resources a real function composed (or
+	// last changed), by name, with the index of its step.
+	Functions map[string]int
+	// Pipeline is the pipeline's run when real functions ran (nil when the
+	// Composition was rendered natively only).
+	Pipeline *functions.Output
+}
+
+// Codes of the notes on steps that real functions ran.
+const (
+	codeFunctionResult = "function-result"
+	codeFunctionFailed = "function-failed"
+)
+
+// runsFunctions says whether env's Pipeline runs a step of m for real.
+func runsFunctions(m map[string]any, env Env) bool {
+	if env.Pipeline == nil {
+		return false
+	}
+	for _, st := range functions.Steps(m) {
+		if env.Pipeline.Runs(st) {
+			return true
+		}
+	}
+	return false
+}
+
+func stepPath(i int) fieldpath.Path {
+	return fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline"), fieldpath.Index(i)}
+}
+
+// renderPipeline renders a Composition's pipeline through env.Pipeline:
+// patch-and-transform steps run in-process (render.RenderStep, from the
+// desired state the steps before them left), the others as the Pipeline
+// runs them. The result has the shape of a native render: every composed
+// resource the pipeline desires, with Crossplane's metadata, the native
+// steps' templates that rendered nothing, and notes on the steps.
+func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenient bool, env Env) Rendering {
+	steps := functions.Steps(m)
+	var mu sync.Mutex
+	native := map[int]render.StepOutput{}
+	run := func(_ context.Context, st functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
+		environment, _ := req.Context[render.EnvironmentContextKey].(map[string]any)
+		desired := make(map[string]map[string]any, len(req.Desired.Resources))
+		for n, r := range req.Desired.Resources {
+			desired[n] = r.Object
+		}
+		opaque := false
+		for _, e := range steps[:min(st.Index, len(steps))] {
+			if !functions.IsPatchAndTransform(e) && !render.ComposesNothing(e.Function) && !env.Pipeline.Runs(e) {
+				opaque = true
+			}
+		}
+		so := render.RenderStep(render.StepInput{Input: st.Input, Path: stepPath(st.Index).Child(fieldpath.Field("input")), Step: st.Name,
+			XR: req.Observed.Composite.Object, DesiredXR: req.Desired.Composite.Object, Desired: desired, Environment: environment, Opaque: opaque, Lenient: lenient})
+		mu.Lock()
+		native[st.Index] = so
+		mu.Unlock()
+		rsp := functions.NativeResponse{Desired: functions.State{Composite: req.Desired.Composite, Resources: map[string]functions.Resource{}}}
+		rsp.Desired.Composite.Object = so.DesiredXR
+		if so.Withheld {
+			rsp.Desired.Composite.Ready = functions.ReadyFalse
+		}
+		for n, obj := range so.Desired {
+			if old, ok := req.Desired.Resources[n]; ok && sameMap(old.Object, obj) {
+				rsp.Desired.Resources[n] = old // passed through as it was
+				continue
+			}
+			rsp.Desired.Resources[n] = functions.Resource{Object: obj}
+		}
+		rsp.Context = map[string]any{}
+		for k, v := range req.Context {
+			rsp.Context[k] = v
+		}
+		rsp.Context[render.EnvironmentContextKey] = so.Environment
+		if !lenient {
+			// The function stops at the first failure, as Crossplane then.
+			for _, n := range so.Notes {
+				if n.Severity == render.Error {
+					rsp.Results = append(rsp.Results, functions.Result{Severity: functions.SeverityFatal, Message: n.Message})
+					break
+				}
+			}
+		}
+		return rsp, nil
+	}
+	nativeRoute := func(st functions.Step) (functions.Runner, string) {
+		if functions.IsPatchAndTransform(st) {
+			return functions.Native(run), "crd-lsp (patch-and-transform, in-process)"
+		}
+		return nil, ""
+	}
+	out := env.Pipeline.Run(ctx, functions.Input{Composition: m, XR: xr}, nativeRoute)
+
+	rd := Rendering{Pipeline: &out, Functions: map[string]int{}}
+	rd.XR, _ = render.DeepCopy(xr).(map[string]any)
+	if rd.XR == nil {
+		rd.XR = map[string]any{}
+	}
+	merge(rd.XR, out.Desired.Composite.Object)
+	if out.Err != nil {
+		rd.Notes = append(rd.Notes, render.Note{Path: fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline")}, OnKey: true, Severity: render.Error, Code: codeFunctionFailed, Message: out.Err.Error()})
+	}
+	ran := map[int]functions.StepResult{}
+	for _, sr := range out.Steps {
+		ran[sr.Step.Index] = sr
+	}
+	// A resource belongs to the last native step with a template for it
+	// that no later step changed (even when that template wrote nothing:
+	// its skipped patches say why a field is missing), else to the step
+	// that last changed it.
+	claimed := map[string]int{}
+	for _, st := range steps {
+		for _, res := range native[st.Index].Resources {
+			if final, ok := out.Desired.Resources[res.Name]; ok && res.Name != "" && final.Step <= st.Index {
+				claimed[res.Name] = st.Index
+			}
+		}
+	}
+	for _, st := range steps {
+		sp := stepPath(st.Index)
+		if so, ok := native[st.Index]; ok {
+			for _, res := range so.Resources {
+				final, desired := out.Desired.Resources[res.Name]
+				switch {
+				case res.Name != "" && desired && claimed[res.Name] == st.Index:
+					res.Object = final.Object
+				case res.Object != nil:
+					continue // replaced or removed by a later step
+				}
+				rd.Resources = append(rd.Resources, res)
+			}
+			rd.Notes = append(rd.Notes, so.Notes...)
+			continue
+		}
+		sr, ok := ran[st.Index]
+		if !ok {
+			continue // after the step that stopped the pipeline
+		}
+		if sr.Skipped {
+			if !functions.IsPatchAndTransform(st) && !render.ComposesNothing(st.Function) {
+				rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: render.Info, Code: "render-step",
+					Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run until it is configured (%s): it passes the desired state through, and resources it would compose are not rendered or validated", st.Name, orFunction(st.Function), render.HowToConfigure)})
+			}
+			continue
+		}
+		rest := ""
+		if st.Index < len(steps)-1 {
+			rest = "; the steps after it were not run"
+		}
+		if sr.Err != nil {
+			rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: render.Error, Code: codeFunctionFailed,
+				Message: fmt.Sprintf("step %q failed: %v%s", st.Name, sr.Err, rest)})
+			continue
+		}
+		for _, r := range sr.Results {
+			sev := render.Info
+			switch r.Severity {
+			case functions.SeverityFatal:
+				sev = render.Error
+			case functions.SeverityWarning:
+				sev = render.Warning
+			}
+			msg := fmt.Sprintf("%s: %s", orFunction(st.Function), r.Message)
+			if r.Severity == functions.SeverityFatal {
+				msg = fmt.Sprintf("%s failed: %s%s", orFunction(st.Function), r.Message, rest)
+			}
+			rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: sev, Code: codeFunctionResult, Message: msg})
+		}
+		names := make([]string, 0, len(sr.Composed))
+		for _, n := range sr.Composed {
+			if _, native := claimed[n]; native {
+				continue
+			}
+			if r, ok := out.Desired.Resources[n]; ok && r.Step == st.Index {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			rd.Functions[n] = st.Index
+			rd.Resources = append(rd.Resources, render.Resource{Name: n, Step: st.Name, Path: sp, Object: out.Desired.Resources[n].Object})
+		}
+	}
+	for _, res := range rd.Resources {
+		if res.Object != nil {
+			render.ComposedMetadata(res.Object, res.Name, xr, namespaced)
+		}
+	}
+	return rd
+}
+
+func orFunction(fn string) string {
+	if fn == "" {
+		return "a function"
+	}
+	return fn
+}
+
+// sameMap says whether a and b are the same map (not merely equal).
+func sameMap(a, b map[string]any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer()
+}
+
+// merge writes src over dst, recursing into objects.
+func merge(dst, src map[string]any) {
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				merge(dm, sm)
+				continue
+			}
+		}
+		dst[k] = render.DeepCopy(v)
+	}
+}
+
+// stepIndex is the pipeline index in a path below spec.pipeline[i].
+func stepIndex(p fieldpath.Path) (int, bool) {
+	if len(p) >= 3 && p[0].Field == "spec" && p[1].Field == "pipeline" && p[2].Kind == fieldpath.KindIndex {
+		return p[2].Index, true
+	}
+	return 0, false
+}
+
+// functionDiagnostics turns what real functions did in a rendering into
+// diagnostics: their results and failures on their steps (an execution
+// error of a go template at its place), and what the resources they
+// composed lack or hold that their kinds' schemas reject, on the template
+// document that composed the resource (at the key when it is written
+// literally) or else on the step. example names the example composite
+// the rendering used; "" is a synthesised one, whose placeholders may be
+// what a function fails on or writes: its findings are warnings, and
+// only missing required fields are reported.
+func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any, rd Rendering, example string, env Env) []Diagnostic {
+	if rd.Pipeline == nil {
+		return nil
+	}
+	tsteps := map[int]*templateStep{}
+	for _, ts := range templateSteps(d, m) {
+		tsteps[ts.index] = ts
+	}
+	with := "rendered with " + example
+	if example == "" {
+		with = "rendered with a composite resource synthesised from the XRD"
+	}
+	var out []Diagnostic
+	for _, n := range rd.Notes {
+		if n.Code != codeFunctionResult && n.Code != codeFunctionFailed {
+			continue
+		}
+		idx, _ := stepIndex(n.Path)
+		ts := tsteps[idx]
+		if ts != nil && len(ts.problems) > 0 && n.Code == codeFunctionResult && n.Severity == render.Error {
+			continue // the template's syntax error is reported where it is
+		}
+		dg := at(d, n.Path, n.OnKey, fromLevel(int(n.Severity)), n.Code, n.Message)
+		if ts != nil {
+			if sp, ok := ts.resultSpan(n.Message); ok {
+				dg.Span = sp
+			}
+		}
+		if example == "" && dg.Severity == SeverityError && n.Code == codeFunctionResult {
+			dg.Severity = SeverityWarning
+			dg.Message += " (" + with + ")"
+		}
+		out = append(out, dg)
+	}
+	for _, res := range rd.Resources {
+		idx, ok := rd.Functions[res.Name]
+		if !ok || res.Object == nil || ctx.Err() != nil {
+			continue
+		}
+		sch, ok := schemaFor(d, res.Object, env)
+		if !ok {
+			continue
+		}
+		ts := tsteps[idx]
+		var doc gotemplate.Document
+		hasDoc := false
+		if ts != nil {
+			av, _ := res.Object["apiVersion"].(string)
+			k, _ := res.Object["kind"].(string)
+			doc, hasDoc = ts.producer(res.Name, av, k)
+		}
+		seen := map[string]bool{}
+		for _, e := range sch.Validate(ctx, res.Object) {
+			if e.Severity != schemas.SeverityError || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
+				continue
+			}
+			var missing fieldpath.Path
+			switch {
+			case e.Code == "required":
+				if sm := missingField.FindStringSubmatch(e.Message); sm != nil {
+					missing = e.Path.Child(fieldpath.Field(sm[1]))
+				}
+			case e.Code == "cel":
+				if sm := requiredParameter.FindStringSubmatch(e.Message); sm != nil {
+					missing, _ = fieldpath.Parse(sm[1])
+				}
+			}
+			if missing == nil && example == "" {
+				continue
+			}
+			p, code := e.Path, "render-value"
+			msg := fmt.Sprintf("resource %q that step %q composed: %s: %s (%s)", res.Name, res.Step, e.Path, e.Message, with)
+			if missing != nil {
+				if len(missing) > 0 && missing[0].Field == "metadata" {
+					continue
+				}
+				p, code = missing, "render-required"
+				msg = fmt.Sprintf("%s is required by %s, but the resource %q that step %q composed lacks it (%s)", missing, sch.GVK.Kind, res.Name, res.Step, with)
+			}
+			if seen[p.String()] {
+				continue
+			}
+			seen[p.String()] = true
+			sev := SeverityError
+			if example == "" {
+				sev = SeverityWarning
+			}
+			dg := at(d, stepPath(idx).Child(fieldpath.Field("step")), false, sev, code, msg)
+			if hasDoc {
+				if sp, _, ok := ts.pathSpan(doc, p, true); ok {
+					dg.Span = sp
+				}
+			}
+			out = append(out, dg)
+		}
+	}
+	return out
+}
+
+// hasExample says whether the workspace has an example composite for a
+// Composition's kind.
+func hasExample(m map[string]any, env Env) bool {
+	if env.Examples == nil {
+		return false
+	}
+	spec, _ := m["spec"].(map[string]any)
+	ref, _ := spec["compositeTypeRef"].(map[string]any)
+	gvk, ok := baseGVK(ref)
+	return ok && len(env.Examples(gvk)) > 0
+}
