@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/crd-lsp/crd-lsp/bench/workload"
+)
+
+// A run of a checker as a child process: what getrusage says of it.
+type run struct {
+	cpu, wall time.Duration
+	maxRSS    int64 // bytes
+	exit      int
+	stdout    string
+}
+
+func runChild(argv []string) (run, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := run{wall: time.Since(start), stdout: out.String()}
+	if cmd.ProcessState == nil {
+		return r, err
+	}
+	r.exit = cmd.ProcessState.ExitCode()
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return r, fmt.Errorf("no rusage")
+	}
+	r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	r.maxRSS = ru.Maxrss << 10 // KiB on Linux
+	if errb.Len() > 0 && r.exit > 1 {
+		return r, fmt.Errorf("%s: exit %d: %s", argv[0], r.exit, errb.String())
+	}
+	return r, nil
+}
+
+// scenario is one workload checked against one set of schemas.
+type scenario struct {
+	name    string
+	path    string
+	docs    int
+	schemas string // "50", "389" or "2043"
+}
+
+type tool struct {
+	name string
+	argv func(sc scenario) []string
+	// verify checks a run's output says every document is valid.
+	verify func(sc scenario, r run) error
+}
+
+var (
+	crdLspSummary = regexp.MustCompile(`(?m)^(\d+) files? checked: (\d+) errors?, (\d+) warnings?, (\d+) info$`)
+	kcSummary     = regexp.MustCompile(`Summary: (\d+) resources? found in (\d+) files? - Valid: (\d+), Invalid: (\d+), Errors: (\d+), Skipped: (\d+)`)
+)
+
+func crdLspTool(bin string, m *workload.Manifest) tool {
+	dirs := map[string]string{"50": m.Schemas50, "389": m.Subset, "2043": m.SchemasAll}
+	return tool{
+		name: "crd-lsp",
+		argv: func(sc scenario) []string { return []string{bin, "check", "--schemas", dirs[sc.schemas], sc.path} },
+		verify: func(sc scenario, r run) error {
+			s := crdLspSummary.FindStringSubmatch(r.stdout)
+			if s == nil {
+				return fmt.Errorf("no summary in %q", tail(r.stdout))
+			}
+			if s[2] != "0" || s[3] != "0" || r.exit != 0 {
+				return fmt.Errorf("not clean (exit %d): %s", r.exit, s[0])
+			}
+			return nil
+		},
+	}
+}
+
+func kubeconformTool(bin string, m *workload.Manifest) tool {
+	dirs := map[string]string{"50": m.JSONSchema50, "389": m.JSONSchemaAll, "2043": m.JSONSchemaAll}
+	return tool{
+		name: "kubeconform",
+		argv: func(sc scenario) []string {
+			loc := filepath.Join(dirs[sc.schemas], "{{.Group}}", "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")
+			return []string{bin, "-strict", "-summary", "-schema-location", loc, sc.path}
+		},
+		verify: func(sc scenario, r run) error {
+			s := kcSummary.FindStringSubmatch(r.stdout)
+			if s == nil {
+				return fmt.Errorf("no summary in %q", tail(r.stdout))
+			}
+			if s[3] != strconv.Itoa(sc.docs) || r.exit != 0 {
+				return fmt.Errorf("not every document valid (exit %d): %s", r.exit, s[0])
+			}
+			return nil
+		},
+	}
+}
+
+func tail(s string) string {
+	if len(s) > 400 {
+		return "…" + s[len(s)-400:]
+	}
+	return s
+}
+
+// check measures documents per CPU-second and peak RSS of crd-lsp check
+// (and kubeconform, when given) on each workload, the median of -runs.
+func check(args []string) error {
+	fs := flag.NewFlagSet("check", flag.ExitOnError)
+	work := fs.String("work", "", "workload folder (crdbench gen)")
+	crdLsp := fs.String("crd-lsp", "", "crd-lsp binary")
+	kc := fs.String("kubeconform", "", "kubeconform binary (optional: side by side)")
+	runs := fs.Int("runs", 3, "runs per scenario (the median is reported)")
+	_ = fs.Parse(args)
+	m, err := workload.ReadManifest(*work)
+	if err != nil {
+		return err
+	}
+	wl := map[string]workload.Workload{}
+	for _, w := range m.Workloads {
+		wl[w.Name] = w
+	}
+	sc := func(w, schemas string) scenario {
+		return scenario{name: w, path: wl[w].Path, docs: wl[w].Docs, schemas: schemas}
+	}
+	scenarios := []scenario{
+		sc("mrs-1000-files", "50"),
+		sc("mrs-1000-one-file", "50"),
+		sc("mrs-1000-files", "389"),
+		sc("mrs-1000-files", "2043"),
+		sc("mrs-1000-one-file", "2043"),
+		sc("mrs-10000-one-file", "50"),
+		sc("mrs-10000-files", "50"),
+	}
+	tools := []tool{crdLspTool(*crdLsp, m)}
+	if *kc != "" {
+		tools = append(tools, kubeconformTool(*kc, m))
+	}
+	if err := negativeControl(tools, m); err != nil {
+		return err
+	}
+	fmt.Printf("# check throughput: median of %d runs; CPU = user+sys of the child (getrusage), peak RSS = ru_maxrss; load average %s\n", *runs, loadavg())
+	fmt.Printf("%-12s %-19s %5s %6s %9s %12s %9s %6s %9s\n", "tool", "workload", "CRDs", "docs", "CPU", "docs/CPU-s", "wall", "CPU/wall", "peak RSS")
+	results := map[string]map[string]run{}
+	for _, s := range scenarios {
+		for _, t := range tools {
+			var rs []run
+			for i := 0; i < *runs; i++ {
+				r, err := runChild(t.argv(s))
+				if err != nil {
+					return fmt.Errorf("%s on %s: %w", t.name, s.name, err)
+				}
+				if err := t.verify(s, r); err != nil {
+					return fmt.Errorf("%s on %s with %s CRDs: %w", t.name, s.name, s.schemas, err)
+				}
+				rs = append(rs, r)
+			}
+			r := medianRun(rs)
+			if results[t.name] == nil {
+				results[t.name] = map[string]run{}
+			}
+			results[t.name][s.name+"/"+s.schemas] = r
+			fmt.Printf("%-12s %-19s %5s %6d %9s %12.0f %9s %8.2f %9s\n", t.name, s.name, s.schemas, s.docs, secs(r.cpu),
+				float64(s.docs)/r.cpu.Seconds(), secs(r.wall), r.cpu.Seconds()/r.wall.Seconds(), mib(r.maxRSS))
+		}
+	}
+	fmt.Printf("# load average after: %s\n", loadavg())
+	for _, t := range tools {
+		r := results[t.name]
+		a, b := r["mrs-1000-files/50"], r["mrs-1000-files/2043"]
+		fmt.Printf("%s: 1,993 unused CRDs add %+.2f CPU-s and %+.0f MiB peak RSS (1,000 files, 2,043 vs 50 CRDs; target for crd-lsp ≤ 0.2 CPU-s, ≤ 40 MiB)\n",
+			t.name, (b.cpu - a.cpu).Seconds(), float64(b.maxRSS-a.maxRSS)/(1<<20))
+		a, b = r["mrs-1000-one-file/50"], r["mrs-1000-one-file/2043"]
+		fmt.Printf("%s: the same for one 1,000-document file: %+.2f CPU-s, %+.0f MiB\n", t.name, (b.cpu - a.cpu).Seconds(), float64(b.maxRSS-a.maxRSS)/(1<<20))
+	}
+	if len(tools) == 2 {
+		c, k := results["crd-lsp"], results["kubeconform"]
+		for _, key := range []string{"mrs-1000-files/50", "mrs-1000-one-file/50", "mrs-1000-files/2043", "mrs-10000-one-file/50"} {
+			fmt.Printf("crd-lsp ÷ kubeconform documents per CPU-second, %s CRDs: %.2f× (target ≥ 1×)\n", key, k[key].cpu.Seconds()/c[key].cpu.Seconds())
+		}
+	}
+	return nil
+}
+
+// negativeControl checks each tool finds the one error of the first
+// diagnostic workspace's Bucket (a string where a boolean belongs), so a
+// tool that silently skipped its schemas cannot pass as fast.
+func negativeControl(tools []tool, m *workload.Manifest) error {
+	bucket := filepath.Join(m.FirstDiag.Dir, m.FirstDiag.File)
+	for _, t := range tools {
+		argv := t.argv(scenario{path: bucket, docs: 1, schemas: "2043"})
+		r, err := runChild(argv)
+		if err != nil {
+			return err
+		}
+		if t.verify(scenario{docs: 1}, r) == nil || !(strings.Contains(r.stdout, "Invalid: 1") || strings.Contains(r.stdout, "1 error")) {
+			return fmt.Errorf("negative control: %s did not report the invalid Bucket: %s", t.name, tail(r.stdout))
+		}
+	}
+	fmt.Println("# negative control: every tool reports the one error in", bucket)
+	return nil
+}
+
+// medianRun is the run with the median CPU time.
+func medianRun(rs []run) run {
+	cpus := make([]time.Duration, len(rs))
+	for i, r := range rs {
+		cpus[i] = r.cpu
+	}
+	mcpu := median(cpus)
+	for _, r := range rs {
+		if r.cpu == mcpu {
+			return r
+		}
+	}
+	return rs[0]
+}
