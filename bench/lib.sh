@@ -19,7 +19,8 @@ bench_prepare() {
   fi
   mkdir -p "$BENCH_BIN"
   go build -o "$BENCH_BIN/crd-lsp" ./cmd/crd-lsp
-  go build -o "$BENCH_BIN/crdbench" ./bench/crdbench
+  # -buildvcs=false: the binary (whose hash stamps the workloads) changes only with its source
+  go build -buildvcs=false -o "$BENCH_BIN/crdbench" ./bench/crdbench
   "$BENCH_BIN/crdbench" gen -work "$BENCH_WORK" -corpus "$BENCH_CORPUS"
   echo "# machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); crd-lsp $(git describe --always --dirty 2>/dev/null || echo '?')"
 }
