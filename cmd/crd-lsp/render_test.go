@@ -96,6 +96,8 @@ func notes(stderr string) string {
 		}
 		if i := strings.Index(l, "compositions/"); i >= 0 {
 			l = l[i:]
+		} else if i := strings.Index(l, "workspaces/"); i >= 0 {
+			l = l[i:]
 		} else if i := strings.Index(l, "testdata/"); i >= 0 {
 			l = l[i:]
 		}
