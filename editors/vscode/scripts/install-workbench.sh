@@ -52,6 +52,6 @@ export npm_config_nodedir="$(dirname "$(dirname "$(command -v node)")")"
 export npm_config_unsafe_perm=true
 export npm_config_yes=true
 (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error)
-"$dest/node_modules/.bin/code-server" --version
+"$dest/node_modules/.bin/code-server" --config "$work/config.yaml" --version
 echo "$want" >"$stamp"
 echo "code-server $version installed in $dest"
