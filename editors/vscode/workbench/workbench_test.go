@@ -258,9 +258,6 @@ func TestWorkbench(t *testing.T) {
 	tmp := t.TempDir()
 	shots := artifacts(t)
 
-	// The platform .vsix as a release packages it, with the server this
-	// test suite built (a release cross-compiles its own: a second full
-	// build of the module that would not fit the test's time).
 	bin := lsptest.BuildBinary(t)
 	unlock := lockExtension(t)
 	npmCI(t)
