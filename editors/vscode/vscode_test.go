@@ -4,9 +4,12 @@
 package vscode
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
@@ -23,6 +26,38 @@ func npm(t *testing.T, env []string, args ...string) {
 	t.Logf("npm %v:\n%s", args, out)
 }
 
+// lockExtension serializes the installs of node_modules (by this test and
+// ./workbench's, which go test runs in parallel); unlock ends it.
+func lockExtension(t *testing.T) (unlock func()) {
+	t.Helper()
+	abs, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "crd-lsp-vscode-"+hex.EncodeToString(sum[:8])+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	return func() { f.Close() }
+}
+
+// npmCI installs the locked dependencies unless a previous install holds
+// every one of them.
+func npmCI(t *testing.T) {
+	t.Helper()
+	for _, dep := range []string{"vscode-languageclient", "@vscode/vsce", "typescript", "playwright-core"} {
+		if _, err := os.Stat(filepath.Join("node_modules", dep, "package.json")); err != nil {
+			npm(t, nil, "ci", "--no-audit", "--no-fund")
+			return
+		}
+	}
+}
+
 // TestExtension installs the extension's locked dependencies, runs its unit
 // tests and its end-to-end test against the built server, and packages the
 // .vsix.
@@ -37,9 +72,9 @@ func TestExtension(t *testing.T) {
 		t.Skip("installs npm packages")
 	}
 	bin := lsptest.BuildBinary(t)
-	if _, err := os.Stat("node_modules"); err != nil {
-		npm(t, nil, "ci", "--no-audit", "--no-fund")
-	}
+	unlock := lockExtension(t)
+	npmCI(t)
+	unlock()
 	npm(t, []string{"CRD_LSP_BIN=" + bin}, "test")
 	os.Remove("crd-lsp.vsix")
 	npm(t, nil, "run", "package")
