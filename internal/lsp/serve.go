@@ -35,6 +35,10 @@ type Options struct {
 	DiagnosticsDelay time.Duration
 }
 
+// exitGrace is how long Serve waits for running requests once the session
+// is over (exit, stdin closed, or the context cancelled).
+const exitGrace = 200 * time.Millisecond
+
 // ErrExitWithoutShutdown is returned by Serve when the client sent exit
 // before shutdown; the process should then exit with status 1.
 var ErrExitWithoutShutdown = errors.New("exit received before shutdown")
@@ -61,22 +65,32 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	stream := newResilientStream(rwc, opts.Logger)
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(Codec{}))
 	s := newServer(ctx, opts, conn)
-	conn.Go(ctx, protocol.CancelHandler(s.handle(protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler))))
+	conn.Go(ctx, s.cancellation(s.handle(protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler))))
 
 	select {
 	case <-conn.Done():
+	case <-stream.ended:
+		// The client is gone (stdin closed). The connection would wait for
+		// every request still running; cancel them and wait briefly, no
+		// more: nobody is left to read their answers.
+		cancel()
+		select {
+		case <-conn.Done():
+		case <-time.After(exitGrace):
+			s.log.Info("requests still running when the client went away; not waiting for them")
+		}
 	case <-s.exitCh:
 		// A blocked read of stdin cannot be interrupted on every platform;
 		// after exit, give the connection a moment to wind down, no more.
 		select {
 		case <-conn.Done():
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(exitGrace):
 		}
 	case <-ctx.Done():
-		_ = conn.Close()
+		go func() { _ = conn.Close() }() // Close waits for running requests
 		select {
 		case <-conn.Done():
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(exitGrace):
 		}
 	}
 	s.stopBackground()
@@ -97,6 +111,16 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 var panicProbe = false
 
 const panicProbeMethod = "crd-lsp/test/panic"
+
+// blockProbe, when set by this package's tests, makes blockProbeMethod
+// block until it is closed, whatever its context says (blockStarted is
+// signalled first): a request that is still running when the client goes.
+var (
+	blockProbe   chan struct{}
+	blockStarted chan struct{}
+)
+
+const blockProbeMethod = "crd-lsp/test/block"
 
 // Notifications are handled in wire order on the read goroutine, so that
 // document state changes in the order the client sent it; their handlers
@@ -125,6 +149,11 @@ func (s *server) handle(next jsonrpc2.Handler) jsonrpc2.Handler {
 		if panicProbe && method == panicProbeMethod {
 			panic("panic probe")
 		}
+		if blockProbe != nil && method == blockProbeMethod {
+			blockStarted <- struct{}{}
+			<-blockProbe // ignores ctx on purpose: a request that never ends
+			return nil, nil
+		}
 		if method != protocol.MethodInitialize && method != protocol.MethodExit && !s.initialized.Load() {
 			if req.IsCall() {
 				return nil, jsonrpc2.Errorf(codeServerNotInitialized, "crd-lsp: %s before initialize", method)
@@ -138,6 +167,7 @@ func (s *server) handle(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return nil, nil // optional notifications may be ignored
 		}
 		result, err = next(ctx, req)
+		err = invalidParams(method, err)
 		if err != nil && !req.IsCall() {
 			// Notifications get no reply; an unknown one is simply ignored.
 			if !errors.Is(err, jsonrpc2.ErrMethodNotFound) {

@@ -35,6 +35,10 @@ type resilientStream struct {
 	log    *slog.Logger
 
 	closeOnce sync.Once
+	// ended is closed once Read fails for good (end of input, a read
+	// error): the client is gone, whatever requests are still running.
+	ended     chan struct{}
+	endedOnce sync.Once
 }
 
 func newResilientStream(rwc io.ReadWriteCloser, log *slog.Logger) *resilientStream {
@@ -43,6 +47,7 @@ func newResilientStream(rwc io.ReadWriteCloser, log *slog.Logger) *resilientStre
 		out:    jsonrpc2.NewHeaderStream(writeOnly{rwc}),
 		closer: rwc,
 		log:    log,
+		ended:  make(chan struct{}),
 	}
 }
 
@@ -78,6 +83,7 @@ func (s *resilientStream) Read(ctx context.Context) (jsonrpc2.Message, int64, er
 				s.log.Warn("skipping malformed LSP input", "reason", bad.reason)
 				continue
 			}
+			s.endedOnce.Do(func() { close(s.ended) })
 			return nil, 0, err
 		}
 		if reason := notJSONRPC(body); reason != "" {
