@@ -2,6 +2,9 @@ package lsp_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,5 +56,27 @@ func TestWrongParamTypes(t *testing.T) {
 		if !errors.As(err, &rpc) || rpc.Code != jsonrpc2.InvalidParams {
 			t.Errorf("%s with %s: %v, want code %d (InvalidParams)", method, params, err, jsonrpc2.InvalidParams)
 		}
+	}
+}
+
+// TestDoubleStarGlobSettings: a repository's settings with many "**" in
+// schemas.exclude used to keep the schema scan busy for ever, so nothing
+// was validated; the scan finishes and the CRD applies.
+func TestDoubleStarGlobSettings(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, filepath.Join(strings.Split(strings.Repeat("d/", 30), "/")...))
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(deep, "crd.yaml"), []byte(dbCRD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{
+		"schemas": map[string]any{"exclude": []string{strings.Repeat("**/", 30) + "nothing.yaml"}},
+	}})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("db.yaml", dbObject)
+	if got := codes(e.AwaitDiagnostics("db.yaml", 1, 10*time.Second)); got != "enum" {
+		t.Errorf("diagnostics %q, want the CRD's enum finding", got)
 	}
 }

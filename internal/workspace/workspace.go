@@ -133,29 +133,49 @@ func Matches(root, p string, opts Options) bool {
 
 // Glob matches a slash-separated name against pattern, where "**" matches
 // zero or more whole segments and other segments follow path.Match.
+//
+// Settings come from the repository being edited, so the matching must not
+// blow up on patterns like "**/**/**/…/x": it runs in time proportional to
+// the number of pattern segments times the number of name segments (a
+// set of pattern positions is carried along the name, never a search tree).
 func Glob(pattern, name string) bool {
-	return globSegs(strings.Split(pattern, "/"), strings.Split(name, "/"))
+	pat := strings.Split(pattern, "/")
+	at := make([]bool, len(pat)+1) // at[i]: pat[:i] matches the name so far
+	next := make([]bool, len(pat)+1)
+	at[0] = true
+	globsAcross(pat, at)
+	for _, seg := range strings.Split(name, "/") {
+		clear(next)
+		alive := false
+		for i, p := range pat {
+			if !at[i] {
+				continue
+			}
+			if p == "**" {
+				next[i], alive = true, true // "**" takes this segment and may take more
+				continue
+			}
+			if ok, err := path.Match(p, seg); err == nil && ok {
+				next[i+1], alive = true, true
+			}
+		}
+		if !alive {
+			return false
+		}
+		globsAcross(pat, next)
+		at, next = next, at
+	}
+	return at[len(pat)]
 }
 
-func globSegs(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(name); i++ {
-				if globSegs(pat[1:], name[i:]) {
-					return true
-				}
-			}
-			return false
+// globsAcross lets each "**" match zero segments: a position before one is
+// also a position after it.
+func globsAcross(pat []string, at []bool) {
+	for i, p := range pat {
+		if at[i] && p == "**" {
+			at[i+1] = true
 		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, err := path.Match(pat[0], name[0]); err != nil || !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
 	}
-	return len(name) == 0
 }
 
 // Header is a document's apiVersion and kind.

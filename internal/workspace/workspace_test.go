@@ -2,9 +2,13 @@ package workspace
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, path, content string) {
@@ -101,5 +105,63 @@ func TestHeaders(t *testing.T) {
 	want := []Header{{"example.org/v1", "XApp"}, {"v1", "ConfigMap"}}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("Headers = %v, want %v", got, want)
+	}
+}
+
+// globRef is the obvious backtracking matcher (exponential in the number
+// of "**"), the reference Glob must agree with on small inputs.
+func globRef(pat, name []string) bool {
+	if len(pat) == 0 {
+		return len(name) == 0
+	}
+	if pat[0] == "**" {
+		for i := 0; i <= len(name); i++ {
+			if globRef(pat[1:], name[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(name) == 0 {
+		return false
+	}
+	ok, err := path.Match(pat[0], name[0])
+	return err == nil && ok && globRef(pat[1:], name[1:])
+}
+
+func TestGlobAgreesWithBacktracking(t *testing.T) {
+	segs := []string{"**", "*", "a", "b", "a*", "*.yaml", "[ab]"}
+	names := []string{"a", "b", "ab", "x.yaml", "a.yaml"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 20000; n++ {
+		var pat, name []string
+		for range 1 + rng.IntN(5) {
+			pat = append(pat, segs[rng.IntN(len(segs))])
+		}
+		for range 1 + rng.IntN(5) {
+			name = append(name, names[rng.IntN(len(names))])
+		}
+		p, nm := strings.Join(pat, "/"), strings.Join(name, "/")
+		if got, want := Glob(p, nm), globRef(pat, name); got != want {
+			t.Fatalf("Glob(%q, %q) = %v, want %v", p, nm, got, want)
+		}
+	}
+}
+
+// TestGlobManyDoubleStars: "**" repeated in a pattern that cannot match
+// made the old matcher try every way of splitting the path (it never
+// returned for this one); the answer must come at once.
+func TestGlobManyDoubleStars(t *testing.T) {
+	pat := strings.Repeat("**/", 40) + "never.yaml"
+	name := strings.Repeat("d/", 60) + "x.yaml"
+	done := make(chan bool, 1)
+	go func() { done <- Glob(pat, name) || Matches("/r", "/r/"+name, Options{Exclude: []string{pat}}) == false }()
+	select {
+	case got := <-done:
+		if got {
+			t.Errorf("%d-segment name matched (or was excluded by) a pattern ending in never.yaml", 61)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Glob with 40 \"**\" segments did not return within 10s")
 	}
 }
