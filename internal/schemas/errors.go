@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -191,15 +192,44 @@ var inBodyRE = regexp.MustCompile(`^\S* in body `)
 // "metadata", "crd"); "" classifies each error.
 func (r *resolver) convert(errs field.ErrorList, code string) []Error {
 	out := make([]Error, 0, len(errs))
+	checked := map[string]bool{} // paths with a "Checked value" format report
 	for _, fe := range errs {
-		out = append(out, r.convertOne(fe, code))
+		e := r.convertOne(fe, code)
+		if _, _, ok := checkedFormat(fe); ok {
+			checked[e.Path.String()] = true
+		}
+		out = append(out, e)
 	}
-	return out
+	if len(checked) == 0 {
+		return out
+	}
+	// kube-openapi also reports an int64 overflow as "must be of type
+	// int64: "float64"" at the same value: one finding is enough.
+	kept := out[:0]
+	for i, e := range out {
+		if _, _, ok := checkedFormat(errs[i]); !ok && checked[e.Path.String()] && strings.Contains(e.Message, "must be of type") {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept
 }
 
-func (r *resolver) convertOne(fe *field.Error, code string) Error {
+func (r *resolver) convertOne(fe *field.Error, code string) (e Error) {
+	defer func() { e.Message = clipMessage(e.Message) }()
+	if path, typ, ok := checkedFormat(fe); ok {
+		p := r.resolve(path)
+		e = Error{Path: p, Code: "format", Message: "must be of type " + typ}
+		if v := r.at(p); v != nil {
+			e.Message = fmt.Sprintf("must be of type %s: %s is out of range", typ, valueString(v))
+		}
+		if code != "" && code != "invalid" {
+			e.Code = code
+		}
+		return e
+	}
 	p := r.resolve(fe.Field)
-	e := Error{Path: p}
+	e = Error{Path: p}
 	detail := strings.TrimSpace(strings.Replace(fe.Detail, fe.Field+" in body ", "", 1))
 	detail = inBodyRE.ReplaceAllString(detail, "")
 
@@ -234,7 +264,7 @@ func (r *resolver) convertOne(fe *field.Error, code string) Error {
 		return e
 	case field.ErrorTypeNotSupported:
 		e.Code = "enum"
-		e.Message = fmt.Sprintf("unsupported value %s: %s", valueString(fe.BadValue), detail)
+		e.Message = fmt.Sprintf("unsupported value %s: %s", valueString(fe.BadValue), supportedValues(detail))
 	case field.ErrorTypeDuplicate:
 		e.Code = "duplicate"
 		e.Message = "duplicate entry " + valueString(fe.BadValue)
@@ -346,6 +376,13 @@ func classifyDetail(detail string) string {
 func valueString(v any) string {
 	switch v := v.(type) {
 	case string:
+		if len(v) > maxQuoted {
+			cut := maxQuoted
+			for cut > 0 && !utf8.RuneStart(v[cut]) {
+				cut--
+			}
+			return strconv.Quote(v[:cut]) + "…"
+		}
 		return strconv.Quote(v)
 	case nil:
 		return "null"
