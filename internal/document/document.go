@@ -139,14 +139,44 @@ func isDocEnd(line []byte) bool {
 	return bytes.Equal(bytes.TrimRight(line, " \t"), []byte("..."))
 }
 
-// unmarshal runs yaml.v3, turning a panic into an error.
+// unmarshal runs yaml.v3 on a document's text (see withoutBOM), turning
+// a panic into an error.
 func unmarshal(src []byte, n *yaml.Node) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("yaml: internal parser error: %v", r)
 		}
 	}()
+	src, _ = withoutBOM(src)
 	return yaml.Unmarshal(src, n)
+}
+
+// withoutBOM removes a byte-order mark at the start of the line after a
+// document's "---" marker, where kubectl accepts one: its reader cuts the
+// stream at marker lines and decodes each part as a stream of its own,
+// which may start with a BOM. yaml.v3 and sigs.k8s.io/yaml would read the
+// mark as part of the first key ("\ufeffapiVersion"). bomLine is the
+// 0-based line of src the mark was on, -1 when there was none.
+func withoutBOM(src []byte) (out []byte, bomLine int) {
+	line := 0
+	for i := 0; i < len(src); line++ {
+		end := bytes.IndexByte(src[i:], '\n')
+		if end < 0 {
+			return src, -1
+		}
+		next := i + end + 1
+		if isDocStart(bytes.TrimRight(src[i:i+end], "\r")) {
+			if bytes.HasPrefix(src[next:], []byte("\ufeff")) {
+				return append(src[:next:next], src[next+3:]...), line + 1
+			}
+			return src, -1
+		}
+		if t := bytes.TrimLeft(src[i:i+end], " \t"); len(t) > 0 && t[0] != '#' && t[0] != '%' {
+			return src, -1 // content before any marker
+		}
+		i = next
+	}
+	return src, -1
 }
 
 func (d *Doc) parse(src []byte) {
@@ -162,9 +192,33 @@ func (d *Doc) parse(src []byte) {
 		return // nothing written: an empty document
 	}
 	d.Root = n.Content[0]
+	if _, bl := withoutBOM(src); bl >= 0 {
+		d.shiftBOMLine(d.Root, bl+1)
+	}
 	d.rebase(d.Root)
 	d.File.indexSpans(d.Root, d.Span.End)
 	d.checkDuplicates(d.Root)
+}
+
+// shiftBOMLine moves the nodes yaml.v3 placed on line (1-based, relative
+// to the document) one code point right: the byte-order mark withoutBOM
+// removed from the start of that line is a code point of the text.
+func (d *Doc) shiftBOMLine(root *yaml.Node, line int) {
+	seen := map[*yaml.Node]bool{}
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		if n.Line == line {
+			n.Column++
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(root)
 }
 
 // rebase makes node lines absolute within the File (yaml.v3 counts from
@@ -365,7 +419,8 @@ func (d *Doc) Object() (v any, err error) {
 			v, err = nil, fmt.Errorf("yaml: internal decoder error: %v", r)
 		}
 	}()
-	js, err := sigsyaml.YAMLToJSONStrict(d.File.Text[from:max(from, d.Span.End)])
+	src, _ := withoutBOM(d.File.Text[from:max(from, d.Span.End)])
+	js, err := sigsyaml.YAMLToJSONStrict(src)
 	if err != nil {
 		return nil, err
 	}
