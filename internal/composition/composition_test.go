@@ -104,3 +104,33 @@ func TestMissingXRDOnlyWherePatchesNeedIt(t *testing.T) {
 		t.Errorf("patches without an XRD: no warning: %v", Check(patched, none))
 	}
 }
+
+// TestMathOperandBeyondFunctionRange: a P&T input's int64 maximum reaches
+// the function as 2^63 (the Struct's numbers are float64), which the
+// function cannot read back into its int64 field; a classic Composition
+// keeps exact integers.
+func TestMathOperandBeyondFunctionRange(t *testing.T) {
+	transform := func(v any) map[string]any {
+		return map[string]any{"type": "math", "math": map[string]any{"type": "Multiply", "multiply": v}}
+	}
+	resources := func(v any) []any {
+		return []any{map[string]any{"name": "r", "base": map[string]any{"apiVersion": "v1", "kind": "ConfigMap"},
+			"patches": []any{map[string]any{"fromFieldPath": "spec.a", "toFieldPath": "data.a", "transforms": []any{transform(v)}}}}}
+	}
+	pipeline := func(v any) map[string]any {
+		input := map[string]any{"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources", "resources": resources(v)}
+		return map[string]any{"spec": map[string]any{"mode": "Pipeline", "pipeline": []any{map[string]any{"step": "pt", "functionRef": map[string]any{"name": "function-patch-and-transform"}, "input": input}}}}
+	}
+	at := "spec.pipeline[0].input.resources[0].patches[0].transforms[0].math.multiply"
+	probs := Check(pipeline(int64(9223372036854775807)), Env{})
+	if len(probs) != 1 || probs[0].Path.String() != at || !strings.Contains(probs[0].Message, "arrives as 9223372036854775808") {
+		t.Errorf("int64 maximum in a P&T input: %v, want one problem at %s", probs, at)
+	}
+	if probs := Check(pipeline(int64(9223372036854775295)), Env{}); len(probs) != 0 {
+		t.Errorf("largest readable operand: %v", probs)
+	}
+	classic := map[string]any{"spec": map[string]any{"mode": "Resources", "resources": resources(int64(9223372036854775807))}}
+	if probs := Check(classic, Env{}); len(probs) != 0 {
+		t.Errorf("int64 maximum in a classic Composition: %v", probs)
+	}
+}

@@ -284,6 +284,10 @@ func (c *checker) transform(tm map[string]any, tp fieldpath.Path) {
 				c.add(sub("math", "type"), false, Error, "composition-transform", fmt.Sprintf("unknown math transform type %q", mt))
 			case m[key] == nil:
 				c.add(sub("math"), true, Error, "composition-transform", fmt.Sprintf("a %s math transform needs %s", mt, key))
+			case !c.classic:
+				if msg := unreadableOperand(m[key]); msg != "" {
+					c.add(sub("math", key), false, Error, "composition-transform", msg)
+				}
 			}
 		}
 	case "string":
@@ -469,4 +473,27 @@ func (c *checker) connectionDetail(m map[string]any, dp fieldpath.Path) {
 func isEmptyList(v any) bool {
 	l, _ := v.([]any)
 	return len(l) == 0
+}
+
+// maxFunctionInt is the largest integer a function reads back as an int64:
+// Crossplane hands a step its input as a protobuf Struct, whose numbers
+// are float64, and larger integers round up to 2^63.
+const maxFunctionInt = 1<<63 - 513
+
+// unreadableOperand explains why function-patch-and-transform cannot read
+// a math operand it receives through the Struct ("" when it can).
+func unreadableOperand(v any) string {
+	var n int64
+	switch x := v.(type) {
+	case int64:
+		n = x
+	case int:
+		n = int64(x)
+	default:
+		return "" // not an integer: the input's schema reports it
+	}
+	if n <= maxFunctionInt {
+		return ""
+	}
+	return fmt.Sprintf("function-patch-and-transform cannot read %d: Crossplane passes a step's input as a protobuf Struct, whose numbers are float64, so it arrives as 9223372036854775808, which does not fit an int64, and the function rejects its whole input; the largest value it reads is %d", n, int64(maxFunctionInt))
 }

@@ -647,7 +647,7 @@ func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classi
 	if classic {
 		transforms = classicDefaults(transforms)
 	}
-	out, at, err := TransformAll(transforms, value)
+	out, at, err := transformAll(transforms, value, classic)
 	if err != nil {
 		return nil, nil, &transformError{index: at, err: err}
 	}

@@ -220,3 +220,24 @@ func TestRenderPatchesEarlierStep(t *testing.T) {
 		t.Errorf("resource: %+v", r)
 	}
 }
+
+// TestRenderInt64Operands: Crossplane runs a classic Composition's
+// transforms itself, so the int64 maximum multiplies exactly; a P&T input
+// reaches the function as a Struct of float64s, where the same operand
+// rounds beyond int64 and cannot be read, which the note explains.
+func TestRenderInt64Operands(t *testing.T) {
+	patch := map[string]any{"fromFieldPath": "spec.one", "toFieldPath": "data.n", "transforms": []any{
+		map[string]any{"type": "math", "math": map[string]any{"type": "Multiply", "multiply": int64(9223372036854775807)}},
+		map[string]any{"type": "convert", "convert": map[string]any{"toType": "string"}},
+	}}
+	x := map[string]any{"apiVersion": "example.org/v1", "kind": "XApp", "metadata": map[string]any{"name": "app"}, "spec": map[string]any{"one": int64(1)}}
+	classic := map[string]any{"spec": map[string]any{"resources": []any{res("r", patch)}}}
+	out := Render(Input{Composition: classic, XR: x})
+	if o := out.Resources[0].Object; o == nil || o["data"].(map[string]any)["n"] != "9223372036854775807" {
+		t.Errorf("classic: %v\n%s", o, notes(out))
+	}
+	pt := Render(Input{Composition: ptComposition([]any{res("r", patch)}, nil), XR: x})
+	if n := notes(pt); pt.Resources[0].Object != nil || !strings.Contains(n, "math.multiply: cannot be read: 9223372036854775807 reaches the function as 9223372036854775808") {
+		t.Errorf("P&T: %v\n%s", pt.Resources[0].Object, n)
+	}
+}

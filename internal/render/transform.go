@@ -82,6 +82,13 @@ func Transform(t map[string]any, in any) (any, error) {
 // transform's index is returned with an error that wraps its
 // *TransformError.
 func TransformAll(ts []any, in any) (any, int, error) {
+	return transformAll(ts, in, false)
+}
+
+// transformAll is TransformAll; classic reads a classic Composition's
+// transforms, which Crossplane runs itself on its typed Composition:
+// integers stay exact instead of passing through a protobuf Struct.
+func transformAll(ts []any, in any, classic bool) (any, int, error) {
 	xs := make([]*xform, len(ts))
 	for i, t := range ts {
 		m, ok := t.(map[string]any)
@@ -89,7 +96,7 @@ func TransformAll(ts []any, in any) (any, int, error) {
 			return nil, i, fmt.Errorf("transform at index %d is invalid: %w", i,
 				&TransformError{Invalid: true, Msg: fmt.Sprintf("a transform must be an object, not %s", jsonKind(t))})
 		}
-		x, err := readTransform(m)
+		x, err := readTransformAs(m, classic)
 		if err != nil {
 			return nil, i, fmt.Errorf("transform at index %d is invalid: %w", i, err)
 		}
@@ -179,7 +186,11 @@ type convertX struct {
 }
 
 // reader reads JSON-typed fields, remembering the first type error.
-type reader struct{ err *TransformError }
+// exact keeps integers as written (a classic Composition's transforms).
+type reader struct {
+	err   *TransformError
+	exact bool
+}
 
 func (r *reader) fail(at fieldpath.Path, msg string) {
 	if r.err == nil {
@@ -240,7 +251,14 @@ func (r *reader) integer(m map[string]any, key string, at fieldpath.Path) *int64
 	var f float64
 	switch n := normalizeInput(v).(type) {
 	case int64:
+		if r.exact {
+			return &n
+		}
 		f = float64(n)
+		if f >= 1<<63 {
+			r.fail(at.Child(fieldpath.Field(key)), fmt.Sprintf("cannot be read: %d reaches the function as 9223372036854775808 (a step's input is a protobuf Struct, whose numbers are float64), which does not fit an int64", n))
+			return nil
+		}
 	case float64:
 		f = n
 	default:
@@ -268,7 +286,11 @@ func field(names ...string) fieldpath.Path {
 // readTransform decodes a transform object as the function's JSON
 // decoding would, failing on fields of the wrong JSON type.
 func readTransform(t map[string]any) (*xform, error) {
-	var r reader
+	return readTransformAs(t, false)
+}
+
+func readTransformAs(t map[string]any, classic bool) (*xform, error) {
+	r := reader{exact: classic}
 	x := &xform{typ: r.plain(t, "type", root)}
 
 	if m := r.object(t, "math", root); m != nil {
