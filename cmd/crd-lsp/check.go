@@ -179,7 +179,10 @@ func gatherCheck(ctx context.Context, cfg loader.Config, paths []string, stdin i
 				continue
 			}
 			usedStdin = true
-			b, err := io.ReadAll(stdin)
+			b, err := io.ReadAll(io.LimitReader(stdin, workspace.DefaultMaxFileSize+1))
+			if err == nil && len(b) > workspace.DefaultMaxFileSize {
+				err = fmt.Errorf("more than the %s limit", workspace.Size(workspace.DefaultMaxFileSize))
+			}
 			if err != nil {
 				return nil, nil, fmt.Errorf("reading stdin: %w", err)
 			}
@@ -194,7 +197,7 @@ func gatherCheck(ctx context.Context, cfg loader.Config, paths []string, stdin i
 			cfg.Roots = append(cfg.Roots, p)
 			continue
 		}
-		b, err := os.ReadFile(p)
+		b, err := workspace.ReadFile(p, workspace.DefaultMaxFileSize)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
@@ -85,7 +84,7 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 	if reg != nil {
 		defer reg.Close()
 	}
-	text, err := os.ReadFile(path)
+	text, err := workspace.ReadFile(path, workspace.DefaultMaxFileSize)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp render:", err)
 		return 2
@@ -111,7 +110,7 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	var xr map[string]any
 	if opts.xr != "" {
-		b, err := os.ReadFile(opts.xr)
+		b, err := workspace.ReadFile(opts.xr, workspace.DefaultMaxFileSize)
 		if err != nil {
 			fmt.Fprintln(stderr, "crd-lsp render: --xr:", err)
 			return 2

@@ -107,7 +107,7 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 	var kept Files
 	var skipped []workspace.Skipped
 	for _, dir := range cfg.SchemaDirs {
-		files, sk, err := scanPath(ctx, dir, workspace.Options{}, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
+		files, sk, err := scanPath(ctx, dir, workspace.Options{MaxFileSize: workspace.DefaultMaxFileSize}, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -149,7 +149,11 @@ func scanPath(ctx context.Context, p string, opts workspace.Options, keep func(s
 		return nil, nil, err
 	}
 	if !info.IsDir() {
-		content, err := os.ReadFile(p)
+		limit := opts.MaxFileSize
+		if limit <= 0 {
+			limit = workspace.DefaultMaxFileSize
+		}
+		content, err := workspace.ReadFile(p, limit)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // commandRender renders the Composition at [uri, line] (0-based line,
@@ -77,11 +77,11 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 }
 
 func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath string) (string, error) {
-	f, store, _, _, _ := s.snapshot(u)
+	f, store, set, _, _ := s.snapshot(u)
 	if f == nil {
-		b, err := os.ReadFile(u.FsPath())
+		b, err := workspace.ReadFile(u.FsPath(), set.MaxFileSize)
 		if err != nil {
-			return "", fmt.Errorf("%s is neither open nor readable: %v", u, err)
+			return "", fmt.Errorf("%s is neither open nor readable: %v%s", u, err, limitHint(err, "maxFileSize"))
 		}
 		f = document.Parse(u.FsPath(), 0, b)
 	}
@@ -92,7 +92,7 @@ func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath strin
 	if xrPath != "" {
 		b, err := s.readFile(xrPath)
 		if err != nil {
-			return "", fmt.Errorf("XR file: %v", err)
+			return "", fmt.Errorf("XR file: %v%s", err, limitHint(err, "maxFileSize"))
 		}
 		if ex, ok := analysis.ExampleIn(xrPath, b, func(_, kind string) bool { return kind != "" }); ok {
 			xr = ex.Object

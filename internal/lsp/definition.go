@@ -11,6 +11,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 func (s *server) Definition(ctx context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
@@ -34,11 +35,12 @@ func (s *server) readFile(path string) ([]byte, error) {
 	}
 	s.mu.Lock()
 	f, ok := s.open[uri.File(path)]
+	limit := s.settings.MaxFileSize
 	s.mu.Unlock()
 	if ok {
 		return f.Text, nil
 	}
-	return os.ReadFile(path)
+	return workspace.ReadFile(path, limit)
 }
 
 // locationURI is the URI an editor opens for a location in f: its buffer,

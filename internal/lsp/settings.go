@@ -3,6 +3,8 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // Settings is the `crdLsp` configuration object. Clients send it as
@@ -45,13 +47,23 @@ type Settings struct {
 	} `json:"registries"`
 	CacheDir string `json:"cacheDir,omitempty"`
 	LogLevel string `json:"logLevel,omitempty"`
+	// MaxFileSize (bytes) bounds the files crd-lsp analyses: a larger open
+	// document gets one diagnostic saying it was not analysed, and files
+	// read on request (the document and XR crdLsp.render is given, other
+	// files' text for definitions) are refused.
+	MaxFileSize int64 `json:"maxFileSize,omitempty"`
 }
+
+// defaultMaxFileSize is crdLsp.maxFileSize's default: analysing a file
+// takes about 0.7 s per MB of YAML, on every change.
+const defaultMaxFileSize = 5 << 20
 
 func defaultSettings() Settings {
 	var s Settings
 	s.Validation.UnknownKind = "warning"
 	s.Validation.CompositionMode = "warn"
-	s.Schemas.MaxFileSize = 10 << 20
+	s.Schemas.MaxFileSize = workspace.DefaultMaxFileSize
+	s.MaxFileSize = defaultMaxFileSize
 	return s
 }
 
@@ -76,7 +88,10 @@ func parseSettings(raw []byte) (Settings, error) {
 		return defaultSettings(), fmt.Errorf("invalid crdLsp settings: %w", err)
 	}
 	if s.Schemas.MaxFileSize <= 0 {
-		s.Schemas.MaxFileSize = 10 << 20
+		s.Schemas.MaxFileSize = workspace.DefaultMaxFileSize
+	}
+	if s.MaxFileSize <= 0 {
+		s.MaxFileSize = defaultMaxFileSize
 	}
 	return s, nil
 }

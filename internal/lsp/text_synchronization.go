@@ -4,7 +4,6 @@ package lsp
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"go.lsp.dev/protocol"
@@ -86,16 +85,24 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	u := params.TextDocument.URI
 	s.mu.Lock()
 	delete(s.open, u)
-	// The disk copy takes over again for schemas the buffer defined.
+	p := u.FsPath()
+	inWorkspace := p != "" && s.inWorkspaceLocked(p)
+	limit := s.settings.Schemas.MaxFileSize
+	s.mu.Unlock()
+	// The disk copy takes over again for schemas the buffer defined; it is
+	// read as the scan reads it, without holding the session.
 	schemaChanged := false
-	if p := u.FsPath(); p != "" && s.inWorkspaceLocked(p) {
-		content, err := os.ReadFile(p)
+	if inWorkspace {
+		content, err := workspace.ReadFile(p, limit)
 		if err != nil {
 			content = nil
 		}
-		schemaChanged = s.setWorkspaceSchemaFileLocked(p, content)
+		s.mu.Lock()
+		if _, reopened := s.open[u]; !reopened {
+			schemaChanged = s.setWorkspaceSchemaFileLocked(p, content)
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
 	s.diag.forget(u)
 	if schemaChanged {
 		s.diag.scheduleAll()

@@ -6,7 +6,6 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -123,25 +122,47 @@ func (s *server) registerWatchers(ctx context.Context) {
 }
 
 func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.DidChangeWatchedFilesParams) error {
-	changed := false
+	type change struct {
+		uri     uri.URI
+		path    string
+		deleted bool
+		content []byte
+	}
+	var todo []change
 	s.mu.Lock()
+	limit := s.settings.Schemas.MaxFileSize
 	for _, ev := range params.Changes {
 		p := ev.URI.FsPath()
 		if p == "" || !workspace.IsYAML(p) || !s.inWorkspaceLocked(p) {
 			continue
 		}
-		if _, open := s.open[ev.URI]; open {
+		todo = append(todo, change{uri: ev.URI, path: p, deleted: ev.Type == protocol.FileChangeTypeDeleted})
+	}
+	s.mu.Unlock()
+	// Read without holding the session: what the scan would not read (a
+	// pipe, a device, a file over crdLsp.schemas.maxFileSize) is not read
+	// here either.
+	for i, c := range todo {
+		if c.deleted {
+			continue
+		}
+		b, err := workspace.ReadFile(c.path, limit)
+		if err != nil {
+			s.log.Info("not reading changed file", "file", c.path, "reason", err)
+		}
+		todo[i].content = b
+	}
+	changed := false
+	s.mu.Lock()
+	for _, c := range todo {
+		if _, open := s.open[c.uri]; open {
 			continue // the buffer wins while the file is open
 		}
-		var content []byte
-		if ev.Type != protocol.FileChangeTypeDeleted {
-			content, _ = os.ReadFile(p)
-		}
-		if s.setWorkspaceSchemaFileLocked(p, content) {
+		if s.setWorkspaceSchemaFileLocked(c.path, c.content) {
 			changed = true
 		}
-		s.indexObjectsLocked(p, content)
-		if filepath.Base(p) == "crossplane.yaml" {
+		s.indexObjectsLocked(c.path, c.content)
+		if filepath.Base(c.path) == "crossplane.yaml" {
 			s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
 		}
 	}

@@ -29,7 +29,7 @@ var majorRE = regexp.MustCompile(`v?(\d+)(\.|$|\s)`)
 func CrossplaneMajor(roots []string, setting string) (major int, from string) {
 	for _, r := range roots {
 		p := filepath.Join(r, "crossplane.yaml")
-		content, err := os.ReadFile(p)
+		content, err := ReadFile(p, DefaultMaxFileSize)
 		if err != nil {
 			continue
 		}

@@ -4,14 +4,14 @@
 //
 // Invariants: read-only (never writes user files); skips .git, node_modules,
 // vendor and hidden folders; honours include/exclude globs relative to the
-// folder; files above the size limit are reported, never read whole.
+// folder; every file is read through ReadFile: files above the size limit,
+// pipes and devices are reported, never read.
 package workspace
 
 import (
 	"bytes"
 	"context"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -31,10 +31,12 @@ type File struct {
 	Content []byte
 }
 
-// Skipped names a file left out and why, so callers can log it.
+// Skipped names a file left out and why, so callers can log it or say so
+// on the file.
 type Skipped struct {
 	Path   string
 	Reason string
+	Err    error // a *FileError, or the os package's error
 }
 
 // IsYAML reports whether name has a .yaml or .yml extension.
@@ -77,24 +79,20 @@ func Scan(ctx context.Context, root string, opts Options, keep func(path string,
 			}
 			return nil
 		}
-		if !IsYAML(p) || !d.Type().IsRegular() {
+		if !IsYAML(p) || !Matches(root, p, opts) {
 			return nil
 		}
-		if !Matches(root, p, opts) {
-			return nil
-		}
-		info, err := d.Info()
+		// Links are followed to regular files; pipes, devices and files
+		// over the limit are reported, never read.
+		content, err := ReadFile(p, opts.MaxFileSize)
 		if err != nil {
-			skipped = append(skipped, Skipped{Path: p, Reason: err.Error()})
-			return nil
-		}
-		if opts.MaxFileSize > 0 && info.Size() > opts.MaxFileSize {
-			skipped = append(skipped, Skipped{Path: p, Reason: "larger than the size limit"})
-			return nil
-		}
-		content, err := os.ReadFile(p)
-		if err != nil {
-			skipped = append(skipped, Skipped{Path: p, Reason: err.Error()})
+			reason := err.Error()
+			if fe, ok := IsFileError(err); ok {
+				reason = fe.Reason
+			} else if pe, ok := err.(*fs.PathError); ok {
+				reason = pe.Err.Error()
+			}
+			skipped = append(skipped, Skipped{Path: p, Reason: reason, Err: err})
 			return nil
 		}
 		if keep != nil && !keep(p, content) {

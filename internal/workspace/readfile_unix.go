@@ -1,0 +1,13 @@
+//go:build unix
+
+package workspace
+
+import (
+	"os"
+	"syscall"
+)
+
+// openFlags: O_NONBLOCK makes opening a named pipe return at once instead
+// of waiting for a writer (it changes nothing for regular files); O_NOCTTY
+// keeps a terminal from becoming ours.
+const openFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
