@@ -324,6 +324,8 @@ type renderer struct {
 	// modified); opaque: an earlier step was not run.
 	desired map[string]map[string]any
 	opaque  bool
+	// envSize and dxrSize track what environment patches write.
+	envSize, dxrSize *budget
 }
 
 func (r *renderer) note(p fieldpath.Path, onKey bool, sev Severity, code, msg string) {
@@ -394,6 +396,7 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 		}
 	}
 	obj, _ := DeepCopy(base).(map[string]any)
+	size := newBudget(obj)
 	// Expand PatchSets at their point of use.
 	var patches []patchRef
 	pl, _ := tm["patches"].([]any)
@@ -436,7 +439,7 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 		if strings.HasSuffix(t, "Environment") || t == "FromEnvironmentFieldPath" {
 			src = r.env
 		}
-		w, skip, err := apply(p.patch, p.path, src, obj, r.classic)
+		w, skip, err := apply(p.patch, p.path, src, obj, r.classic, size)
 		switch {
 		case err == nil && skip != nil:
 			skip.Environment = strings.HasSuffix(t, "Environment") || t == "FromEnvironmentFieldPath"
@@ -539,15 +542,19 @@ func policyOf(pm map[string]any) string {
 // ToComposite/FromEnvironment the desired composite).
 func (r *renderer) environmentPatch(pm map[string]any, pp fieldpath.Path) {
 	var src, dst map[string]any
+	var b **budget
 	switch typeOf(pm) {
 	case "FromCompositeFieldPath", "ToEnvironmentFieldPath", "CombineFromComposite":
-		src, dst = r.xr, r.env
+		src, dst, b = r.xr, r.env, &r.envSize
 	case "ToCompositeFieldPath", "FromEnvironmentFieldPath", "CombineToComposite":
-		src, dst = r.env, r.dxr
+		src, dst, b = r.env, r.dxr, &r.dxrSize
 	default:
 		return
 	}
-	if _, _, err := apply(pm, pp, src, dst, r.classic); err != nil {
+	if *b == nil {
+		*b = newBudget(dst)
+	}
+	if _, _, err := apply(pm, pp, src, dst, r.classic, *b); err != nil {
 		r.failed(pp, "", err)
 	}
 }
@@ -562,6 +569,16 @@ func (r *renderer) failed(pp fieldpath.Path, resource string, err error) {
 		what = fmt.Sprintf("resource %q is not rendered", resource)
 	}
 	var te *transformError
+	var le *LimitError
+	if errors.As(err, &le) {
+		// A limit of crd-lsp's, not a mistake in the Composition.
+		p := pp
+		if errors.As(err, &te) {
+			p = pp.Child(fieldpath.Field("transforms"), fieldpath.Index(te.index))
+		}
+		r.note(p, true, Warning, "render-limit", fmt.Sprintf("%s: %v", what, le))
+		return
+	}
 	if errors.As(err, &te) {
 		code := "render-transform"
 		var tr *TransformError
@@ -593,10 +610,12 @@ func (e *transformError) Error() string {
 	return fmt.Sprintf("transform at index %d: %v", e.index, e.err)
 }
 
+func (e *transformError) Unwrap() error { return e.err }
+
 // apply runs one patch from src to dst. A source that is not set skips
 // the patch (skip non-nil), as P&T does for optional and required paths
 // alike (Required additionally withholds the resource; the caller decides).
-func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classic bool) ([]Write, *Skip, error) {
+func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classic bool, b *budget) ([]Write, *Skip, error) {
 	t := typeOf(pm)
 	from, _ := pm["fromFieldPath"].(string)
 	to, hasTo := pm["toFieldPath"].(string)
@@ -628,7 +647,11 @@ func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classi
 		if !ok {
 			return nil, nil, &invalidError{fmt.Errorf("given combine strategy %s requires configuration", strategy)}
 		}
-		value = fmt.Sprintf(format, in...)
+		combined, err := formatValue("the combined value", format, in...)
+		if err != nil {
+			return nil, nil, err
+		}
+		value = combined
 	} else {
 		if !hasTo {
 			to = from // toFieldPath defaults to fromFieldPath
@@ -675,8 +698,15 @@ func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classi
 			return nil, nil, fmt.Errorf("cannot expand ToFieldPath %s", to)
 		}
 	}
+	size := valueSize(out, MaxObjectSize)
+	if size > MaxValueSize {
+		return nil, nil, &LimitError{What: "the value this patch writes", Size: size, Limit: MaxValueSize}
+	}
 	var writes []Write
 	for _, tp := range targets {
+		if err := b.add("the object this patch writes to", size); err != nil {
+			return nil, nil, err
+		}
 		if err := Merge(dst, tp, out, opts); err != nil {
 			return nil, nil, fmt.Errorf("cannot patch to object: %v", err)
 		}

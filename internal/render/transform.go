@@ -110,6 +110,9 @@ func transformAll(ts []any, in any, classic bool) (any, int, error) {
 	v := normalizeInput(in)
 	for i, x := range xs {
 		out, err := x.resolve(v)
+		if err == nil {
+			err = checkValue("the "+x.typ+" transform's output", out)
+		}
 		if err != nil {
 			return nil, i, fmt.Errorf("transform at index %d returned error: %w", i, err)
 		}
@@ -685,7 +688,11 @@ func (p patternX) matches(in any) (bool, error) {
 func (s *stringX) resolve(in any) (any, fieldpath.Path, error) {
 	switch s.typ {
 	case "Format":
-		return fmt.Sprintf(*s.format, in), nil, nil
+		out, err := formatValue("the Format output", *s.format, in)
+		if err != nil {
+			return nil, field("string", "fmt"), err
+		}
+		return out, nil, nil
 	case "Convert":
 		out, err := stringConvert(*s.convert, in)
 		if err != nil {
@@ -719,6 +726,9 @@ func (s *stringX) resolve(in any) (any, fieldpath.Path, error) {
 		var b strings.Builder
 		for _, v := range list {
 			fmt.Fprintf(&b, "%v%s", v, *s.join)
+			if b.Len() > MaxValueSize {
+				return nil, field("string", "join"), &LimitError{What: "the Join output", Size: b.Len(), Limit: MaxValueSize}
+			}
 		}
 		out := b.String()
 		if len(*s.join) > 0 && len(out) > 0 {
@@ -727,7 +737,11 @@ func (s *stringX) resolve(in any) (any, fieldpath.Path, error) {
 		}
 		return out, nil, nil
 	case "Replace":
-		return strings.ReplaceAll(fmt.Sprintf("%v", in), s.replace.search, s.replace.replace), nil, nil
+		out, err := replaceAll("the Replace output", fmt.Sprintf("%v", in), s.replace.search, s.replace.replace)
+		if err != nil {
+			return nil, field("string", "replace"), err
+		}
+		return out, nil, nil
 	}
 	return nil, field("string", "type"), fmt.Errorf("type %s is not supported for string transform type", s.typ)
 }
