@@ -92,6 +92,10 @@ func (d *diagnoser) forget(u uri.URI) {
 	_, reopened := d.s.open[u]
 	d.s.mu.Unlock()
 	if !reopened {
+		if pr, ok := d.s.fileProblemOf(u); ok {
+			d.s.sendFileProblem(u, pr, true) // the disk copy was not read
+			return
+		}
 		d.send(u, nil, nil, document.UTF16)
 	}
 }

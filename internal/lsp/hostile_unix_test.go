@@ -86,3 +86,78 @@ func TestRenderCommandRefusesDevices(t *testing.T) {
 		t.Errorf("render with XR /dev/zero: %v", err)
 	}
 }
+
+// TestDeletedFolderDropsItsSchemas: an editor reports a deleted folder as
+// the folder alone; the CRDs it held stop applying at once.
+func TestDeletedFolderDropsItsSchemas(t *testing.T) {
+	dir := t.TempDir()
+	crds := filepath.Join(dir, "crds")
+	if err := os.MkdirAll(crds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(crds, "db.yaml"), []byte(dbCRD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, WatchedFiles: true})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("db.yaml", dbObject)
+	awaitCodes(t, e, "db.yaml", "enum")
+	if err := os.RemoveAll(crds); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.Server().DidChangeWatchedFiles(ctx, &protocol.DidChangeWatchedFilesParams{Changes: []protocol.FileEvent{
+		{URI: uri.File(crds), Type: protocol.FileChangeTypeDeleted},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	awaitCodes(t, e, "db.yaml", "unknown-kind")
+}
+
+// TestUnreadWorkspaceFilesAreReported: a workspace YAML file the scan
+// cannot read (a link to a missing file, a named pipe; without root, a
+// file without read permission) gets a diagnostic at its start saying so,
+// instead of only "no schema for …" on the objects it would have defined.
+func TestUnreadWorkspaceFilesAreReported(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(dir, "missing.yaml"), filepath.Join(dir, "crd.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"crd.yaml": "no such file or directory", "pipe.yaml": "a named pipe, not a regular file"}
+	if os.Geteuid() != 0 {
+		if err := os.WriteFile(filepath.Join(dir, "secret.yaml"), []byte(dbCRD), 0o000); err != nil {
+			t.Fatal(err)
+		}
+		want["secret.yaml"] = "permission denied"
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, WatchedFiles: true})
+	e.AwaitSchemas(30 * time.Second)
+	for name, reason := range want {
+		d := e.AwaitDiagnostics(name, 0, 10*time.Second)
+		if len(d) != 1 || lsptest.Code(d[0]) != "file-not-read" || d[0].Range.Start.Line != 0 || d[0].Range.Start.Character != 0 ||
+			!strings.Contains(lsptest.Message(d[0]), "did not read this file: "+reason) {
+			t.Errorf("%s: %v, want file-not-read at 0:0 saying %q", name, d, reason)
+		}
+	}
+	// Opening the file shows the buffer's own diagnostics; closing it
+	// brings the problem back. Fixing the link clears it.
+	e.Open("crd.yaml", dbCRD)
+	if d := e.AwaitDiagnostics("crd.yaml", 1, 10*time.Second); len(d) != 0 {
+		t.Errorf("open buffer: %v", d)
+	}
+	e.Close("crd.yaml")
+	awaitCodes(t, e, "crd.yaml", "file-not-read")
+	e.WriteFile("missing.yaml", dbCRD)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.Server().DidChangeWatchedFiles(ctx, &protocol.DidChangeWatchedFilesParams{Changes: []protocol.FileEvent{
+		{URI: e.URI("crd.yaml"), Type: protocol.FileChangeTypeChanged},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	awaitCodes(t, e, "crd.yaml", "")
+}

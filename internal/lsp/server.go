@@ -59,6 +59,9 @@ type server struct {
 	schemasReady bool
 	// major is the Crossplane version the workspace targets.
 	major int
+	// fileProblems are the workspace files that were not read, and why
+	// (see file_problems.go).
+	fileProblems map[string]fileProblem
 
 	diag *diagnoser
 	bg   sync.WaitGroup

@@ -5,7 +5,10 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -127,18 +130,52 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 		path    string
 		deleted bool
 		content []byte
+		problem *fileProblem
 	}
 	var todo []change
+	var goneDirs []string
+	rescan := false
 	s.mu.Lock()
 	limit := s.settings.Schemas.MaxFileSize
 	for _, ev := range params.Changes {
 		p := ev.URI.FsPath()
-		if p == "" || !workspace.IsYAML(p) || !s.inWorkspaceLocked(p) {
+		if p == "" || !s.inWorkspaceLocked(p) {
 			continue
 		}
-		todo = append(todo, change{uri: ev.URI, path: p, deleted: ev.Type == protocol.FileChangeTypeDeleted})
+		deleted := ev.Type == protocol.FileChangeTypeDeleted
+		if !workspace.IsYAML(p) {
+			// Editors report a folder deleted, moved or copied in as the
+			// folder alone: what it held goes, or is scanned.
+			if deleted {
+				goneDirs = append(goneDirs, p)
+			} else if info, err := os.Stat(p); err == nil && info.IsDir() {
+				rescan = true
+			}
+			continue
+		}
+		todo = append(todo, change{uri: ev.URI, path: p, deleted: deleted})
+	}
+	for _, dir := range goneDirs {
+		for p := range s.diskSchemas {
+			if isUnder(dir, p) {
+				todo = append(todo, change{uri: uri.File(p), path: p, deleted: true})
+			}
+		}
+		for p := range s.objects {
+			if isUnder(dir, p) && !s.diskSchemas[p] {
+				todo = append(todo, change{uri: uri.File(p), path: p, deleted: true})
+			}
+		}
+		for p := range s.fileProblems {
+			if isUnder(dir, p) {
+				todo = append(todo, change{uri: uri.File(p), path: p, deleted: true})
+			}
+		}
 	}
 	s.mu.Unlock()
+	if rescan {
+		s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
+	}
 	// Read without holding the session: what the scan would not read (a
 	// pipe, a device, a file over crdLsp.schemas.maxFileSize) is not read
 	// here either.
@@ -147,14 +184,20 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 			continue
 		}
 		b, err := workspace.ReadFile(c.path, limit)
-		if err != nil {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			s.log.Info("not reading changed file", "file", c.path, "reason", err)
+			pr := problemFor(c.path, err)
+			todo[i].problem = &pr
 		}
 		todo[i].content = b
 	}
 	changed := false
+	var problemsChanged []string
 	s.mu.Lock()
 	for _, c := range todo {
+		if s.setFileProblemLocked(c.path, c.problem) {
+			problemsChanged = append(problemsChanged, c.path)
+		}
 		if _, open := s.open[c.uri]; open {
 			continue // the buffer wins while the file is open
 		}
@@ -167,6 +210,7 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 		}
 	}
 	s.mu.Unlock()
+	s.publishFileProblems(problemsChanged)
 	if changed {
 		s.diag.scheduleAll()
 	}
@@ -215,6 +259,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	opts := workspace.Options{Include: set.Schemas.Include, Exclude: set.Schemas.Exclude, MaxFileSize: set.Schemas.MaxFileSize}
 	disk := map[string]bool{}
 	objects := map[string][]workspace.Header{}
+	problems := map[string]fileProblem{}
 	for _, root := range roots {
 		files, skipped, err := workspace.Scan(ctx, root, opts, func(p string, c []byte) bool {
 			if h := workspace.Headers(c); len(h) > 0 {
@@ -230,6 +275,9 @@ func (s *server) reloadSchemas(ctx context.Context) {
 		}
 		for _, sk := range skipped {
 			s.log.Info("skipped while scanning", "file", sk.Path, "reason", sk.Reason)
+			if workspace.IsYAML(sk.Path) && sk.Err != nil {
+				problems[sk.Path] = problemFor(sk.Path, sk.Err)
+			}
 		}
 		batch := make([]schemas.FileInput, 0, len(files))
 		for _, f := range files {
@@ -257,7 +305,9 @@ func (s *server) reloadSchemas(ctx context.Context) {
 		s.syncBufferSchemasLocked(u, f.Text)
 	}
 	store := s.store
+	problemsChanged := s.replaceFileProblemsLocked(problems)
 	s.mu.Unlock()
+	s.publishFileProblems(problemsChanged)
 	kinds := len(store.Kinds()) // not under s.mu: with a large package, listing the kinds takes a while
 	s.diag.scheduleAll()
 	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace, %d packages from the cache)", kinds, major, from, len(disk), len(pkgFiles)))
