@@ -57,6 +57,10 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		out = append(out, goTemplates(ctx, d, m, env)...)
 		return withoutRestated(out)
 	}
+	if gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "CompositeResourceDefinition" {
+		// What Crossplane derives from the XRD must pass as a CRD.
+		return append(fromSchemaErrors(d, errs), fromSchemaErrors(d, schemas.ValidateXRD(ctx, m, env.CrossplaneMajor))...)
+	}
 	if !found && env.UnknownKind != 0 && !schemaless[gvk.Group] && !IsClientSide(gvk, env.ClientKinds) {
 		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind", unknownKindMessage(d, gvk, env))}
 	}

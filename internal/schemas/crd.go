@@ -178,12 +178,20 @@ func jsonTypeName(goType string) string {
 // findTyped follows field names through v, descending into list elements;
 // where a list has several elements, the first whose subtree holds a value
 // of JSON type got at the end of the names wins.
+//
+// Map keys are not part of such paths either ("properties.properties" for
+// properties.spec.properties): where a name is not a key of the object at
+// hand, each of its object values (sorted by key) is tried in its place,
+// one level at a time.
 func findTyped(v any, names []string, got string) fieldpath.Path {
-	var walk func(v any, names []string) (fieldpath.Path, bool)
-	walk = func(v any, names []string) (fieldpath.Path, bool) {
+	var walk func(v any, names []string, skipped bool) (fieldpath.Path, bool)
+	walk = func(v any, names []string, skipped bool) (fieldpath.Path, bool) {
+		if len(names) == 0 && (got == "" || jsonTypeOf(v) == got) {
+			return nil, true
+		}
 		if l, ok := v.([]any); ok {
 			for i, x := range l {
-				if p, ok := walk(x, names); ok {
+				if p, ok := walk(x, names, skipped); ok {
 					return append(fieldpath.Path{fieldpath.Index(i)}, p...), true
 				}
 			}
@@ -214,12 +222,28 @@ func findTyped(v any, names []string, got string) fieldpath.Path {
 		}
 		x, ok := m[names[0]]
 		if !ok {
+			if skipped {
+				return nil, false
+			}
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				if _, isObj := m[k].(map[string]any); !isObj {
+					continue
+				}
+				if p, ok := walk(m[k], names, true); ok {
+					return append(fieldpath.Path{fieldpath.Field(k)}, p...), true
+				}
+			}
 			return nil, false
 		}
-		p, ok := walk(x, names[1:])
+		p, ok := walk(x, names[1:], false)
 		return append(fieldpath.Path{fieldpath.Field(names[0])}, p...), ok
 	}
-	if p, ok := walk(v, names); ok {
+	if p, ok := walk(v, names, false); ok {
 		return p
 	}
 	var p fieldpath.Path

@@ -1,0 +1,75 @@
+package schemas
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+const xrdBase = `apiVersion: apiextensions.crossplane.io/v1
+kind: CompositeResourceDefinition
+metadata:
+  name: xdatabases.example.org
+spec:
+  group: example.org
+  names: {kind: XDatabase, plural: xdatabases}
+  claimNames: {kind: Database, plural: databases}
+  versions:
+  - name: v1
+    served: true
+    referenceable: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                type: integer
+              name:
+                type: string
+            x-kubernetes-validations:
+            - rule: self.size > 0
+              message: size must be positive
+`
+
+func TestValidateXRDValid(t *testing.T) {
+	expect(t, ValidateXRD(context.Background(), obj(t, xrdBase), 2))
+	expect(t, ValidateXRD(context.Background(), obj(t, xrdBase), 1))
+}
+
+// TestValidateXRDSchemaMistakes: the mistakes the API server rejects in a
+// CRD are found in an XRD's schema too, on the same path of the XRD, once
+// (not once for the XR's CRD and once for the claim's).
+func TestValidateXRDSchemaMistakes(t *testing.T) {
+	for _, c := range []struct {
+		name, from, to string
+		want           want
+	}{
+		{"bad type", "type: integer", "type: strin",
+			want{"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.type", false, "xrd", `unsupported value "strin": supported values: "array"`}},
+		{"broken CEL rule", "rule: self.size > 0", "rule: self.size >",
+			want{"spec.versions[0].schema.openAPIV3Schema.properties.spec.x-kubernetes-validations[0].rule", false, "xrd", "compilation failed"}},
+		{"properties as a list", "            properties:\n              size:\n                type: integer\n              name:\n                type: string\n",
+			"            properties:\n              - size\n              - name\n",
+			want{"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties", false, "xrd", "must be of type object, not array"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := strings.Replace(xrdBase, c.from, c.to, 1)
+			if src == xrdBase {
+				t.Fatal("replacement did not apply")
+			}
+			expect(t, ValidateXRD(context.Background(), obj(t, src), 2), c.want)
+		})
+	}
+}
+
+// TestValidateXRDClaimNames: the claim CRD's names are the XRD's
+// claimNames.
+func TestValidateXRDClaimNames(t *testing.T) {
+	src := strings.Replace(xrdBase, "claimNames: {kind: Database, plural: databases}", "claimNames: {kind: Database, plural: Data_bases}", 1)
+	expect(t, ValidateXRD(context.Background(), obj(t, src), 1),
+		want{"spec.claimNames.plural", false, "xrd", "a DNS-1035 label must consist of lower case alphanumeric characters"},
+	)
+}
