@@ -53,3 +53,64 @@ func TestXRDSchemaMistakesArePositioned(t *testing.T) {
 		t.Errorf("diagnostics %q, want %q: %v", got, want, diags)
 	}
 }
+
+// TestConflictingDefinitionsOnBoth: two CRDs defining one kind with
+// different schemas are told about each other; an identical copy is not a
+// conflict.
+func TestConflictingDefinitionsOnBoth(t *testing.T) {
+	crd := func(enum string) string {
+		return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: sinks.example.org
+spec:
+  group: example.org
+  names: {kind: Sink, plural: sinks}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              mode: {type: string, enum: [` + enum + `]}
+`
+	}
+	files := map[string]string{"/w/a/crd.yaml": crd("a, b"), "/w/b/crd.yaml": crd("a, b, c"), "/w/copy/crd.yaml": "# a copy\n" + crd("a, b"),
+		"/w/b/again.yaml": crd("d")}
+	store, err := workspace.Builtins(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, text := range files {
+		store = store.WithFile(workspace.Source(p), p, []byte(text))
+	}
+	conflicts := func(p string) []string {
+		f := document.Parse("file://"+p, 1, []byte(files[p]))
+		var out []string
+		for _, d := range Diagnose(context.Background(), f, Env{Schemas: store, CrossplaneMajor: 2}) {
+			if d.Code == "conflicting-definition" && string(f.Text[d.Span.Start:d.Span.End]) == "Sink" {
+				out = append(out, d.Severity.String()+": "+d.Message)
+			} else {
+				t.Errorf("%s: unexpected %v", p, d)
+			}
+		}
+		return out
+	}
+	// In separate folders the nearest definition applies (information);
+	// two in one folder is a warning.
+	for p, want := range map[string]string{
+		"/w/a/crd.yaml":    "info: kind Sink of example.org is also defined, differently, by /w/b/again.yaml (sinks.example.org), version v1; /w/b/crd.yaml (sinks.example.org), version v1: each document of this kind is validated against the definition nearest to it in the folder tree",
+		"/w/copy/crd.yaml": "info: kind Sink of example.org is also defined, differently, by /w/b/again.yaml (sinks.example.org), version v1; /w/b/crd.yaml (sinks.example.org), version v1: each",
+		"/w/b/crd.yaml":    "warning: kind Sink of example.org is also defined, differently, by /w/a/crd.yaml (sinks.example.org), version v1; /w/copy/crd.yaml (sinks.example.org), version v1; again.yaml (sinks.example.org), version v1: each document of this kind is validated against the definition nearest to it in the folder tree (in one folder, the file first by name wins)",
+	} {
+		if got := conflicts(p); len(got) != 1 || !strings.HasPrefix(got[0], want) {
+			t.Errorf("%s: %q, want one finding %q", p, got, want)
+		}
+	}
+}

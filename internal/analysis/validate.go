@@ -27,7 +27,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		return diags
 	}
 	if gvk == crdGVK {
-		return fromSchemaErrors(d, schemas.ValidateCRD(ctx, m))
+		return append(fromSchemaErrors(d, schemas.ValidateCRD(ctx, m)), conflictingDefinitions(d, m, env)...)
 	}
 	if env.Schemas == nil {
 		return nil
@@ -59,7 +59,8 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	}
 	if gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "CompositeResourceDefinition" {
 		// What Crossplane derives from the XRD must pass as a CRD.
-		return append(fromSchemaErrors(d, errs), fromSchemaErrors(d, schemas.ValidateXRD(ctx, m, env.CrossplaneMajor))...)
+		out := append(fromSchemaErrors(d, errs), fromSchemaErrors(d, schemas.ValidateXRD(ctx, m, env.CrossplaneMajor))...)
+		return append(out, conflictingDefinitions(d, m, env)...)
 	}
 	if !found && env.UnknownKind != 0 && !schemaless[gvk.Group] && !IsClientSide(gvk, env.ClientKinds) {
 		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind", unknownKindMessage(d, gvk, env))}

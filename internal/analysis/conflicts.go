@@ -1,0 +1,136 @@
+package analysis
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
+
+// conflictingDefinitions reports, on a CRD or XRD document, the other
+// workspace or package definitions of the same kind whose schema differs.
+// Each document of that kind is validated against the definition nearest
+// to it, which is how a repository keeps two versions of a configuration
+// apart: an information. It is a warning when the choice is not the
+// folders': two definitions in one folder (the first file by name wins),
+// or a package's (which wins everywhere). Identical copies are not
+// reported.
+func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagnostic {
+	if env.Schemas == nil {
+		return nil
+	}
+	spec, _ := m["spec"].(map[string]any)
+	names, _ := spec["names"].(map[string]any)
+	group, _ := spec["group"].(string)
+	kind, _ := names["kind"].(string)
+	md, _ := m["metadata"].(map[string]any)
+	crdName, _ := md["name"].(string)
+	if group == "" || kind == "" {
+		return nil
+	}
+	self := docPath(d.File.URI)
+	others := map[string][]string{} // "path (name)" → versions
+	sev := SeverityInfo             // the nearest definition applies: folders decide
+	var why []string
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		vm, _ := v.(map[string]any)
+		version, _ := vm["name"].(string)
+		if version == "" {
+			continue
+		}
+		cands := env.Schemas.Candidates(schemas.GVK{Group: group, Version: version, Kind: kind})
+		var mine *schemas.Schema
+		for _, c := range cands {
+			if c.Path == self && c.CRDName == crdName {
+				mine = c
+			}
+		}
+		if mine == nil {
+			continue // not indexed (outside the workspace): nothing to compare
+		}
+		for _, c := range cands {
+			if c == mine || c.Source.Kind == schemas.SourceBuiltin || (c.Path == self && c.CRDName == crdName) {
+				continue
+			}
+			if sameVersionSchema(mine, c, version) {
+				continue
+			}
+			where := relName(c.Path, d.File.URI)
+			switch {
+			case c.Source.Kind == schemas.SourcePackage:
+				where = "package " + c.Source.Name
+				sev = SeverityWarning
+				why = appendOnce(why, "a package's definition wins over the workspace's everywhere")
+			case filepath.Dir(c.Path) == filepath.Dir(self):
+				sev = SeverityWarning
+				why = appendOnce(why, "in one folder, the file first by name wins")
+			}
+			key := fmt.Sprintf("%s (%s)", where, c.CRDName)
+			others[key] = append(others[key], version)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	var list []string
+	for k, vs := range others {
+		list = append(list, fmt.Sprintf("%s, version %s", k, strings.Join(vs, ", ")))
+	}
+	sort.Strings(list)
+	rule := "each document of this kind is validated against the definition nearest to it in the folder tree"
+	if len(why) > 0 {
+		rule += " (" + strings.Join(why, "; ") + ")"
+	}
+	msg := fmt.Sprintf("kind %s of %s is also defined, differently, by %s: %s", kind, group, strings.Join(list, "; "), rule)
+	return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, sev, "conflicting-definition", msg)}
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// sameVersionSchema reports whether a and b serve version alike: the same
+// scope and the same schema.
+func sameVersionSchema(a, b *schemas.Schema, version string) bool {
+	if a.Scope != b.Scope {
+		return false
+	}
+	ca, errA := a.CRD()
+	cb, errB := b.CRD()
+	if errA != nil || errB != nil {
+		return errA != nil && errB != nil // both unusable: nothing to tell apart
+	}
+	return apiequality.Semantic.DeepEqual(versionSchema(ca.Spec.Versions, version), versionSchema(cb.Spec.Versions, version))
+}
+
+// versionSchema is the schema a CRD serves version with (nil if none).
+func versionSchema(vs []apiextensionsv1.CustomResourceDefinitionVersion, version string) *apiextensionsv1.CustomResourceValidation {
+	for _, v := range vs {
+		if v.Name == version {
+			return v.Schema
+		}
+	}
+	return nil
+}
+
+// docPath is the file path of a document's URI (check uses plain paths).
+func docPath(uri string) string {
+	if u, err := url.Parse(uri); err == nil && u.Scheme == "file" {
+		return filepath.FromSlash(u.Path)
+	}
+	return uri
+}
