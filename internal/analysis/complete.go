@@ -89,7 +89,7 @@ func reparse(f *document.File, lineStart, lineEnd int, newLine string) (*documen
 	var found fieldpath.Path
 	d.Walk(func(p fieldpath.Path, k, v *yaml.Node) bool {
 		if (k != nil && k.Value == placeholder) || (v.Kind == yaml.ScalarNode && v.Value == placeholder) {
-			found = p
+			found = p.Child() // a copy: Walk reuses p
 			return false
 		}
 		return found == nil

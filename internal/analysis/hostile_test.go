@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -112,5 +113,24 @@ spec:
 		if got := conflicts(p); len(got) != 1 || !strings.HasPrefix(got[0], want) {
 			t.Errorf("%s: %q, want one finding %q", p, got, want)
 		}
+	}
+}
+
+// TestCompleteDeepNesting: completion at the end of an 18 KB line of "- "
+// (9,000 nested lists; yaml.v3 refuses 10,000) allocates a few megabytes,
+// not the gigabyte that per-level path copies cost.
+func TestCompleteDeepNesting(t *testing.T) {
+	store, err := workspace.Builtins(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("- ", 9000) + "\n"
+	f := document.Parse("file:///w/deep.yaml", 1, []byte(text))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	Complete(context.Background(), f, len(text)-1, Env{Schemas: store})
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("completion allocated %d MB", got>>20)
 	}
 }

@@ -167,31 +167,38 @@ func (d *Doc) Nearest(p fieldpath.Path) (fieldpath.Path, Span, Span) {
 // order, with the path of the value. If fn returns false, the value's
 // children are skipped. Aliases are not entered (their anchors are walked
 // where they are written); merge keys are visited as the field "<<".
+//
+// p is valid only during the call (fn must copy it to keep it, e.g. with
+// p.Child()): the walk builds every path in one buffer, so that it costs
+// time linear in the number of nodes however deep they nest.
 func (d *Doc) Walk(fn func(p fieldpath.Path, key, value *yaml.Node) bool) {
 	if d.Root == nil {
 		return
 	}
-	var walk func(p fieldpath.Path, n *yaml.Node)
-	walk = func(p fieldpath.Path, n *yaml.Node) {
+	buf := make(fieldpath.Path, 0, 16)
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		depth := len(buf)
 		switch n.Kind {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], n.Content[i+1]
-				cp := p.Child(fieldpath.Field(KeyName(k)))
-				if fn(cp, k, v) {
-					walk(cp, v)
+				buf = append(buf[:depth], fieldpath.Field(KeyName(k)))
+				if fn(buf[:depth+1:depth+1], k, v) {
+					walk(v)
 				}
 			}
 		case yaml.SequenceNode:
 			for i, v := range n.Content {
-				cp := p.Child(fieldpath.Index(i))
-				if fn(cp, nil, v) {
-					walk(cp, v)
+				buf = append(buf[:depth], fieldpath.Index(i))
+				if fn(buf[:depth+1:depth+1], nil, v) {
+					walk(v)
 				}
 			}
 		}
+		buf = buf[:depth]
 	}
-	walk(nil, d.Root)
+	walk(d.Root)
 }
 
 // At returns what lies at offset: the deepest key or value whose text

@@ -1,6 +1,13 @@
 package document
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+)
 
 // TestBOMAfterMarker: kubectl reads each document after a "---" line as a
 // stream of its own, so a byte-order mark at its start is no part of the
@@ -27,5 +34,28 @@ func TestBOMAfterMarker(t *testing.T) {
 	_, x, _ := d.Spans(path(t, "spec.x"))
 	if src[x.Start:x.End] != "1" {
 		t.Errorf("spec.x span %q", src[x.Start:x.End])
+	}
+}
+
+// TestWalkDeepNesting: Walk builds the paths of 10,000 nested lists in
+// one buffer; a fresh path per node cost time and memory quadratic in the
+// depth (a 20 KB line of "- " took seconds and a gigabyte).
+func TestWalkDeepNesting(t *testing.T) {
+	const depth = 10000
+	d := Parse("t.yaml", 1, []byte(strings.Repeat("- ", depth)+"\n")).Docs[0]
+	n, deepest := 0, 0
+	allocs := testing.AllocsPerRun(1, func() {
+		n, deepest = 0, 0
+		d.Walk(func(p fieldpath.Path, k, v *yaml.Node) bool {
+			n++
+			deepest = max(deepest, len(p))
+			return true
+		})
+	})
+	if n != depth || deepest != depth {
+		t.Fatalf("walked %d nodes, deepest path %d, want %d", n, deepest, depth)
+	}
+	if allocs > 100 {
+		t.Errorf("Walk made %.0f allocations for %d nested lists, want a few", allocs, depth)
 	}
 }
