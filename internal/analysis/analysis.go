@@ -10,7 +10,6 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
@@ -138,12 +137,7 @@ func Diagnose(ctx context.Context, f *document.File, env Env) []Diagnostic {
 		}
 		out = append(out, diagnoseDoc(ctx, d, env)...)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Span.Start != out[j].Span.Start {
-			return out[i].Span.Start < out[j].Span.Start
-		}
-		return out[i].Message < out[j].Message
-	})
+	sortDiagnostics(out)
 	return out
 }
 

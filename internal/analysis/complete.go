@@ -49,6 +49,9 @@ func Complete(ctx context.Context, f *document.File, offset int, env Env) []Comp
 	if env.Schemas == nil || offset < 0 || offset > len(f.Text) {
 		return nil
 	}
+	if _, skipped := f.NotParsed(); skipped {
+		return nil // over the limits: not even one line is parsed again
+	}
 	line := f.Mapper.LineOf(offset)
 	lineStart := f.Mapper.LineStart(line)
 	lineEnd := f.Mapper.LineEnd(line)

@@ -28,6 +28,8 @@ type File struct {
 	spans   map[*yaml.Node]Span // NodeSpan of every node, computed at Parse
 	runes   map[int][]int32     // rune start offsets of long non-ASCII lines, during Parse
 	parsing bool                // Parse is running: caches may be written
+	// notParsed is set when the text was over a limit (see ParseWithin).
+	notParsed *LimitHit
 }
 
 // Doc is one YAML document of a File.
@@ -68,21 +70,7 @@ var yamlErrRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?((?s).*)$`)
 // never panics; problems are Errors inside the Docs. text must not be
 // modified afterwards.
 func Parse(uri string, version int32, text []byte) *File {
-	f := &File{URI: uri, Version: version, Text: text, Mapper: NewMapper(text), spans: map[*yaml.Node]Span{}, parsing: true}
-	defer func() { f.parsing, f.runes = false, nil }()
-	if bytes.HasPrefix(text, []byte("\ufeff")) {
-		f.bom = 3
-	}
-	for i, sp := range f.splitDocuments() {
-		d := &Doc{File: f, Index: i, Span: sp, firstLine: f.Mapper.LineOf(sp.Start)}
-		from := sp.Start
-		if from == 0 {
-			from = f.bom
-		}
-		d.parse(text[from:max(from, sp.End)])
-		f.Docs = append(f.Docs, d)
-	}
-	return f
+	return ParseWithin(uri, version, text, Limits{}, nil)
 }
 
 // splitDocuments cuts the text at document markers. A line that is "---",

@@ -151,7 +151,9 @@ func (f *File) computeSpan(n *yaml.Node, limit int) Span {
 	case yaml.MappingNode, yaml.SequenceNode:
 		_, p := skipProperties(t, start)
 		if p < len(t) && (t[p] == '{' || t[p] == '[') {
-			return Span{start, matchBracket(t, p)}
+			// The closing bracket comes before the next node (or the
+			// document's end), whatever the quotes in between say.
+			return Span{start, matchBracket(t[:max(limit, p)], p)}
 		}
 		end := start
 		for _, c := range n.Content {
@@ -201,7 +203,10 @@ func matchBracket(t []byte, p int) int {
 				return i + 1
 			}
 		case '"':
-			i = endDoubleQuoted(t, i) - 1
+			// A quote inside a plain scalar (a"b) is an ordinary character.
+			if i == 0 || !isPlainChar(t[i-1]) {
+				i = endDoubleQuoted(t, i) - 1
+			}
 		case '\'':
 			// A quote inside a plain scalar (it's) is an ordinary character.
 			if i == 0 || !isPlainChar(t[i-1]) {

@@ -4,6 +4,7 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"go.lsp.dev/protocol"
@@ -38,6 +39,9 @@ func (s *server) readFile(path string) ([]byte, error) {
 	limit := s.settings.MaxFileSize
 	s.mu.Unlock()
 	if ok {
+		if hit, skipped := f.NotParsed(); skipped {
+			return nil, fmt.Errorf("%s is open but not analysed (%d over the limit of %d)", path, hit.Have, hit.Limit)
+		}
 		return f.Text, nil
 	}
 	return workspace.ReadFile(path, limit)

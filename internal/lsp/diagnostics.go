@@ -25,12 +25,15 @@ type diagnoser struct {
 
 	mu      sync.Mutex
 	pending map[uri.URI]context.CancelFunc
+	// caches hold each open document's findings by YAML document, so
+	// that a change re-checks the documents it touched only.
+	caches map[uri.URI]*analysis.DiagnoseCache
 
 	publishMu sync.Mutex
 }
 
 func newDiagnoser(s *server) *diagnoser {
-	return &diagnoser{s: s, pending: map[uri.URI]context.CancelFunc{}}
+	return &diagnoser{s: s, pending: map[uri.URI]context.CancelFunc{}, caches: map[uri.URI]*analysis.DiagnoseCache{}}
 }
 
 // schedule (re)starts the diagnosis of u.
@@ -85,6 +88,7 @@ func (d *diagnoser) forget(u uri.URI) {
 		cancel()
 		delete(d.pending, u)
 	}
+	delete(d.caches, u)
 	d.mu.Unlock()
 	d.publishMu.Lock()
 	defer d.publishMu.Unlock()
@@ -107,17 +111,37 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 	}
 	start := time.Now()
 	var diags []analysis.Diagnostic
-	if ready {
-		env := analysis.Env{Schemas: store, CrossplaneMajor: d.s.crossplaneMajor(), CompositionMode: set.Validation.CompositionMode, Examples: d.s.examplesFunc(store), ClientKinds: set.Validation.ClientKinds}
-		if sev, ok := analysis.ParseSeverity(set.Validation.UnknownKind); ok {
-			env.UnknownKind = sev
-		}
-		diags = append(analysis.Diagnose(ctx, f, env), d.s.packageDiagnostics(f)...)
+	checked := 0
+	if hit, skipped := f.NotParsed(); skipped {
+		diags = []analysis.Diagnostic{notAnalysed(hit)}
 	} else {
 		// Until the workspace's schemas and the cached packages are loaded,
 		// only what depends on neither (syntax, apiVersion/kind, a CRD's own
 		// rules): a slow start must not flash findings that vanish.
-		diags = analysis.Diagnose(ctx, f, analysis.Env{})
+		env := analysis.Env{}
+		if ready {
+			env = analysis.Env{Schemas: store, CrossplaneMajor: d.s.crossplaneMajor(), CompositionMode: set.Validation.CompositionMode, Examples: d.s.examplesFunc(store), ClientKinds: set.Validation.ClientKinds}
+			if sev, ok := analysis.ParseSeverity(set.Validation.UnknownKind); ok {
+				env.UnknownKind = sev
+			}
+		}
+		d.mu.Lock()
+		prev := d.caches[u]
+		d.mu.Unlock()
+		found, next := analysis.DiagnoseIncremental(ctx, f, env, prev)
+		if ctx.Err() != nil {
+			return
+		}
+		checked = next.Checked()
+		d.mu.Lock()
+		if _, open := d.pending[u]; open && d.caches[u] == prev {
+			d.caches[u] = next // (not when closed meanwhile, or a newer run stored its own)
+		}
+		d.mu.Unlock()
+		diags = found
+		if ready {
+			diags = append(diags, d.s.packageDiagnostics(f)...)
+		}
 	}
 	if ctx.Err() != nil {
 		return
@@ -129,7 +153,7 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 		return // superseded: a newer version is (or will be) published instead
 	}
 	d.send(u, f, diags, enc)
-	d.s.log.Debug("diagnostics published", "uri", u, "version", f.Version, "count", len(diags), "took", time.Since(start))
+	d.s.log.Debug("diagnostics published", "uri", u, "version", f.Version, "count", len(diags), "documents", len(f.Docs), "checked", checked, "took", time.Since(start))
 }
 
 // send publishes diags for u; f is nil to clear.

@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,4 +80,38 @@ func TestDoubleStarGlobSettings(t *testing.T) {
 	if got := codes(e.AwaitDiagnostics("db.yaml", 1, 10*time.Second)); got != "enum" {
 		t.Errorf("diagnostics %q, want the CRD's enum finding", got)
 	}
+}
+
+// TestDocumentLimits: an open file over crdLsp.maxFileSize or
+// crdLsp.maxDocuments is not analysed; it gets one diagnostic at its start
+// saying why and which setting to raise, and nothing else answers for it.
+// Raising the setting analyses it.
+func TestDocumentLimits(t *testing.T) {
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: t.TempDir(), Settings: map[string]any{"maxFileSize": 2000, "maxDocuments": 3}})
+	e.AwaitSchemas(30 * time.Second)
+	big := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n" + strings.Repeat("# padding\n", 300)
+	e.Open("big.yaml", big)
+	d := e.AwaitDiagnostics("big.yaml", 1, 10*time.Second)
+	if len(d) != 1 || lsptest.Code(d[0]) != "file-too-large" || d[0].Range.Start.Line != 0 || d[0].Range.Start.Character != 0 ||
+		!strings.Contains(lsptest.Message(d[0]), fmt.Sprintf("it is %d bytes, over the 2000 bytes limit (raise crdLsp.maxFileSize", len(big))) {
+		t.Errorf("oversize file: %v", d)
+	}
+	if h := e.Hover("big.yaml", 1, 2); h != nil {
+		t.Errorf("hover in a file not analysed: %v", h)
+	}
+	if c := e.Completion("big.yaml", 3, 2); len(c) != 0 {
+		t.Errorf("completion in a file not analysed: %v", c)
+	}
+	// Under the limit after an edit: analysed (the syntax error shows).
+	e.Change("big.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n")
+	if d := e.AwaitDiagnostics("big.yaml", 2, 10*time.Second); len(d) != 1 || lsptest.Code(d[0]) != "yaml-syntax" {
+		t.Errorf("after shrinking: %v", d)
+	}
+	e.Open("many.yaml", strings.Repeat("a: 1\n---\n", 4)+"b: [\n")
+	d = e.AwaitDiagnostics("many.yaml", 1, 10*time.Second)
+	if len(d) != 1 || !strings.Contains(lsptest.Message(d[0]), "it holds 5 YAML documents, over the limit of 3 (raise crdLsp.maxDocuments") {
+		t.Errorf("too many documents: %v", d)
+	}
+	e.SetSettings(map[string]any{"maxFileSize": 2000, "maxDocuments": 10})
+	awaitCodes(t, e, "many.yaml", "yaml-syntax")
 }

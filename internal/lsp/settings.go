@@ -52,7 +52,13 @@ type Settings struct {
 	// read on request (the document and XR crdLsp.render is given, other
 	// files' text for definitions) are refused.
 	MaxFileSize int64 `json:"maxFileSize,omitempty"`
+	// MaxDocuments bounds the YAML documents of an open file that crd-lsp
+	// analyses: a file with more gets one diagnostic saying it was not.
+	MaxDocuments int `json:"maxDocuments,omitempty"`
 }
+
+// defaultMaxDocuments is crdLsp.maxDocuments's default.
+const defaultMaxDocuments = 10000
 
 // defaultMaxFileSize is crdLsp.maxFileSize's default: analysing a file
 // takes about 0.7 s per MB of YAML, on every change.
@@ -64,6 +70,7 @@ func defaultSettings() Settings {
 	s.Validation.CompositionMode = "warn"
 	s.Schemas.MaxFileSize = workspace.DefaultMaxFileSize
 	s.MaxFileSize = defaultMaxFileSize
+	s.MaxDocuments = defaultMaxDocuments
 	return s
 }
 
@@ -92,6 +99,9 @@ func parseSettings(raw []byte) (Settings, error) {
 	}
 	if s.MaxFileSize <= 0 {
 		s.MaxFileSize = defaultMaxFileSize
+	}
+	if s.MaxDocuments <= 0 {
+		s.MaxDocuments = defaultMaxDocuments
 	}
 	return s, nil
 }

@@ -15,10 +15,10 @@ import (
 
 func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
 	td := params.TextDocument
-	f := document.Parse(string(td.URI), td.Version, []byte(td.Text))
+	f := s.parseBuffer(string(td.URI), td.Version, []byte(td.Text), nil)
 	s.mu.Lock()
 	s.open[td.URI] = f
-	schemaChanged := s.syncBufferSchemasLocked(td.URI, f.Text)
+	schemaChanged := s.syncBufferSchemasLocked(td.URI, bufferText(f))
 	s.mu.Unlock()
 	s.afterChange(td.URI, schemaChanged)
 	return nil
@@ -59,14 +59,14 @@ func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 		s.showMessage(protocol.MessageTypeError, "crd-lsp: lost track of "+string(td.URI)+" ("+err.Error()+"); close and reopen the file")
 		return nil
 	}
-	f := document.Parse(string(td.URI), td.Version, text)
+	f := s.parseBuffer(string(td.URI), td.Version, text, old)
 	s.mu.Lock()
 	if cur, ok := s.open[td.URI]; !ok || cur != old {
 		s.mu.Unlock()
 		return nil // closed or changed meanwhile (cannot happen: sync methods are ordered)
 	}
 	s.open[td.URI] = f
-	schemaChanged := s.syncBufferSchemasLocked(td.URI, f.Text)
+	schemaChanged := s.syncBufferSchemasLocked(td.URI, bufferText(f))
 	s.mu.Unlock()
 	s.afterChange(td.URI, schemaChanged)
 	return nil

@@ -83,6 +83,9 @@ func (s *server) applySettings(set Settings) {
 	s.settings = set
 	s.mu.Unlock()
 	s.log.Info("settings applied", "crossplaneVersion", set.CrossplaneVersion, "unknownKind", set.Validation.UnknownKind)
+	if old.documentLimits() != set.documentLimits() {
+		s.goBackground(s.reparseOpen)
+	}
 	if old.CrossplaneVersion != set.CrossplaneVersion || !equalStrings(old.Schemas.Include, set.Schemas.Include) ||
 		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || old.Schemas.MaxFileSize != set.Schemas.MaxFileSize {
 		s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
@@ -302,7 +305,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	s.schemasReady = true
 	s.major = major
 	for u, f := range s.open {
-		s.syncBufferSchemasLocked(u, f.Text)
+		s.syncBufferSchemasLocked(u, bufferText(f))
 	}
 	store := s.store
 	problemsChanged := s.replaceFileProblemsLocked(problems)

@@ -96,10 +96,10 @@ func IsFileError(err error) (*FileError, bool) {
 	return fe, ok
 }
 
-// Size writes a byte count for messages: 812 bytes, 1.5 KiB, 10 MiB.
+// Size writes a byte count for messages: 8120 bytes, 15.5 KiB, 10 MiB.
 func Size(n int64) string {
 	switch {
-	case n < 1<<10:
+	case n < 10<<10:
 		return fmt.Sprintf("%d bytes", n)
 	case n < 1<<20:
 		return trimZero(float64(n)/(1<<10)) + " KiB"
