@@ -16,8 +16,19 @@ type Limits struct {
 // LimitHit says which limit kept a File from being parsed.
 type LimitHit struct {
 	Documents bool // the document count (else the size in bytes)
-	Have      int
-	Limit     int
+	// Message: the editor's message carrying the text was over the limit
+	// of one message, so the text is not known at all (see Skipped).
+	Message bool
+	Have    int
+	Limit   int
+}
+
+// Skipped is a File whose text is not known (an editor sent it in a
+// message too large to read): empty, one empty document, NotParsed hit.
+func Skipped(uri string, version int32, hit LimitHit) *File {
+	f := newFile(uri, version, nil)
+	f.parsing = false
+	return f.unparsed(hit)
 }
 
 // NotParsed reports whether f was left unparsed because its text was over
@@ -38,6 +49,9 @@ func (f *File) NotParsed() (LimitHit, bool) {
 // keystroke in one document of a long file parses that document only.
 func ParseWithin(uri string, version int32, text []byte, lim Limits, prev *File) *File {
 	f := newFile(uri, version, text)
+	if prev != nil {
+		f.spans = make(map[*yaml.Node]Span, len(prev.spans))
+	}
 	defer func() { f.parsing, f.runes = false, nil }()
 	if lim.MaxBytes > 0 && len(text) > lim.MaxBytes {
 		return f.unparsed(LimitHit{Have: len(text), Limit: lim.MaxBytes})
@@ -124,9 +138,31 @@ func (o *oldDocs) take(text []byte, first bool) *Doc {
 func (d *Doc) adopt(o *Doc) {
 	lines := d.firstLine - o.firstLine
 	shift := d.Span.Start - o.Span.Start
-	oldSpans := o.File.spans
-	var copyNode func(n *yaml.Node) *yaml.Node
+	oldSpans, spans := o.File.spans, d.File.spans
+	if lines == 0 {
+		// The same nodes: only their spans move. (The spans map doubles
+		// as the set of nodes seen, for aliases.)
+		var walk func(n *yaml.Node)
+		walk = func(n *yaml.Node) {
+			if n == nil {
+				return
+			}
+			if _, seen := spans[n]; seen {
+				return
+			}
+			sp := oldSpans[n]
+			spans[n] = Span{sp.Start + shift, sp.End + shift}
+			for _, x := range n.Content {
+				walk(x)
+			}
+			walk(n.Alias)
+		}
+		walk(o.Root)
+		d.Root = o.Root
+		return
+	}
 	copies := map[*yaml.Node]*yaml.Node{}
+	var copyNode func(n *yaml.Node) *yaml.Node
 	copyNode = func(n *yaml.Node) *yaml.Node {
 		if n == nil {
 			return nil
@@ -134,30 +170,20 @@ func (d *Doc) adopt(o *Doc) {
 		if c, ok := copies[n]; ok {
 			return c
 		}
-		c := n
-		if lines != 0 {
-			cp := *n
-			cp.Line += lines
-			c = &cp
-		}
+		cp := *n
+		c := &cp
+		c.Line += lines
 		copies[n] = c
 		if sp, ok := oldSpans[n]; ok {
-			d.File.spans[c] = Span{sp.Start + shift, sp.End + shift}
+			spans[c] = Span{sp.Start + shift, sp.End + shift}
 		}
-		if lines != 0 {
-			if len(n.Content) > 0 {
-				c.Content = make([]*yaml.Node, len(n.Content))
-				for i, x := range n.Content {
-					c.Content[i] = copyNode(x)
-				}
+		if len(n.Content) > 0 {
+			c.Content = make([]*yaml.Node, len(n.Content))
+			for i, x := range n.Content {
+				c.Content[i] = copyNode(x)
 			}
-			c.Alias = copyNode(n.Alias)
-		} else {
-			for _, x := range n.Content {
-				copyNode(x)
-			}
-			copyNode(n.Alias)
 		}
+		c.Alias = copyNode(n.Alias)
 		return c
 	}
 	d.Root = copyNode(o.Root)

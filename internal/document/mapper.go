@@ -1,6 +1,7 @@
 package document
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"unicode/utf8"
@@ -65,7 +66,7 @@ type Mapper struct {
 
 // NewMapper indexes text's lines. It keeps text, which must not change.
 func NewMapper(text []byte) *Mapper {
-	lines := make([]int, 1, 1+len(text)/32)
+	lines := make([]int, 1, 1+bytes.Count(text, []byte("\n"))+bytes.Count(text, []byte("\r")))
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
 		case '\n':

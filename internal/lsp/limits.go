@@ -51,6 +51,10 @@ func bufferText(f *document.File) []byte {
 func notAnalysed(hit document.LimitHit) analysis.Diagnostic {
 	msg := fmt.Sprintf("crd-lsp did not analyse this file: it is %s, over the %s limit (raise crdLsp.maxFileSize to analyse it)",
 		workspace.Size(int64(hit.Have)), workspace.Size(int64(hit.Limit)))
+	if hit.Message {
+		msg = fmt.Sprintf("crd-lsp did not analyse this file: the editor sent it in a message of %s, over the %s limit of one message; close it, and reopen it once it is smaller",
+			workspace.Size(int64(hit.Have)), workspace.Size(int64(hit.Limit)))
+	}
 	if hit.Documents {
 		msg = fmt.Sprintf("crd-lsp did not analyse this file: it holds %d YAML documents, over the limit of %d (raise crdLsp.maxDocuments to analyse it)", hit.Have, hit.Limit)
 	}

@@ -166,6 +166,12 @@ func (s *server) handle(next jsonrpc2.Handler) jsonrpc2.Handler {
 		if !req.IsCall() && strings.HasPrefix(method, "$/") && method != protocol.MethodCancelRequest && method != protocol.MethodSetTrace {
 			return nil, nil // optional notifications may be ignored
 		}
+		if handled, err := s.syncMessage(ctx, method, req.Params()); handled {
+			if err != nil {
+				s.log.Warn("notification failed", "method", method, "error", err)
+			}
+			return nil, nil
+		}
 		result, err = next(ctx, req)
 		err = invalidParams(method, err)
 		if err != nil && !req.IsCall() {

@@ -19,8 +19,11 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// maxFrame bounds one message body. Larger frames are discarded, not buffered.
-const maxFrame = 256 << 20
+// maxFrame bounds one message body. Larger frames are not buffered: they
+// are scanned as they stream past for what they are (see
+// stream_limits.go). Decoding a message costs a few times its size, so
+// this keeps a message well below 1 GiB of memory. (A variable for tests.)
+var maxFrame = 64 << 20
 
 // resilientStream is a jsonrpc2.Stream with Content-Length framing whose
 // reader logs and skips malformed input (a header line without a colon, a
@@ -79,6 +82,10 @@ func (s *resilientStream) Read(ctx context.Context) (jsonrpc2.Message, int64, er
 		body, n, err := s.readFrame()
 		if err != nil {
 			var bad *badFrameError
+			var syn *synthesized
+			if errors.As(err, &syn) {
+				return syn.msg, n, nil
+			}
 			if errors.As(err, &bad) {
 				s.log.Warn("skipping malformed LSP input", "reason", bad.reason)
 				continue
@@ -176,8 +183,12 @@ func (s *resilientStream) readFrame() ([]byte, int64, error) {
 		return nil, 0, &badFrameError{problem}
 	}
 	if length > maxFrame {
-		if _, err := io.CopyN(io.Discard, s.in, int64(length)); err != nil {
-			return nil, 0, io.ErrUnexpectedEOF
+		msg, err := s.oversizeFrame(int64(length))
+		if err != nil {
+			return nil, 0, err
+		}
+		if msg != nil {
+			return nil, consumed + int64(length), &synthesized{msg}
 		}
 		return nil, 0, &badFrameError{fmt.Sprintf("frame of %d bytes exceeds the %d byte limit", length, maxFrame)}
 	}

@@ -901,6 +901,15 @@ func (e *Editor) Exit() {
 	}
 }
 
+// PID is the binary's process id (0 in process mode), for tests that
+// look at the process itself (its memory).
+func (e *Editor) PID() int {
+	if e.cmd == nil || e.cmd.Process == nil {
+		return 0
+	}
+	return e.cmd.Process.Pid
+}
+
 // ExitCode is the process's exit status once it ended (-1 before, and in
 // process mode).
 func (e *Editor) ExitCode() int { return int(e.exitCode.Load()) }
