@@ -22,6 +22,8 @@ echo "# hover and completion latency on a 3,000-line file"
 run ./internal/analysis EditingHelp3000Lines -benchtime 300x "$@"
 echo "# schema store: indexing every provider-aws CRD, re-indexing one file, validators"
 run ./internal/schemas 'IndexAWSFull|ReindexOneFile|FirstValidate|ValidateWarm' "$@"
+echo "# hostile inputs (issue 16): the slowest hover after each, the server's peak RSS"
+run ./internal/lsp HostileInputs -benchtime 1x "$@"
 
 echo
 echo "# end to end (issue 15): the crd-lsp binary on generated workloads"

@@ -15,6 +15,8 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 	"os"
 	"path/filepath"
+
+	"github.com/crd-lsp/crd-lsp/internal/fuzztest"
 )
 
 func builtinStore(t testing.TB) *schemas.Store {
@@ -217,7 +219,11 @@ func FuzzDiagnoseComposition(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, text []byte) {
+	f.Fuzz(fuzzDiagnoseComposition(env))
+}
+
+func fuzzDiagnoseComposition(env Env) func(t *testing.T, text []byte) {
+	return func(t *testing.T, text []byte) {
 		file := document.Parse("c.yaml", 1, text)
 		for _, d := range Diagnose(context.Background(), file, env) {
 			if d.Code == "internal" {
@@ -225,5 +231,11 @@ func FuzzDiagnoseComposition(f *testing.F) {
 			}
 		}
 		CodeLenses(file, env)
-	})
+	}
+}
+
+// TestFuzzMutations runs the fuzz target on mutations of its corpus for a
+// bounded time (see internal/fuzztest).
+func TestFuzzMutations(t *testing.T) {
+	fuzztest.Mutate(t, "FuzzDiagnoseComposition", fuzzDiagnoseComposition(compositionEnv(t)))
 }

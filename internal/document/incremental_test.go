@@ -3,7 +3,6 @@ package document
 import (
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -24,11 +23,9 @@ func sameFile(t *testing.T, got, want *File) {
 		if g.Span != w.Span || g.firstLine != w.firstLine || fmt.Sprint(g.Errors) != fmt.Sprint(w.Errors) || (g.Root == nil) != (w.Root == nil) {
 			t.Fatalf("doc %d: span %v line %d errors %v, want %v %d %v", i, g.Span, g.firstLine, g.Errors, w.Span, w.firstLine, w.Errors)
 		}
-		gv, gerr := g.Object()
-		wv, werr := w.Object()
-		if !reflect.DeepEqual(gv, wv) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
-			t.Fatalf("doc %d: object %v (%v), want %v (%v)", i, gv, gerr, wv, werr)
-		}
+		// (Object decodes the document's text, not its nodes: the same
+		// for both. It is not compared: sigs.k8s.io/yaml's result is not
+		// always deterministic, e.g. for keys 9 and 09.)
 		walk := func(d *Doc) []string {
 			var out []string
 			d.Walk(func(p fieldpath.Path, k, v *yaml.Node) bool {

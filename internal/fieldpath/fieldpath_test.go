@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/fuzztest"
 )
 
 func TestParse(t *testing.T) {
@@ -175,7 +177,11 @@ func FuzzParse(f *testing.F) {
 		"x[*].y", "['a.b']", "a..b", "[", "]", "a[0]b", "é[😀]", "[4294967296]", "['']"} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
+	f.Fuzz(fuzzParse)
+}
+
+func fuzzParse(t *testing.T, s string) {
+	{
 		p, err := Parse(s)
 		if err != nil {
 			var se *SyntaxError
@@ -196,13 +202,17 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("String not stable: %q then %q", out, again)
 			}
 		}
-	})
+	}
 }
 
 func FuzzStringRoundTrip(f *testing.F) {
 	f.Add("a", "b.c", 3, true)
 	f.Add("*", "", 0, false)
-	f.Fuzz(func(t *testing.T, a, b string, i int, idxFirst bool) {
+	f.Fuzz(fuzzStringRoundTrip)
+}
+
+func fuzzStringRoundTrip(t *testing.T, a, b string, i int, idxFirst bool) {
+	{
 		p := Path{Field(a), Field(b), Index(i)}
 		if idxFirst {
 			p = Path{Index(i), Field(a), Field(b)}
@@ -214,5 +224,12 @@ func FuzzStringRoundTrip(f *testing.F) {
 		if err != nil || !back.Equal(p) {
 			t.Fatalf("%#v: String %q parsed to %#v, %v", p, p.String(), back, err)
 		}
-	})
+	}
+}
+
+// TestFuzzMutations runs the fuzz targets on mutations of their corpus
+// for a bounded time (see internal/fuzztest).
+func TestFuzzMutations(t *testing.T) {
+	t.Run("FuzzParse", func(t *testing.T) { fuzztest.Mutate(t, "FuzzParse", fuzzParse) })
+	t.Run("FuzzStringRoundTrip", func(t *testing.T) { fuzztest.Mutate(t, "FuzzStringRoundTrip", fuzzStringRoundTrip) })
 }
