@@ -182,3 +182,49 @@ func TestDiagnoseIncremental(t *testing.T) {
 		t.Errorf("new snapshot: %d checked", c.Checked())
 	}
 }
+
+// TestMultiplyOverflowReportedOnce: a multiply beyond int64 in a P&T
+// input was reported twice, once at a garbled "…input.<nil>" path; now
+// once, on the value.
+func TestMultiplyOverflowReportedOnce(t *testing.T) {
+	store, err := workspace.Builtins(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: overflow
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  mode: Pipeline
+  pipeline:
+  - step: pt
+    functionRef: {name: function-patch-and-transform}
+    input:
+      apiVersion: pt.fn.crossplane.io/v1beta1
+      kind: Resources
+      resources:
+      - name: r
+        base: {apiVersion: v1, kind: ConfigMap}
+        patches:
+        - fromFieldPath: spec.n
+          toFieldPath: data.n
+          transforms:
+          - type: math
+            math: {type: Multiply, multiply: 9223372036854775808}
+`
+	f := document.Parse("file:///w/comp.yaml", 1, []byte(comp))
+	var on []string
+	for _, d := range Diagnose(context.Background(), f, Env{Schemas: store, CrossplaneMajor: 2}) {
+		if strings.Contains(d.Message, "<nil>") {
+			t.Errorf("garbled: %v", d)
+		}
+		if string(f.Text[d.Span.Start:d.Span.End]) == "9223372036854775808" {
+			on = append(on, d.Code+": "+d.Message)
+		}
+	}
+	if len(on) != 1 || !strings.Contains(on[0], "must be of type integer with format int64") {
+		t.Errorf("findings on the multiply: %q, want one", on)
+	}
+}
