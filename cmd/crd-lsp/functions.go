@@ -103,7 +103,7 @@ func readFunctions(p string) ([]functions.Function, error) {
 	}
 	paths := []string{p}
 	if st.IsDir() {
-		files, _, err := workspace.Scan(context.Background(), p, workspace.Options{}, nil)
+		files, _, err := workspace.Scan(context.Background(), p, workspace.Options{MaxFileSize: workspace.DefaultMaxFileSize}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +114,7 @@ func readFunctions(p string) ([]functions.Function, error) {
 	}
 	var out []functions.Function
 	for _, fp := range paths {
-		b, err := os.ReadFile(fp)
+		b, err := workspace.ReadFile(fp, workspace.DefaultMaxFileSize)
 		if err != nil {
 			return nil, err
 		}

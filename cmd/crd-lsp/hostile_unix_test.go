@@ -30,4 +30,7 @@ func TestCheckAndRenderRefuseDevices(t *testing.T) {
 	if code, _, errOut := runCmd(t, "", "render", "--xr", zero, comp); code != 2 || !strings.Contains(errOut, "--xr: "+zero+": a character device") {
 		t.Errorf("render --xr /dev/zero: exit %d, stderr %q", code, errOut)
 	}
+	if code, _, errOut := runCmd(t, "", "render", "--functions", zero, comp); code != 2 || !strings.Contains(errOut, zero+": a character device") {
+		t.Errorf("render --functions /dev/zero: exit %d, stderr %q", code, errOut)
+	}
 }
