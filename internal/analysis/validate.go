@@ -59,7 +59,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	}
 	if gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "CompositeResourceDefinition" {
 		// What Crossplane derives from the XRD must pass as a CRD.
-		out := append(fromSchemaErrors(d, errs), fromSchemaErrors(d, schemas.ValidateXRD(ctx, m, env.CrossplaneMajor))...)
+		out := append(fromSchemaErrors(d, errs), fromSchemaErrors(d, derivedOnly(errs, schemas.ValidateXRD(ctx, m, env.CrossplaneMajor)))...)
 		return append(out, conflictingDefinitions(d, m, env)...)
 	}
 	if !found && env.UnknownKind != 0 && !schemaless[gvk.Group] && !IsClientSide(gvk, env.ClientKinds) {
@@ -540,3 +540,20 @@ var (
 	_ = [1]int{}[int(composition.Warning)-int(render.Warning)]
 	_ = [1]int{}[int(composition.Info)-int(render.Info)]
 )
+
+// derivedOnly drops the findings on an XRD's derived CRDs that sit at or
+// below a finding of the XRD's own schema: one mistake (an uppercase claim
+// plural), one finding.
+func derivedOnly(own, derived []schemas.Error) []schemas.Error {
+	var out []schemas.Error
+	for _, e := range derived {
+		restated := false
+		for _, o := range own {
+			restated = restated || (o.Severity == schemas.SeverityError && len(o.Path) > 0 && e.Path.HasPrefix(o.Path))
+		}
+		if !restated {
+			out = append(out, e)
+		}
+	}
+	return out
+}
