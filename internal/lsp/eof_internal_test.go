@@ -13,9 +13,9 @@ import (
 // request is still running (one that does not even look at its context),
 // Serve returns promptly instead of waiting for it.
 func TestEOFWithRequestInFlight(t *testing.T) {
-	blockProbe, blockStarted = make(chan struct{}), make(chan struct{}, 1)
-	release := blockProbe
-	t.Cleanup(func() { close(release); blockProbe, blockStarted = nil, nil })
+	bp := &struct{ release, started chan struct{} }{make(chan struct{}), make(chan struct{}, 1)}
+	blockProbe.Store(bp)
+	t.Cleanup(func() { close(bp.release); blockProbe.Store(nil) })
 
 	serverEnd, clientEnd := net.Pipe()
 	done := make(chan error, 1)
@@ -29,7 +29,7 @@ func TestEOFWithRequestInFlight(t *testing.T) {
 	}
 	go func() { _, _ = conn.Call(context.Background(), blockProbeMethod, map[string]any{}, nil) }()
 	select {
-	case <-blockStarted:
+	case <-bp.started:
 	case <-ctx.Done():
 		t.Fatal("the blocking request never started")
 	}

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -33,6 +34,8 @@ type Options struct {
 	// before it computes diagnostics (later edits cancel earlier work).
 	// Zero means the default, 15ms.
 	DiagnosticsDelay time.Duration
+
+	maxFrame int // tests: a smaller message limit
 }
 
 // exitGrace is how long Serve waits for running requests once the session
@@ -63,6 +66,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	defer cancel()
 
 	stream := newResilientStream(rwc, opts.Logger)
+	if opts.maxFrame > 0 {
+		stream.maxFrame = opts.maxFrame
+	}
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(Codec{}))
 	s := newServer(ctx, opts, conn)
 	conn.Go(ctx, s.cancellation(s.handle(protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler))))
@@ -113,12 +119,9 @@ var panicProbe = false
 const panicProbeMethod = "crd-lsp/test/panic"
 
 // blockProbe, when set by this package's tests, makes blockProbeMethod
-// block until it is closed, whatever its context says (blockStarted is
+// block until release is closed, whatever its context says (started is
 // signalled first): a request that is still running when the client goes.
-var (
-	blockProbe   chan struct{}
-	blockStarted chan struct{}
-)
+var blockProbe atomic.Pointer[struct{ release, started chan struct{} }]
 
 const blockProbeMethod = "crd-lsp/test/block"
 
@@ -149,9 +152,9 @@ func (s *server) handle(next jsonrpc2.Handler) jsonrpc2.Handler {
 		if panicProbe && method == panicProbeMethod {
 			panic("panic probe")
 		}
-		if blockProbe != nil && method == blockProbeMethod {
-			blockStarted <- struct{}{}
-			<-blockProbe // ignores ctx on purpose: a request that never ends
+		if bp := blockProbe.Load(); bp != nil && method == blockProbeMethod {
+			bp.started <- struct{}{}
+			<-bp.release // ignores ctx on purpose: a request that never ends
 			return nil, nil
 		}
 		if method != protocol.MethodInitialize && method != protocol.MethodExit && !s.initialized.Load() {

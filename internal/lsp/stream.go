@@ -22,8 +22,9 @@ import (
 // maxFrame bounds one message body. Larger frames are not buffered: they
 // are scanned as they stream past for what they are (see
 // stream_limits.go). Decoding a message costs a few times its size, so
-// this keeps a message well below 1 GiB of memory. (A variable for tests.)
-var maxFrame = 64 << 20
+// this keeps a message well below 1 GiB of memory. (Tests set a smaller
+// resilientStream.maxFrame.)
+const maxFrame = 64 << 20
 
 // resilientStream is a jsonrpc2.Stream with Content-Length framing whose
 // reader logs and skips malformed input (a header line without a colon, a
@@ -38,6 +39,7 @@ type resilientStream struct {
 	log    *slog.Logger
 
 	closeOnce sync.Once
+	maxFrame  int // maxFrame, or less in tests
 	// ended is closed once Read fails for good (end of input, a read
 	// error): the client is gone, whatever requests are still running.
 	ended     chan struct{}
@@ -46,11 +48,12 @@ type resilientStream struct {
 
 func newResilientStream(rwc io.ReadWriteCloser, log *slog.Logger) *resilientStream {
 	return &resilientStream{
-		in:     bufio.NewReaderSize(rwc, 64<<10),
-		out:    jsonrpc2.NewHeaderStream(writeOnly{rwc}),
-		closer: rwc,
-		log:    log,
-		ended:  make(chan struct{}),
+		in:       bufio.NewReaderSize(rwc, 64<<10),
+		out:      jsonrpc2.NewHeaderStream(writeOnly{rwc}),
+		closer:   rwc,
+		log:      log,
+		ended:    make(chan struct{}),
+		maxFrame: maxFrame,
 	}
 }
 
@@ -182,7 +185,7 @@ func (s *resilientStream) readFrame() ([]byte, int64, error) {
 		}
 		return nil, 0, &badFrameError{problem}
 	}
-	if length > maxFrame {
+	if length > s.maxFrame {
 		msg, err := s.oversizeFrame(int64(length))
 		if err != nil {
 			return nil, 0, err
@@ -190,7 +193,7 @@ func (s *resilientStream) readFrame() ([]byte, int64, error) {
 		if msg != nil {
 			return nil, consumed + int64(length), &synthesized{msg}
 		}
-		return nil, 0, &badFrameError{fmt.Sprintf("frame of %d bytes exceeds the %d byte limit", length, maxFrame)}
+		return nil, 0, &badFrameError{fmt.Sprintf("frame of %d bytes exceeds the %d byte limit", length, s.maxFrame)}
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(s.in, body); err != nil {

@@ -47,7 +47,7 @@ func (s *resilientStream) oversizeFrame(length int64) (jsonrpc2.Message, error) 
 	if _, err := io.Copy(io.Discard, lr); err != nil || lr.N > 0 {
 		return nil, io.ErrUnexpectedEOF
 	}
-	s.log.Warn("skipping LSP message over the size limit", "bytes", length, "limit", maxFrame, "method", info.method)
+	s.log.Warn("skipping LSP message over the size limit", "bytes", length, "limit", s.maxFrame, "method", info.method)
 	switch {
 	case info.id != nil:
 		var id jsonrpc2.ID
@@ -59,13 +59,13 @@ func (s *resilientStream) oversizeFrame(length int64) (jsonrpc2.Message, error) 
 			return nil, nil // no id to answer
 		}
 		resp := jsonrpc2.NewResponse(id, nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest,
-			"crd-lsp: a %s request of %d bytes is over the %d byte message limit", info.method, length, int64(maxFrame)))
+			"crd-lsp: a %s request of %d bytes is over the %d byte message limit", info.method, length, s.maxFrame))
 		if _, err := s.out.Write(context.Background(), resp); err != nil {
 			s.log.Warn("answering an oversize request failed", "error", err)
 		}
 		return nil, nil
 	case (info.method == protocol.MethodTextDocumentDidOpen || info.method == protocol.MethodTextDocumentDidChange) && info.uri != "":
-		params, _ := json.Marshal(overLimitParams{URI: info.uri, Version: info.version, Bytes: length, Limit: int64(maxFrame)})
+		params, _ := json.Marshal(overLimitParams{URI: info.uri, Version: info.version, Bytes: length, Limit: int64(s.maxFrame)})
 		return jsonrpc2.NewNotification(methodOverLimit, params), nil
 	}
 	return nil, nil

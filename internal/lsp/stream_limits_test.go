@@ -14,18 +14,11 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-func smallFrames(t *testing.T, n int) {
-	old := maxFrame
-	maxFrame = n
-	t.Cleanup(func() { maxFrame = old })
-}
-
 // TestOversizeFrames: messages over the frame limit are not read into
 // memory, yet not dropped without a word: a didOpen (whatever the order
 // of its fields) becomes a note that the document is open and too large,
 // a request gets an error response, anything else is skipped.
 func TestOversizeFrames(t *testing.T) {
-	smallFrames(t, 1024)
 	text := strings.Repeat("k: v\n", 1000)
 	input := strings.Join([]string{
 		frame(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"text":"` + strings.ReplaceAll(text, "\n", `\n`) + `","uri":"file:///big.yaml","languageId":"yaml","version":3}}}`),
@@ -35,6 +28,7 @@ func TestOversizeFrames(t *testing.T) {
 	}, "")
 	out := &rwc{Reader: strings.NewReader(input)}
 	s := newResilientStream(out, slog.New(slog.DiscardHandler))
+	s.maxFrame = 1024
 	msg, _, err := s.Read(context.Background())
 	n, ok := msg.(*jsonrpc2.Notification)
 	if err != nil || !ok || n.Method() != methodOverLimit {
@@ -57,9 +51,8 @@ func TestOversizeFrames(t *testing.T) {
 // editor opened in a message over the limit gets the diagnostic that it
 // was not analysed.
 func TestOversizeDidOpenIsReported(t *testing.T) {
-	smallFrames(t, 4096)
 	serverEnd, clientEnd := net.Pipe()
-	go func() { _ = Serve(context.Background(), serverEnd, Options{}) }()
+	go func() { _ = Serve(context.Background(), serverEnd, Options{maxFrame: 4096}) }()
 	var mu sync.Mutex
 	var published []protocol.PublishDiagnosticsParams
 	got := make(chan struct{}, 16)
