@@ -25,6 +25,9 @@ import (
 	"time"
 )
 
+// slow is how long one input may take: hostile input must not hang.
+const slow = 10 * time.Second
+
 // Duration is how long Mutate runs each target: CRD_LSP_FUZZTIME, else
 // 2 s under CI=true, else 0 (skip).
 func Duration() time.Duration {
@@ -68,6 +71,7 @@ func Mutate(t *testing.T, target string, body any) {
 	runs := 0
 	for ; time.Now().Before(deadline); runs++ {
 		args := mutate(rng, seeds[rng.IntN(len(seeds))], seeds)
+		began := time.Now()
 		ok := t.Run(fmt.Sprint(runs), func(t *testing.T) {
 			defer func() {
 				if r := recover(); r != nil {
@@ -78,6 +82,9 @@ func Mutate(t *testing.T, target string, body any) {
 		})
 		if !ok {
 			t.Fatalf("input (save it as testdata/fuzz/%s/<name>):\n%s", target, format(args))
+		}
+		if took := time.Since(began); took > slow {
+			t.Errorf("one input took %v (more than %v):\n%.2000s", took, slow, format(args))
 		}
 	}
 	t.Logf("%d mutations of %d seeds in %v", runs, len(seeds), d)

@@ -35,9 +35,14 @@ type LimitError struct {
 	// Estimated is true when Size is an upper bound computed before
 	// producing the value.
 	Estimated bool
+	// Digits: Size and Limit count the digits of a number, not bytes.
+	Digits bool
 }
 
 func (e *LimitError) Error() string {
+	if e.Digits {
+		return fmt.Sprintf("%s has %d digits, over crd-lsp's rendering limit of %d (Crossplane would run this in a function with a time limit)", e.What, e.Size, e.Limit)
+	}
 	size := "is " + byteSize(e.Size)
 	if e.Estimated {
 		size = "could be up to " + byteSize(e.Size)
@@ -205,4 +210,33 @@ func (b *budget) add(what string, n int) error {
 	}
 	b.used += n
 	return nil
+}
+
+// maxQuantityExponent bounds the decimal exponent of a quantity rendering
+// converts: the API machinery computes with exact big numbers, and
+// "1E-99999999" takes it most of a minute (1E-999999 50 ms).
+const maxQuantityExponent = 999999
+
+// maxQuantityLength bounds the length of a quantity rendering converts (a
+// megabyte of digits takes over a second).
+const maxQuantityLength = 4096
+
+// checkQuantity refuses a quantity longer than maxQuantityLength or whose
+// exponent is over maxQuantityExponent, before it is parsed.
+func checkQuantity(s string) error {
+	if len(s) > maxQuantityLength {
+		return &LimitError{What: "the quantity to convert", Size: len(s), Limit: maxQuantityLength}
+	}
+	i := strings.LastIndexAny(s, "eE")
+	if i < 0 {
+		return nil
+	}
+	digits := strings.TrimLeft(s[i+1:], "+-")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return nil // not an exponent (the suffix Ei): ParseQuantity decides
+	}
+	if n, err := strconv.Atoi(digits); err == nil && n <= maxQuantityExponent {
+		return nil
+	}
+	return &LimitError{What: fmt.Sprintf("the quantity %.40q, whose exponent", s), Size: len(digits), Limit: 6, Digits: true}
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -80,5 +81,24 @@ func TestCombineAndObjectsAreCapped(t *testing.T) {
 	}
 	if o := out.Resources[0].Object; o == nil || valueSize(o, 1<<30) > MaxObjectSize {
 		t.Errorf("lenient rendering should keep the resource within the limit, got %d bytes", valueSize(o, 1<<30))
+	}
+}
+
+// TestQuantityExponentIsCapped: a quantity with a huge exponent took the
+// API machinery most of a minute to convert; it is refused at once.
+func TestQuantityExponentIsCapped(t *testing.T) {
+	conv := map[string]any{"type": "convert", "convert": map[string]any{"toType": "float64", "format": "quantity"}}
+	_, err := Transform(conv, "1E-99999999")
+	var le *LimitError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), `the quantity "1E-99999999", whose exponent has 8 digits, over crd-lsp's rendering limit of 6`) {
+		t.Errorf("huge exponent: %v", err)
+	}
+	if _, err := Transform(conv, strings.Repeat("9", 5000)); !errors.As(err, &le) || !strings.Contains(err.Error(), "the quantity to convert is 4.9 KiB, over crd-lsp's rendering limit of 4.0 KiB") {
+		t.Errorf("long quantity: %v", err)
+	}
+	for in, want := range map[string]float64{"1E-999999": 1e-9, "1e3": 1000, "2Ei": 2 * (1 << 60), "1.5Gi": 1.5 * (1 << 30)} {
+		if out, err := Transform(conv, in); err != nil || out != want {
+			t.Errorf("%s: %v, %v, want %v", in, out, err, want)
+		}
 	}
 }

@@ -833,6 +833,9 @@ func (c *convertX) resolve(in any) (any, error) {
 	case "string>float64>none":
 		return strconv.ParseFloat(in.(string), 64)
 	case "string>float64>quantity":
+		if err := checkQuantity(in.(string)); err != nil {
+			return nil, err
+		}
 		q, err := resource.ParseQuantity(in.(string))
 		if err != nil {
 			return nil, err
