@@ -126,7 +126,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if reg != nil {
 		defer reg.Close()
-		cfg.Pipeline = pipeline
+		cfg.Analysis.Pipeline = pipeline
 	}
 	world, files, err := gatherCheck(context.Background(), cfg, paths, stdin, log, stderr)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
+	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 )
 
 var pipelineDir = filepath.Join("..", "..", "testdata", "render", "pipeline")
@@ -140,7 +141,7 @@ spec:
 	code, out, errOut := runCmd(t, "", "render", "--functions", fnFile, "--xr", filepath.Join(pipelineDir, "examples", "xr.yaml"), filepath.Join(pipelineDir, "composition.yaml"))
 	got := "# exit " + fmt.Sprint(code) + "\n" + notes(errOut) + out
 	want := filepath.Join("..", "..", "testdata", "render", "pipeline-functions.yaml")
-	if *updateRender {
+	if lsptest.Update() {
 		if err := os.WriteFile(want, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -98,7 +98,7 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 	cfg := loader.Config{Roots: []string{root}, SchemaDirs: opts.schemaDirs, CrossplaneVersion: opts.crossplane,
 		Files: []workspace.File{{Path: path, Content: text}}}
 	if reg != nil {
-		cfg.Pipeline = pipeline
+		cfg.Analysis.Pipeline = pipeline
 	}
 	if c, err := packages.New(packages.Options{}); err == nil {
 		cfg.Packages = c

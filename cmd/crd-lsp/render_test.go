@@ -1,14 +1,13 @@
 package main
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var updateRender = flag.Bool("update", false, "rewrite testdata/render expectations")
+	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+)
 
 // TestRenderGolden renders Compositions (our transform coverage case and
 // corpus Compositions with their own example XRs) and compares the YAML
@@ -68,7 +67,7 @@ func TestRenderGolden(t *testing.T) {
 			}
 			got := "# exit " + string(rune('0'+code)) + "\n" + notes(errOut) + out
 			want := filepath.Join(td, tc.name+".yaml")
-			if *updateRender {
+			if lsptest.Update() {
 				if err := os.WriteFile(want, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -64,6 +64,11 @@ type Diagnostic struct {
 	// Code is stable across releases; users and tests key on it.
 	Code    string
 	Message string
+	// What a quick fix needs, as data (never parsed from Message): Replace
+	// is the text that most likely belongs in place of Span (the field a
+	// misspelt name meant); Missing a required field the object whose key
+	// Span covers lacks.
+	Replace, Missing string
 }
 
 // Env is everything besides the file that analysis depends on.

@@ -1,9 +1,8 @@
 package analysis
 
 import (
-	"context"
 	"fmt"
-	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -11,7 +10,6 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
-	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 )
 
 // Edit replaces Span with NewText.
@@ -28,47 +26,33 @@ type Fix struct {
 	Preferred bool
 }
 
-var didYouMean = regexp.MustCompile(`unknown field "([^"]*)"; did you mean "([^"]*)"`)
-var didYouMeanField = regexp.MustCompile(`does not exist.*; did you mean "([^"]*)"[?]$`)
-var missingField = regexp.MustCompile(`missing required field "([^"]*)"`)
-
-// QuickFixes returns fixes for the diagnostics that overlap span: "Change
-// to X" for an unknown field with a close match, and "Add missing required
-// fields" for an object that lacks some.
-func QuickFixes(ctx context.Context, f *document.File, span document.Span, env Env) []Fix {
+// QuickFixes returns the fixes of the findings in diags (those published
+// for f, or sent back by the client as published) that overlap span, from
+// the data they carry: "Change to X" for a Replace, and "Add missing
+// required fields" for the Missing fields of the findings on one key.
+func QuickFixes(f *document.File, span document.Span, diags []Diagnostic, env Env) []Fix {
 	var out []Fix
+	var keys []document.Span // in order of first appearance
 	missing := map[document.Span][]string{}
-	var missingDiags = map[document.Span]Diagnostic{}
-	for _, d := range Diagnose(ctx, f, env) {
+	missingDiags := map[document.Span]Diagnostic{}
+	for _, d := range diags {
 		if d.Span.End < span.Start || d.Span.Start > span.End {
 			continue
 		}
-		switch d.Code {
-		case "fieldpath-unknown":
-			if m := didYouMeanField.FindStringSubmatch(d.Message); m != nil {
-				out = append(out, Fix{Title: fmt.Sprintf("Change to %q", m[1]), Diagnosis: d, Preferred: true,
-					Edits: []Edit{{Span: d.Span, NewText: m[1]}}})
-			}
-		case "unknown-field":
-			if m := didYouMean.FindStringSubmatch(d.Message); m != nil {
-				out = append(out, Fix{Title: fmt.Sprintf("Change to %q", m[2]), Diagnosis: d, Preferred: true,
-					Edits: []Edit{{Span: d.Span, NewText: m[2]}}})
-			}
-		case "required":
-			if m := missingField.FindStringSubmatch(d.Message); m != nil {
-				missing[d.Span] = append(missing[d.Span], m[1])
+		if d.Replace != "" {
+			out = append(out, Fix{Title: fmt.Sprintf("Change to %q", d.Replace), Diagnosis: d, Preferred: true,
+				Edits: []Edit{{Span: d.Span, NewText: d.Replace}}})
+		}
+		if d.Missing != "" && !slices.Contains(missing[d.Span], d.Missing) {
+			if _, ok := missing[d.Span]; !ok {
+				keys = append(keys, d.Span)
 				missingDiags[d.Span] = d
 			}
-		case "render-required":
-			// A field nothing sets, reported on the base's key that should
-			// hold it: add it to the base.
-			if name, ok := renderedMissingChild(f, d, env); ok {
-				missing[d.Span] = append(missing[d.Span], name)
-				missingDiags[d.Span] = d
-			}
+			missing[d.Span] = append(missing[d.Span], d.Missing)
 		}
 	}
-	for sp, fields := range missing {
+	for _, sp := range keys {
+		fields := missing[sp]
 		if e, ok := insertFields(f, sp, fields, env); ok {
 			title := "Add missing required field " + fields[0]
 			if len(fields) > 1 {
@@ -140,30 +124,4 @@ func placeholderValue(s *structuralschema.Structural, indent int) string {
 		return " {}"
 	}
 	return ` ""`
-}
-
-var renderedMissing = regexp.MustCompile(`^(\S+) is required by \S+, but neither the base nor any patch sets it`)
-
-// renderedMissingChild returns the field a render-required diagnostic
-// asks for when it belongs directly in the object whose key the
-// diagnostic is on (relative to the base's own schema).
-func renderedMissingChild(f *document.File, d Diagnostic, env Env) (string, bool) {
-	m := renderedMissing.FindStringSubmatch(d.Message)
-	if m == nil {
-		return "", false
-	}
-	missing, err := fieldpath.Parse(m[1])
-	if err != nil || len(missing) == 0 {
-		return "", false
-	}
-	hit, ok := f.At(d.Span.Start)
-	if !ok || !hit.OnKey {
-		return "", false
-	}
-	_, _, rel := schemaOf(hit.Doc, hit.Path, f.URI, env)
-	last, _ := missing.Last()
-	if rel == nil || !missing.Parent().Equal(rel) || last.Kind != fieldpath.KindField {
-		return "", false
-	}
-	return last.Field, true
 }

@@ -331,17 +331,7 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 			if e.Severity != schemas.SeverityError || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 				continue
 			}
-			var missing fieldpath.Path
-			switch {
-			case e.Code == "required":
-				if sm := missingField.FindStringSubmatch(e.Message); sm != nil {
-					missing = e.Path.Child(fieldpath.Field(sm[1]))
-				}
-			case e.Code == "cel":
-				if sm := requiredParameter.FindStringSubmatch(e.Message); sm != nil {
-					missing, _ = fieldpath.Parse(sm[1])
-				}
-			}
+			missing := missingPath(e)
 			if missing == nil && example == "" {
 				continue
 			}

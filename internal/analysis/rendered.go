@@ -85,8 +85,25 @@ func compositeDefinition(d *document.Doc, gvk schemas.GVK, env Env, example map[
 	return def, true
 }
 
-// upjet's CEL rules: "spec.forProvider.region is a required parameter".
+// upjet's CEL rules: "spec.forProvider.region is a required parameter"
+// (the message is the CRD's own, not crd-lsp's).
 var requiredParameter = regexp.MustCompile(`^(spec\.[A-Za-z0-9_.]+) is a required parameter`)
+
+// missingPath is the field a finding on a rendered object says is
+// missing, if any: a required field, or an upjet parameter its CEL rule
+// requires.
+func missingPath(e schemas.Error) fieldpath.Path {
+	switch {
+	case e.Code == "required" && e.Field != "":
+		return e.Path.Child(fieldpath.Field(e.Field))
+	case e.Code == "cel":
+		if sm := requiredParameter.FindStringSubmatch(e.Message); sm != nil {
+			p, _ := fieldpath.Parse(sm[1])
+			return p
+		}
+	}
+	return nil
+}
 
 // renderedChecks renders a Composition against the smallest composite its
 // XRD accepts and validates every composed resource as the API server
@@ -125,17 +142,7 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 		basePath := res.Path.Child(fieldpath.Field("base"))
 		seen := map[string]bool{}
 		for _, e := range sch.Validate(ctx, res.Object) {
-			var missing fieldpath.Path
-			switch {
-			case e.Code == "required":
-				if sm := missingField.FindStringSubmatch(e.Message); sm != nil {
-					missing = e.Path.Child(fieldpath.Field(sm[1]))
-				}
-			case e.Code == "cel":
-				if sm := requiredParameter.FindStringSubmatch(e.Message); sm != nil {
-					missing, _ = fieldpath.Parse(sm[1])
-				}
-			}
+			missing := missingPath(e)
 			if missing == nil {
 				if dg, ok := constantValueDiagnostic(d, m, res, sch, e); ok {
 					diags = append(diags, dg)
@@ -368,7 +375,13 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 	if strings.Contains(why, "required parameter") {
 		msg += " (" + why + ")"
 	}
-	return at(d, anchor, true, SeverityError, "render-required", msg)
+	dg := at(d, anchor, true, SeverityError, "render-required", msg)
+	if last, ok := missing.Last(); ok && last.Kind == fieldpath.KindField && anchor.Equal(basePath.Child(missing.Parent()...)) {
+		if _, _, found := d.Spans(anchor); found {
+			dg.Missing = last.Field // it belongs right in the object the finding is on
+		}
+	}
+	return dg
 }
 
 // Lens is a code lens: a command shown above a line.

@@ -3,7 +3,6 @@ package analysis
 import (
 	"gopkg.in/yaml.v3"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	"regexp"
 
 	"context"
 	"fmt"
@@ -250,9 +249,26 @@ func compositionMode(d *document.Doc, m map[string]any, env Env) []Diagnostic {
 func fromSchemaErrors(d *document.Doc, errs []schemas.Error) []Diagnostic {
 	out := make([]Diagnostic, 0, len(errs))
 	for _, e := range errs {
-		out = append(out, at(d, e.Path, e.OnKey, severityOf(e.Severity), e.Code, e.Message))
+		out = append(out, fromSchemaError(d, nil, e))
 	}
 	return out
+}
+
+// fromSchemaError positions a schema finding about the object at base
+// (nil: the document's root), with the data its quick fix needs when the
+// finding sits where the fix applies.
+func fromSchemaError(d *document.Doc, base fieldpath.Path, e schemas.Error) Diagnostic {
+	p := base.Child(e.Path...)
+	dg := at(d, p, e.OnKey, severityOf(e.Severity), e.Code, e.Message)
+	if _, _, found := d.Spans(p); found {
+		switch e.Code {
+		case "required":
+			dg.Missing = e.Field
+		case "unknown-field":
+			dg.Replace = e.Suggestion
+		}
+	}
+	return dg
 }
 
 func severityOf(s schemas.Severity) Severity {
@@ -324,7 +340,7 @@ func compositionDiagnostics(d *document.Doc, m map[string]any, probs []compositi
 	for _, p := range probs {
 		dg := at(d, p.Path, p.OnKey, fromLevel(int(p.Severity)), p.Code, p.Message)
 		if p.Code == "fieldpath-unknown" {
-			dg = pinUnknownSegment(d, m, p.Path, dg, env)
+			dg = pinUnknownSegment(d, m, p, dg, env)
 		}
 		if p.InString >= 0 {
 			if _, v, ok := d.Lookup(p.Path); ok && v.Kind == yaml.ScalarNode {
@@ -375,7 +391,7 @@ func compositionBases(ctx context.Context, d *document.Doc, m map[string]any, en
 				if !baseCodes[e.Code] || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 					continue
 				}
-				out = append(out, at(d, bp.Child(e.Path...), e.OnKey, severityOf(e.Severity), e.Code, e.Message))
+				out = append(out, fromSchemaError(d, bp, e))
 			}
 		}
 	}
@@ -448,7 +464,7 @@ func functionInputs(ctx context.Context, d *document.Doc, m map[string]any, env 
 			kept = append(kept, schemas.Error{OnKey: true, Severity: schemas.SeverityInfo, Code: "cel", Message: "some validation rules (x-kubernetes-validations) were not checked because the input was invalid"})
 		}
 		for _, e := range kept {
-			out = append(out, at(d, ip.Child(e.Path...), e.OnKey, severityOf(e.Severity), e.Code, e.Message))
+			out = append(out, fromSchemaError(d, ip, e))
 		}
 	}
 	return out
@@ -463,35 +479,36 @@ func acceptedByPT(msg string) bool {
 	return false
 }
 
-var unknownSegment = regexp.MustCompile(`field "([^"]+)" does not exist`)
-
-// pinUnknownSegment narrows a fieldpath-unknown diagnostic to the segment
-// that does not exist inside the string, and suggests the field that was
-// probably meant (a quick fix then replaces the segment).
-func pinUnknownSegment(d *document.Doc, m map[string]any, p fieldpath.Path, dg Diagnostic, env Env) Diagnostic {
-	sm := unknownSegment.FindStringSubmatch(dg.Message)
-	_, v, ok := d.Lookup(p)
-	if sm == nil || !ok || v.Kind != yaml.ScalarNode {
+// pinUnknownSegment narrows a fieldpath-unknown problem to the segment of
+// the fieldPath that names no field, and suggests the field that was
+// probably meant (dg.Replace: a quick fix then replaces the segment).
+func pinUnknownSegment(d *document.Doc, m map[string]any, pr composition.Problem, dg Diagnostic, env Env) Diagnostic {
+	_, v, ok := d.Lookup(pr.Path)
+	if pr.Segment < 0 || !ok || v.Kind != yaml.ScalarNode {
 		return dg
 	}
-	name, str := sm[1], v.Value
+	str := v.Value
 	fp, err := fieldpath.Parse(str)
-	if err != nil {
+	if err != nil || pr.Segment >= len(fp) || fp[pr.Segment].Kind != fieldpath.KindField {
 		return dg
 	}
-	idx := -1
-	for i, seg := range fp {
+	idx, name := pr.Segment, fp[pr.Segment].Field
+	// The segment's bytes: the name after a '.', or at the start, as often
+	// as earlier segments spell the same name.
+	skip := 0
+	for _, seg := range fp[:idx] {
 		if seg.Kind == fieldpath.KindField && seg.Field == name {
-			idx = i
-			break
+			skip++
 		}
 	}
-	// The segment's bytes: name after a '.', or at the start.
 	off := -1
 	for i := strings.Index(str, name); i >= 0; {
 		if end := i + len(name); (i == 0 || str[i-1] == '.') && (end == len(str) || str[end] == '.' || str[end] == '[') {
-			off = i
-			break
+			if skip == 0 {
+				off = i
+				break
+			}
+			skip--
 		}
 		j := strings.Index(str[i+1:], name)
 		if j < 0 {
@@ -499,7 +516,7 @@ func pinUnknownSegment(d *document.Doc, m map[string]any, p fieldpath.Path, dg D
 		}
 		i += 1 + j
 	}
-	if idx < 0 || off < 0 {
+	if off < 0 {
 		return dg
 	}
 	start := d.File.NodeSpan(v).Start
@@ -507,7 +524,7 @@ func pinUnknownSegment(d *document.Doc, m map[string]any, p fieldpath.Path, dg D
 		start++
 	}
 	dg.Span = document.Span{Start: start + off, End: start + off + len(name)}
-	if ss, _, ok := fieldPathSchema(d, m, p, env); ok {
+	if ss, _, ok := fieldPathSchema(d, m, pr.Path, env); ok {
 		if node, _ := walkStructural(ss, fp[:idx]); node != nil {
 			names := make([]string, 0, len(node.Properties))
 			for n := range node.Properties {
@@ -515,6 +532,7 @@ func pinUnknownSegment(d *document.Doc, m map[string]any, p fieldpath.Path, dg D
 			}
 			if best, ok := schemas.Closest(name, names); ok {
 				dg.Message += fmt.Sprintf("; did you mean %q?", best)
+				dg.Replace = best
 			}
 		}
 	}

@@ -33,6 +33,9 @@ type Problem struct {
 	Path     fieldpath.Path
 	OnKey    bool
 	InString int // >= 0: byte offset inside the string value at Path; -1: none
+	// Segment, for fieldpath-unknown, is the index of the segment of the
+	// fieldPath (the string value at Path) that names no field; -1: none.
+	Segment  int
 	Severity Severity
 	Code     string
 	Message  string
@@ -164,7 +167,13 @@ func gvkOf(m map[string]any) GVK {
 }
 
 func (c *checker) add(p fieldpath.Path, onKey bool, sev Severity, code, msg string) {
-	c.out = append(c.out, Problem{Path: p, OnKey: onKey, InString: -1, Severity: sev, Code: code, Message: msg})
+	c.out = append(c.out, Problem{Path: p, OnKey: onKey, InString: -1, Segment: -1, Severity: sev, Code: code, Message: msg})
+}
+
+// addUnknown reports the fieldPath at p that leads nowhere per a schema;
+// seg is the index of its segment that names no field (-1: another reason).
+func (c *checker) addUnknown(p fieldpath.Path, seg int, msg string) {
+	c.out = append(c.out, Problem{Path: p, InString: -1, Segment: seg, Severity: c.schemaSeverity(), Code: "fieldpath-unknown", Message: msg})
 }
 
 // schemaSeverity is how a schema-aware finding is reported in this mode,

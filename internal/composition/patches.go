@@ -210,7 +210,7 @@ func (c *checker) syntax(s string, p fieldpath.Path) {
 		if errors.As(err, &se) {
 			off, msg = se.Offset, se.Msg
 		}
-		c.out = append(c.out, Problem{Path: p, InString: off, Severity: Error, Code: "fieldpath-syntax", Message: "invalid fieldPath: " + msg})
+		c.out = append(c.out, Problem{Path: p, InString: off, Segment: -1, Severity: Error, Code: "fieldpath-syntax", Message: "invalid fieldPath: " + msg})
 	}
 }
 
@@ -402,8 +402,8 @@ func (c *checker) readinessTypes(res map[string]any, rp fieldpath.Path, base *st
 			continue
 		}
 		at := rp.Child(fieldpath.Field("readinessChecks"), fieldpath.Index(i), fieldpath.Field("fieldPath"))
-		if msg := walk(base, fp); msg != "" {
-			c.add(at, false, c.schemaSeverity(), "fieldpath-unknown", fmt.Sprintf("%s: %s per the composed resource's schema", str, msg))
+		if msg, seg := walk(base, fp); msg != "" {
+			c.addUnknown(at, seg, fmt.Sprintf("%s: %s per the composed resource's schema", str, msg))
 			continue
 		}
 		if node := nodeAt(base, fp); typed && node != nil && node.Type != w {
@@ -429,8 +429,8 @@ func (c *checker) connectionDetails(res map[string]any, rp fieldpath.Path, base 
 			continue
 		}
 		if fp, err := fieldpath.Parse(str); err == nil {
-			if msg := walk(base, fp); msg != "" {
-				c.add(at, false, c.schemaSeverity(), "fieldpath-unknown", fmt.Sprintf("%s: %s per the composed resource's schema", str, msg))
+			if msg, seg := walk(base, fp); msg != "" {
+				c.addUnknown(at, seg, fmt.Sprintf("%s: %s per the composed resource's schema", str, msg))
 			}
 		}
 	}

@@ -94,12 +94,12 @@ func (c *checker) resolve(str string, s side, at fieldpath.Path, schemaFor func(
 	if err != nil {
 		return // reported as a syntax error
 	}
-	if msg := walk(ss, p); msg != "" {
+	if msg, seg := walk(ss, p); msg != "" {
 		msg = fmt.Sprintf("%s: %s per %s schema", str, msg, s)
 		if via != "" {
 			msg += " (" + via + ")"
 		}
-		c.add(at, false, c.schemaSeverity(), "fieldpath-unknown", msg)
+		c.addUnknown(at, seg, msg)
 	}
 }
 
@@ -109,42 +109,44 @@ var metadataFields = map[string]bool{
 	"ownerReferences": true, "finalizers": true, "creationTimestamp": true, "generation": true, "resourceVersion": true,
 }
 
-// walk follows p through s; it returns "" when p can exist, else why not.
-func walk(s *structuralschema.Structural, p fieldpath.Path) string {
+// walk follows p through s; it returns "" when p can exist, else why not,
+// with the index of the segment that names no field (-1 for other
+// reasons).
+func walk(s *structuralschema.Structural, p fieldpath.Path) (string, int) {
 	cur := s
 	for i, seg := range p {
 		if cur == nil || cur.XPreserveUnknownFields || cur.XIntOrString || (cur.Type == "" && cur.Properties == nil && cur.Items == nil) {
-			return ""
+			return "", -1
 		}
 		if i == 0 && seg.Kind == fieldpath.KindField && (seg.Field == "apiVersion" || seg.Field == "kind") {
-			return ""
+			return "", -1
 		}
 		if i == 0 && seg.Kind == fieldpath.KindField && seg.Field == "metadata" {
 			if len(p) > 1 && p[1].Kind == fieldpath.KindField && !metadataFields[p[1].Field] {
-				return fmt.Sprintf("field %q is not part of object metadata", p[1].Field)
+				return fmt.Sprintf("field %q is not part of object metadata", p[1].Field), -1
 			}
-			return ""
+			return "", -1
 		}
 		switch seg.Kind {
 		case fieldpath.KindField:
 			if cur.Type != "object" {
-				return fmt.Sprintf("%q is a field of %s, which is of type %s", seg.Field, p[:i].String(), cur.Type)
+				return fmt.Sprintf("%q is a field of %s, which is of type %s", seg.Field, p[:i].String(), cur.Type), -1
 			}
 			if prop, ok := cur.Properties[seg.Field]; ok {
 				cur = &prop
 			} else if cur.AdditionalProperties != nil && (cur.AdditionalProperties.Bool || cur.AdditionalProperties.Structural != nil) {
 				cur = cur.AdditionalProperties.Structural
 			} else {
-				return fmt.Sprintf("field %q does not exist", seg.Field)
+				return fmt.Sprintf("field %q does not exist", seg.Field), i
 			}
 		case fieldpath.KindIndex, fieldpath.KindWildcard:
 			if cur.Type != "array" {
-				return fmt.Sprintf("%s is of type %s, not an array that can be indexed", p[:i].String(), cur.Type)
+				return fmt.Sprintf("%s is of type %s, not an array that can be indexed", p[:i].String(), cur.Type), -1
 			}
 			cur = cur.Items
 		}
 	}
-	return ""
+	return "", -1
 }
 
 // expandPatchSet checks the patches of the named patchSet, as used by one

@@ -48,20 +48,22 @@ type Config struct {
 	// otherwise only files that define schemas, package metadata, and
 	// custom objects that may be example composites are kept.
 	KeepAll bool
-	// Analysis carries the analysis settings every Env gets (severity of
-	// unknown kinds, Composition mode, client-side kinds).
+	// Analysis carries the analysis settings Env gives every file (EnvWith
+	// takes others).
 	Analysis AnalysisSettings
-	// Pipeline runs Composition pipelines with real functions for every
-	// Env (nil: none configured). The front end owns it (and the processes
-	// behind it); the World only hands it on.
-	Pipeline analysis.Pipeline
 }
 
-// AnalysisSettings are the settings an analysis.Env carries.
+// AnalysisSettings are the settings an analysis.Env carries besides what
+// the World knows: the severity of unknown kinds, the Composition mode,
+// client-side kinds, and the runner of real functions.
 type AnalysisSettings struct {
 	UnknownKind     analysis.Severity
 	CompositionMode string
 	ClientKinds     []string
+	// Pipeline runs Composition pipelines with real functions (nil: none
+	// configured). The front end owns it (and the processes behind it);
+	// the World only hands it on.
+	Pipeline analysis.Pipeline
 }
 
 // World is an immutable picture of a workspace: its schema stores (one per
@@ -90,7 +92,20 @@ type World struct {
 	texts   map[string][]byte
 
 	parsed sync.Map // path → []analysis.Example, parsed once per World
+
+	// schemaGen grows whenever what a file's schemas are changes: a store,
+	// or the Crossplane major a crossplane.yaml targets.
+	schemaGen uint64
 }
+
+// SchemaGen identifies the World's schemas: two Worlds with the same
+// SchemaGen, one derived from the other, give every file the same store
+// and Crossplane major.
+func (w *World) SchemaGen() uint64 { return w.schemaGen }
+
+// DefaultStore is the store of files no crossplane.yaml pins to a
+// Crossplane major.
+func (w *World) DefaultStore() *schemas.Store { return w.Store(w.setMajor) }
 
 // Files are the files a Load kept, for callers that check them all
 // (KeepAll), sorted by path.
@@ -322,20 +337,23 @@ func (w *World) StoreFor(path string) *schemas.Store {
 	return w.Store(m)
 }
 
-// Env is the one builder of analysis.Env: the store, Crossplane major and
-// example composites that apply to the file at path, and the analysis
-// settings.
-func (w *World) Env(path string) analysis.Env {
+// Env is EnvWith the analysis settings the World was loaded with.
+func (w *World) Env(path string) analysis.Env { return w.EnvWith(path, w.cfg.Analysis) }
+
+// EnvWith is the one builder of analysis.Env: the store, Crossplane major
+// and example composites that apply to the file at path, and the analysis
+// settings a.
+func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 	major, _ := w.MajorOf(path)
 	st := w.Store(major)
 	return analysis.Env{
 		Schemas:         st,
 		CrossplaneMajor: major,
-		UnknownKind:     w.cfg.Analysis.UnknownKind,
-		CompositionMode: w.cfg.Analysis.CompositionMode,
-		ClientKinds:     w.cfg.Analysis.ClientKinds,
+		UnknownKind:     a.UnknownKind,
+		CompositionMode: a.CompositionMode,
+		ClientKinds:     a.ClientKinds,
 		Examples:        func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
-		Pipeline:        w.cfg.Pipeline,
+		Pipeline:        a.Pipeline,
 	}
 }
 
@@ -388,7 +406,7 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 
 // clone copies the World's maps for a With* method.
 func (w *World) clone() *World {
-	c := &World{cfg: w.cfg, setMajor: w.setMajor, shared: make(map[string]schemas.FileInput, len(w.shared)), metas: make(map[string]*packages.Meta, len(w.metas)),
+	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, shared: make(map[string]schemas.FileInput, len(w.shared)), metas: make(map[string]*packages.Meta, len(w.metas)),
 		results: w.results, pkgs: w.pkgs, headers: make(map[string][]workspace.Header, len(w.headers)), texts: make(map[string][]byte, len(w.texts)), stores: w.stores}
 	for k, v := range w.shared {
 		c.shared[k] = v
@@ -415,12 +433,10 @@ func (w *World) WithFile(path string, content []byte) *World {
 		delete(c.texts, path)
 	}
 	isSchema, isMeta := c.shared[path].Content != nil, c.metas[path] != nil
-	switch {
-	case wasMeta || isMeta:
-		// The targeted majors (and, once packages are refreshed, the
-		// dependencies) may change: rebuild every store.
-		c.buildStores()
-	case wasSchema || isSchema:
+	if wasSchema || isSchema || wasMeta || isMeta {
+		c.schemaGen++
+	}
+	if wasSchema || isSchema {
 		stores := make(map[int]*schemas.Store, len(w.stores))
 		for m, st := range w.stores {
 			if isSchema {
@@ -431,18 +447,108 @@ func (w *World) WithFile(path string, content []byte) *World {
 		}
 		c.stores = stores
 	}
+	if wasMeta || isMeta {
+		// A crossplane.yaml may target a Crossplane major no store serves
+		// yet (its dependencies change with the next package refresh).
+		c.addMissingStores()
+	}
 	return c
 }
 
+// addMissingStores builds the stores of majors that files now target and
+// no store serves.
+func (w *World) addMissingStores() {
+	var missing []int
+	for p := range w.metas {
+		if m, ok := w.metaMajor(p); ok && w.stores[m] == nil {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	stores := make(map[int]*schemas.Store, len(w.stores)+len(missing))
+	for m, st := range w.stores {
+		stores[m] = st
+	}
+	inputs := w.inputs()
+	for _, m := range missing {
+		st, err := workspace.Builtins(m)
+		if err != nil || st == nil {
+			st = schemas.NewStore()
+		}
+		stores[m] = st.WithFiles(inputs)
+	}
+	w.stores = stores
+}
+
 // WithPackages is the World with new dependency outcomes (from the
-// registries) and their packages' schemas.
-func (w *World) WithPackages(results map[string][]packages.Result) *World {
+// registries) and their packages' schemas: files, when not nil, are those
+// schemas already indexed by the caller (see schemas.Index); else they are
+// taken from the results.
+func (w *World) WithPackages(results map[string][]packages.Result, files []schemas.FileInput) *World {
 	c := w.clone()
 	c.results = results
-	c.pkgs = PackageFiles(results)
-	c.buildStores()
+	if files == nil {
+		files = PackageFiles(results)
+	}
+	c.pkgs = files
+	c.schemaGen++
+	stores := make(map[int]*schemas.Store, len(w.stores))
+	for m, st := range w.stores {
+		for _, old := range w.pkgs {
+			st = st.WithoutFile(old.Path)
+		}
+		stores[m] = st.WithFiles(files)
+	}
+	c.stores = stores
 	return c
 }
+
+// Warm builds what every store computes lazily on first use (its kind
+// list), so that the first request after a swap does not pay for it.
+func (w *World) Warm() {
+	for _, st := range w.stores {
+		st.Kinds()
+	}
+}
+
+// Packages are the packages' schema inputs the stores hold.
+func (w *World) Packages() []schemas.FileInput { return w.pkgs }
+
+// AllResults are the outcomes of every crossplane.yaml's dependencies, by
+// crossplane.yaml path.
+func (w *World) AllResults() map[string][]packages.Result { return w.results }
+
+// PathsUnder lists the workspace files the World knows under dir (schema
+// files, package metadata, objects).
+func (w *World) PathsUnder(dir string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if !seen[p] && workspace.IsUnder(dir, p) {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for p, in := range w.shared {
+		if in.Source.Kind == schemas.SourceWorkspace {
+			add(p)
+		}
+	}
+	for p := range w.metas {
+		add(p)
+	}
+	for p := range w.headers {
+		add(p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SchemaFiles is the number of workspace and --schemas files that define
+// schemas.
+func (w *World) SchemaFiles() int { return len(w.shared) }
 
 func mustBuiltins() *schemas.Store {
 	st, _ := workspace.Builtins(workspace.DefaultCrossplaneMajor)

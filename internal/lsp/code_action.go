@@ -12,8 +12,16 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 )
 
+// CodeAction offers the quick fixes of crd-lsp's diagnostics in the range:
+// those the client sent, as published (the fix comes from the data each
+// carries, or for a client that drops data from the finding published
+// with the same range, code and message), else those published for the
+// range. A version whose findings are not published yet is diagnosed
+// with the snapshot its diagnosis reads.
 func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
-	f, store, set, enc, _ := s.snapshot(params.TextDocument.URI)
+	u := params.TextDocument.URI
+	sn := s.snapshot(u)
+	f, enc := sn.file, sn.enc
 	out := []protocol.CommandOrCodeAction{}
 	if f == nil {
 		return out, nil
@@ -26,23 +34,50 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 	if err != nil {
 		return out, nil
 	}
-	env := analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor(), ClientKinds: set.Validation.ClientKinds}
-	if sev, ok := analysis.ParseSeverity(set.Validation.UnknownKind); ok {
-		env.UnknownKind = sev
+	published, ok := s.diag.publishedFor(u, f)
+	if !ok {
+		// Asked before this version's findings were published: find them
+		// now, as the diagnosis will (the same snapshot and Env).
+		published = analysis.Diagnose(ctx, f, sn.env())
+	}
+	var diags []analysis.Diagnostic
+	sent := map[analysis.Diagnostic]protocol.Diagnostic{}
+	for _, pd := range params.Context.Diagnostics {
+		d, ok := fromProtocolDiagnostic(f, pd, enc)
+		if !ok {
+			continue
+		}
+		if len(pd.Data) == 0 {
+			for _, p := range published {
+				if p.Span == d.Span && p.Code == d.Code && p.Message == d.Message {
+					d.Replace, d.Missing = p.Replace, p.Missing
+					break
+				}
+			}
+		}
+		diags = append(diags, d)
+		sent[d] = pd
+	}
+	if len(diags) == 0 {
+		diags = published
 	}
 	kind := protocol.CodeActionKindQuickFix
-	for _, fix := range analysis.QuickFixes(ctx, f, sp, env) {
+	for _, fix := range analysis.QuickFixes(f, sp, diags, sn.env()) {
 		var edits []protocol.TextEdit
 		for _, e := range fix.Edits {
 			edits = append(edits, protocol.TextEdit{Range: toProtocolRange(f, e.Span, enc), NewText: e.NewText})
+		}
+		pd, ok := sent[fix.Diagnosis]
+		if !ok {
+			pd = toProtocolDiagnostic(f, fix.Diagnosis, enc)
 		}
 		preferred := fix.Preferred
 		out = append(out, &protocol.CodeAction{
 			Title:       fix.Title,
 			Kind:        &kind,
-			Diagnostics: []protocol.Diagnostic{toProtocolDiagnostic(f, fix.Diagnosis, enc)},
+			Diagnostics: []protocol.Diagnostic{pd},
 			IsPreferred: &preferred,
-			Edit:        &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{params.TextDocument.URI: edits}},
+			Edit:        &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{u: edits}},
 		})
 	}
 	return out, nil

@@ -30,12 +30,13 @@ const commandPull = "crdLsp.pull"
 var serverCommands = []string{commandRender, commandPull}
 
 func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
-	f, store, _, enc, _ := s.snapshot(params.TextDocument.URI)
+	sn := s.snapshot(params.TextDocument.URI)
+	f, enc := sn.file, sn.enc
 	out := []protocol.CodeLens{}
 	if f == nil {
 		return out, nil
 	}
-	for _, l := range analysis.CodeLenses(f, analysis.Env{Schemas: store, Examples: s.examplesFunc(store)}) {
+	for _, l := range analysis.CodeLenses(f, sn.env()) {
 		u, _ := json.Marshal(string(params.TextDocument.URI))
 		line, _ := json.Marshal(l.Line)
 		args := []protocol.LSPAny{u, line}
@@ -77,13 +78,14 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 }
 
 func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath string) (string, error) {
-	f, store, set, _, _ := s.snapshot(u)
+	sn := s.snapshot(u)
+	f, env := sn.file, sn.env()
 	if f == nil {
-		b, err := workspace.ReadFile(u.FsPath(), set.MaxFileSize)
+		b, err := workspace.ReadFile(u.FsPath(), sn.settings.MaxFileSize)
 		if err != nil {
 			return "", fmt.Errorf("%s is neither open nor readable: %v%s", u, err, limitHint(err, "maxFileSize"))
 		}
-		f = document.Parse(u.FsPath(), 0, b)
+		f, env = document.Parse(u.FsPath(), 0, b), sn.envFor(u.FsPath())
 	}
 	if line < 0 || line > f.Mapper.LineOf(len(f.Text)) {
 		return "", fmt.Errorf("line %d is outside the file", line)
@@ -106,5 +108,5 @@ func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath strin
 	for off < len(f.Text) && (f.Text[off] == ' ' || f.Text[off] == '-') {
 		off++
 	}
-	return analysis.RenderAt(ctx, f, off, xr, xrPath, analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()})
+	return analysis.RenderAt(ctx, f, off, xr, xrPath, env)
 }

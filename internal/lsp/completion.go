@@ -12,11 +12,12 @@ import (
 )
 
 func (s *server) Completion(ctx context.Context, params *protocol.CompletionParams) (protocol.CompletionResult, error) {
-	f, off, store, enc := s.at(params.TextDocument.URI, params.Position)
-	if f == nil {
+	sn, off, ok := s.at(params.TextDocument.URI, params.Position)
+	if !ok {
 		return protocol.CompletionItemSlice{}, nil
 	}
-	items := analysis.Complete(ctx, f, off, analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()})
+	f, enc := sn.file, sn.enc
+	items := analysis.Complete(ctx, f, off, sn.env())
 	s.mu.Lock()
 	snippets := s.caps.snippets
 	s.mu.Unlock()

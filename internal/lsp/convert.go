@@ -4,13 +4,13 @@
 package lsp
 
 import (
+	"encoding/json"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
-	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 func toProtocolRange(f *document.File, sp document.Span, enc document.Encoding) protocol.Range {
@@ -36,21 +36,72 @@ func toProtocolDiagnostic(f *document.File, d analysis.Diagnostic, enc document.
 	if d.Code != "" {
 		out.Code = protocol.String(d.Code)
 	}
+	if d.Replace != "" || d.Missing != "" {
+		if b, err := json.Marshal(fixData{Replace: d.Replace, Missing: d.Missing}); err == nil {
+			out.Data = b
+		}
+	}
 	return out
 }
 
-// at returns the snapshot of u and the byte offset of pos in it; f is nil
-// when u is not open or pos lies outside its text.
-func (s *server) at(u uri.URI, pos protocol.Position) (f *document.File, off int, store *schemas.Store, enc document.Encoding) {
-	f, store, _, enc, _ = s.snapshot(u)
-	if f == nil {
-		return nil, 0, store, enc
+// fixData is what a published diagnostic carries for its quick fix, as
+// LSP 3.16 data that the client sends back with textDocument/codeAction.
+type fixData struct {
+	Replace string `json:"replace,omitempty"`
+	Missing string `json:"missing,omitempty"`
+}
+
+// fromProtocolDiagnostic reads back a diagnostic crd-lsp published for f
+// (false for another source's, or one outside f's text).
+func fromProtocolDiagnostic(f *document.File, pd protocol.Diagnostic, enc document.Encoding) (analysis.Diagnostic, bool) {
+	if src, ok := pd.Source.Get(); !ok || src != "crd-lsp" {
+		return analysis.Diagnostic{}, false
 	}
-	off, err := f.Mapper.Offset(document.Position{Line: int(pos.Line), Character: int(pos.Character)}, enc)
+	r := pd.Range
+	sp, err := f.Mapper.Span(document.Range{
+		Start: document.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
+		End:   document.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
+	}, enc)
 	if err != nil {
-		return nil, 0, store, enc
+		return analysis.Diagnostic{}, false
 	}
-	return f, off, store, enc
+	d := analysis.Diagnostic{Span: sp, Severity: analysis.Severity(pd.Severity), Code: unionText(pd.Code), Message: unionText(pd.Message)}
+	var data fixData
+	if len(pd.Data) > 0 && json.Unmarshal(pd.Data, &data) == nil {
+		d.Replace, d.Missing = data.Replace, data.Missing
+	}
+	return d, true
+}
+
+// unionText is the text of a string-or-something union value.
+func unionText(v any) string {
+	switch v := v.(type) {
+	case protocol.String:
+		return string(v)
+	case *protocol.String:
+		if v != nil {
+			return string(*v)
+		}
+	case *protocol.MarkupContent:
+		if v != nil {
+			return v.Value
+		}
+	}
+	return ""
+}
+
+// at returns the snapshot of u and the byte offset of pos in it; ok is
+// false when u is not open or pos lies outside its text.
+func (s *server) at(u uri.URI, pos protocol.Position) (sn snapshot, off int, ok bool) {
+	sn = s.snapshot(u)
+	if sn.file == nil {
+		return sn, 0, false
+	}
+	off, err := sn.file.Mapper.Offset(document.Position{Line: int(pos.Line), Character: int(pos.Character)}, sn.enc)
+	if err != nil {
+		return sn, 0, false
+	}
+	return sn, off, true
 }
 
 // fileURI is the URI of a parsed file: open buffers are parsed under their

@@ -16,11 +16,12 @@ import (
 )
 
 func (s *server) Definition(ctx context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
-	f, off, store, enc := s.at(params.TextDocument.URI, params.Position)
-	if f == nil {
+	sn, off, ok := s.at(params.TextDocument.URI, params.Position)
+	if !ok {
 		return protocol.LocationSlice{}, nil
 	}
-	locs := analysis.Definition(ctx, f, off, analysis.Env{Schemas: store}, s.readFile)
+	f, enc := sn.file, sn.enc
+	locs := analysis.Definition(ctx, f, off, sn.env(), s.readFile)
 	out := protocol.LocationSlice{}
 	for _, l := range locs {
 		out = append(out, protocol.Location{URI: s.locationURI(l.File), Range: toProtocolRange(l.File, l.Span, enc)})

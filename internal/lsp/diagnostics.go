@@ -30,10 +30,19 @@ type diagnoser struct {
 	caches map[uri.URI]*analysis.DiagnoseCache
 
 	publishMu sync.Mutex
+	// published are the findings last published for each open document,
+	// with the version they were computed on (guarded by publishMu): code
+	// actions offer their fixes.
+	published map[uri.URI]publishedSet
+}
+
+type publishedSet struct {
+	file  *document.File
+	diags []analysis.Diagnostic
 }
 
 func newDiagnoser(s *server) *diagnoser {
-	return &diagnoser{s: s, pending: map[uri.URI]context.CancelFunc{}, caches: map[uri.URI]*analysis.DiagnoseCache{}}
+	return &diagnoser{s: s, pending: map[uri.URI]context.CancelFunc{}, caches: map[uri.URI]*analysis.DiagnoseCache{}, published: map[uri.URI]publishedSet{}}
 }
 
 // schedule (re)starts the diagnosis of u.
@@ -92,6 +101,7 @@ func (d *diagnoser) forget(u uri.URI) {
 	d.mu.Unlock()
 	d.publishMu.Lock()
 	defer d.publishMu.Unlock()
+	delete(d.published, u)
 	d.s.mu.Lock()
 	_, reopened := d.s.open[u]
 	d.s.mu.Unlock()
@@ -105,7 +115,8 @@ func (d *diagnoser) forget(u uri.URI) {
 }
 
 func (d *diagnoser) run(ctx context.Context, u uri.URI) {
-	f, store, set, enc, ready := d.s.snapshot(u)
+	sn := d.s.snapshot(u)
+	f := sn.file
 	if f == nil {
 		return
 	}
@@ -116,19 +127,13 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 		diags = []analysis.Diagnostic{notAnalysed(hit)}
 	} else {
 		// Until the workspace's schemas and the cached packages are loaded,
-		// only what depends on neither (syntax, apiVersion/kind, a CRD's own
-		// rules): a slow start must not flash findings that vanish.
-		env := analysis.Env{}
-		if ready {
-			env = analysis.Env{Schemas: store, CrossplaneMajor: d.s.crossplaneMajor(), CompositionMode: set.Validation.CompositionMode, Examples: d.s.examplesFunc(store), ClientKinds: set.Validation.ClientKinds}
-			if sev, ok := analysis.ParseSeverity(set.Validation.UnknownKind); ok {
-				env.UnknownKind = sev
-			}
-		}
+		// sn.env() is empty and only what depends on neither is reported
+		// (syntax, apiVersion/kind, a CRD's own rules): a slow start must
+		// not flash findings that vanish.
 		d.mu.Lock()
 		prev := d.caches[u]
 		d.mu.Unlock()
-		found, next := analysis.DiagnoseIncremental(ctx, f, env, prev)
+		found, next := analysis.DiagnoseIncremental(ctx, f, sn.env(), prev)
 		if ctx.Err() != nil {
 			return
 		}
@@ -139,8 +144,8 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 		}
 		d.mu.Unlock()
 		diags = found
-		if ready {
-			diags = append(diags, d.s.packageDiagnostics(f)...)
+		if sn.ready() {
+			diags = append(diags, d.s.packageDiagnostics(sn)...)
 		}
 	}
 	if ctx.Err() != nil {
@@ -148,11 +153,11 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 	}
 	d.publishMu.Lock()
 	defer d.publishMu.Unlock()
-	cur, _, _, _, _ := d.s.snapshot(u)
-	if cur != f || ctx.Err() != nil {
+	if cur := d.s.snapshot(u); cur.file != f || ctx.Err() != nil {
 		return // superseded: a newer version is (or will be) published instead
 	}
-	d.send(u, f, diags, enc)
+	d.send(u, f, diags, sn.enc)
+	d.published[u] = publishedSet{file: f, diags: diags}
 	d.s.log.Debug("diagnostics published", "uri", u, "version", f.Version, "count", len(diags), "documents", len(f.Docs), "checked", checked, "took", time.Since(start))
 }
 
@@ -168,4 +173,15 @@ func (d *diagnoser) send(u uri.URI, f *document.File, diags []analysis.Diagnosti
 	if err := d.s.client.PublishDiagnostics(d.s.ctx, params); err != nil && d.s.ctx.Err() == nil {
 		d.s.log.Warn("publishDiagnostics failed", "error", err)
 	}
+}
+
+// publishedFor are the findings last published for f's version of its
+// document; false when none were published for that version yet.
+func (d *diagnoser) publishedFor(u uri.URI, f *document.File) ([]analysis.Diagnostic, bool) {
+	d.publishMu.Lock()
+	defer d.publishMu.Unlock()
+	if p, ok := d.published[u]; ok && p.file == f {
+		return p.diags, true
+	}
+	return nil, false
 }

@@ -12,7 +12,8 @@ import (
 )
 
 func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSymbolParams) (protocol.DocumentSymbolResult, error) {
-	f, _, _, enc, _ := s.snapshot(params.TextDocument.URI)
+	sn := s.snapshot(params.TextDocument.URI)
+	f, enc := sn.file, sn.enc
 	if f == nil {
 		return protocol.DocumentSymbolSlice{}, nil
 	}

@@ -11,15 +11,16 @@ import (
 )
 
 func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*protocol.Hover, error) {
-	f, off, store, enc := s.at(params.TextDocument.URI, params.Position)
-	if f == nil {
+	sn, off, ok := s.at(params.TextDocument.URI, params.Position)
+	if !ok {
 		return nil, nil
 	}
-	if md, span, ok := s.packageHover(f, off); ok {
+	f, enc := sn.file, sn.enc
+	if md, span, ok := s.packageHover(sn, off); ok {
 		r := toProtocolRange(f, span, enc)
 		return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}, Range: &r}, nil
 	}
-	h := analysis.Hover(ctx, f, off, analysis.Env{Schemas: store, CrossplaneMajor: s.crossplaneMajor()})
+	h := analysis.Hover(ctx, f, off, sn.env())
 	if h == nil {
 		return nil, nil
 	}

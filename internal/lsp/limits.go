@@ -79,7 +79,7 @@ func (s *server) reparseOpen(ctx context.Context) {
 		s.mu.Lock()
 		if s.open[u] == f {
 			s.open[u] = nf
-			s.syncBufferSchemasLocked(u, bufferText(nf))
+			s.syncBufferLocked(u, bufferText(nf))
 		}
 		s.mu.Unlock()
 	}

@@ -85,30 +85,43 @@ func TestQuickFixes(t *testing.T) {
 	if len(diags) != 3 {
 		t.Fatalf("diagnostics = %v", diags)
 	}
-	var actions []protocol.CodeAction
-	params := &protocol.CodeActionParams{
-		TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("db.yaml")},
-		Range:        protocol.Range{Start: protocol.Position{Line: 4}, End: protocol.Position{Line: 5, Character: 6}},
-		Context:      protocol.CodeActionContext{Diagnostics: diags},
-	}
-	if err := e.Call(protocol.MethodTextDocumentCodeAction, params, &actions); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, a := range actions {
-		for _, edits := range a.Edit.Changes {
-			for _, ed := range edits {
-				got[a.Title] = fmt.Sprintf("%d:%d-%d:%d %q", ed.Range.Start.Line, ed.Range.Start.Character, ed.Range.End.Line, ed.Range.End.Character, ed.NewText)
-			}
-		}
-	}
 	want := map[string]string{
 		`Change to "tier"`: `5:2-5:6 "tier"`,
 		"Add missing required fields engine, storageGB": `4:5-4:5 "\n  engine: \"postgres\"\n  storageGB: 0"`,
 	}
-	for title, edit := range want {
-		if got[title] != edit {
-			t.Errorf("%s: edit %s, want %s (all: %v)", title, got[title], edit, got)
+	// The fixes come from the data the published diagnostics carry; a
+	// client that drops it, or sends no diagnostics, gets the fixes of
+	// what was published for the range.
+	stripped := make([]protocol.Diagnostic, len(diags))
+	for i, d := range diags {
+		d.Data = nil
+		stripped[i] = d
+	}
+	for name, sent := range map[string][]protocol.Diagnostic{"as published": diags, "without data": stripped, "none sent": nil} {
+		var actions []protocol.CodeAction
+		params := &protocol.CodeActionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("db.yaml")},
+			Range:        protocol.Range{Start: protocol.Position{Line: 4}, End: protocol.Position{Line: 5, Character: 6}},
+			Context:      protocol.CodeActionContext{Diagnostics: sent},
+		}
+		if err := e.Call(protocol.MethodTextDocumentCodeAction, params, &actions); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, a := range actions {
+			if len(a.Diagnostics) != 1 {
+				t.Errorf("%s: %s fixes %d diagnostics", name, a.Title, len(a.Diagnostics))
+			}
+			for _, edits := range a.Edit.Changes {
+				for _, ed := range edits {
+					got[a.Title] = fmt.Sprintf("%d:%d-%d:%d %q", ed.Range.Start.Line, ed.Range.Start.Character, ed.Range.End.Line, ed.Range.End.Character, ed.NewText)
+				}
+			}
+		}
+		for title, edit := range want {
+			if got[title] != edit {
+				t.Errorf("%s: %s: edit %s, want %s (all: %v)", name, title, got[title], edit, got)
+			}
 		}
 	}
 }

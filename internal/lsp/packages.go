@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,13 +35,8 @@ type pkgState struct {
 	client    *packages.Client
 	clientKey string
 
-	// results holds, per crossplane.yaml path, the outcome of each of its
-	// dependencies (direct first, then transitive).
-	results map[string][]packages.Result
-	// files are the packages' schema files fed to the store.
-	files []schemas.FileInput
-	// metaPaths are the workspace's crossplane.yaml files (last reload).
-	metaPaths []string
+	// (The outcomes of the dependencies, and the packages' schemas, are
+	// the world's: see loader.World.WithPackages.)
 	// refreshed is false until the registries were asked once.
 	refreshed bool
 	cancel    context.CancelCauseFunc
@@ -98,36 +94,6 @@ func (s *server) pkgClient(set Settings) (*packages.Client, error) {
 	}
 	s.pkgs.client, s.pkgs.clientKey = c, key
 	return c, nil
-}
-
-// metaPaths finds the crossplane.yaml files under the roots.
-func (s *server) metaPaths(roots []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, root := range roots {
-		paths, err := packages.FindMeta(root)
-		if err != nil {
-			s.log.Warn("looking for crossplane.yaml", "folder", root, "error", err)
-		}
-		for _, p := range paths {
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
-// readMetas parses crossplane.yaml files (open buffers win over disk).
-func (s *server) readMetas(paths []string) []*packages.Meta {
-	var out []*packages.Meta
-	for _, p := range paths {
-		if text, err := s.readFile(p); err == nil {
-			out = append(out, packages.ParseMeta(p, text))
-		}
-	}
-	return out
 }
 
 // packageFiles turns resolved packages into schema store inputs (one per
@@ -239,7 +205,10 @@ func (s *server) pullCommand(ctx context.Context) (protocol.LSPAny, error) {
 // errPullSuperseded when it ended early, leaving the state as it was.
 func (s *server) refresh(ctx context.Context) error {
 	s.mu.Lock()
-	paths := s.pkgs.metaPaths // found by the last reload: no second walk
+	var metas []*packages.Meta // as the last load found them, with open buffers
+	if s.world != nil {
+		metas = s.world.Metas()
+	}
 	set := s.settings
 	if s.pkgs.cancel != nil {
 		s.pkgs.cancel(errPullSuperseded) // a newer refresh supersedes a running one
@@ -255,7 +224,6 @@ func (s *server) refresh(ctx context.Context) error {
 		return errPullCancelled
 	}
 
-	metas := s.readMetas(paths)
 	total := 0
 	for _, m := range metas {
 		total += len(m.Deps)
@@ -303,36 +271,33 @@ func (s *server) refresh(ctx context.Context) error {
 	return nil
 }
 
-// swapPackages puts the packages' files in the store in place of the
-// previous ones. The new store and its kind list (which hover, completion
-// and diagnostics use) are built before requests can see it; s.mu is held
-// only to check that no other change came meanwhile (then, after a few
-// tries, the store is built under it: inserting indexed files is cheap).
+// swapPackages puts the packages' files in the world in place of the
+// previous ones. The new world's stores and their kind lists (which hover,
+// completion and diagnostics use) are built before requests can see them;
+// s.mu is held only to check that no other change came meanwhile (then,
+// after a few tries, the world is built under it: inserting indexed files
+// is cheap).
 func (s *server) swapPackages(files []schemas.FileInput, results map[string][]packages.Result) {
-	with := func(st *schemas.Store, old []schemas.FileInput) *schemas.Store {
-		for _, f := range old {
-			st = st.WithoutFile(f.Path)
-		}
-		return st.WithFiles(files)
-	}
 	for attempt := 0; ; attempt++ {
 		s.mu.Lock()
-		base, old := s.store, s.pkgs.files
+		base := s.world
 		s.mu.Unlock()
-		next := with(base, old)
-		next.Kinds()
+		if base == nil {
+			return // not loaded: the load serves the cache itself
+		}
+		next := base.WithPackages(results, files)
+		next.Warm()
 		s.mu.Lock()
-		if s.store != base && attempt < 3 {
+		if s.world != base && attempt < 3 {
 			s.mu.Unlock()
 			continue
 		}
-		if s.store != base {
-			next = with(s.store, s.pkgs.files)
+		if s.world != base {
+			next = s.world.WithPackages(results, files)
 		}
-		s.store = next
-		s.pkgs.files = files
-		s.pkgs.results = results
+		s.world = next
 		s.pkgs.refreshed = true
+		s.changedLocked()
 		s.mu.Unlock()
 		return
 	}
@@ -410,14 +375,15 @@ func (s *server) WorkDoneProgressCancel(ctx context.Context, params *protocol.Wo
 
 // packageDiagnostics positions the metadata problems and dependency
 // outcomes of a crossplane.yaml buffer.
-func (s *server) packageDiagnostics(f *document.File) []analysis.Diagnostic {
-	p := docPath(f.URI)
-	if filepath.Base(p) != "crossplane.yaml" {
+func (s *server) packageDiagnostics(sn snapshot) []analysis.Diagnostic {
+	p := sn.path()
+	if filepath.Base(p) != "crossplane.yaml" || sn.world == nil {
 		return nil
 	}
-	m := packages.ParseMeta(p, f.Text)
+	m := packages.ParseMeta(p, sn.file.Text)
+	results := sn.world.Results(p)
 	s.mu.Lock()
-	results, refreshed := s.pkgs.results[p], s.pkgs.refreshed
+	refreshed := s.pkgs.refreshed
 	s.mu.Unlock()
 	// Until the registries were asked, "not in the cache" is not news.
 	return PackageProblems(m, results, refreshed)
@@ -431,14 +397,17 @@ func PackageProblems(m *packages.Meta, results []packages.Result, notCached bool
 
 // packageHover describes the dependency under the cursor: the version it
 // resolved to, its digest, what it ships, and where it came from.
-func (s *server) packageHover(f *document.File, off int) (string, document.Span, bool) {
-	p := docPath(f.URI)
+func (s *server) packageHover(sn snapshot, off int) (string, document.Span, bool) {
+	p := sn.path()
 	if filepath.Base(p) != "crossplane.yaml" {
 		return "", document.Span{}, false
 	}
-	m := packages.ParseMeta(p, f.Text)
+	m := packages.ParseMeta(p, sn.file.Text)
+	var results []packages.Result
+	if sn.world != nil {
+		results = sn.world.Results(p)
+	}
 	s.mu.Lock()
-	results := s.pkgs.results[p]
 	refreshed := s.pkgs.refreshed
 	s.mu.Unlock()
 	for _, d := range m.Deps {
@@ -490,9 +459,20 @@ func docPath(u string) string {
 // packageSummary is one line per dependency: what it resolved to, or why not.
 func (s *server) packageSummary() string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	w := s.world
+	s.mu.Unlock()
+	var all map[string][]packages.Result
+	if w != nil {
+		all = w.AllResults()
+	}
+	paths := make([]string, 0, len(all))
+	for p := range all {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
 	var b strings.Builder
-	for path, rs := range s.pkgs.results {
+	for _, path := range paths {
+		rs := all[path]
 		for _, r := range rs {
 			switch {
 			case r.Package != nil && r.Err == nil:
@@ -515,8 +495,12 @@ func (s *server) packageFile(pseudo string) (string, bool) {
 		return "", false
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, rs := range s.pkgs.results {
+	w := s.world
+	s.mu.Unlock()
+	if w == nil {
+		return "", false
+	}
+	for _, rs := range w.AllResults() {
 		for _, r := range rs {
 			if r.Package != nil && r.Package.Path == pseudo && r.Package.File != "" {
 				return r.Package.File, true

@@ -12,13 +12,13 @@ import (
 
 // References lists where a Composition patchSet is used.
 func (s *server) References(ctx context.Context, params *protocol.ReferenceParams) ([]protocol.Location, error) {
-	f, off, store, enc := s.at(params.TextDocument.URI, params.Position)
+	sn, off, ok := s.at(params.TextDocument.URI, params.Position)
 	out := []protocol.Location{}
-	if f == nil {
+	if !ok {
 		return out, nil
 	}
-	for _, l := range analysis.References(ctx, f, off, analysis.Env{Schemas: store}, params.Context.IncludeDeclaration) {
-		out = append(out, protocol.Location{URI: s.locationURI(l.File), Range: toProtocolRange(l.File, l.Span, enc)})
+	for _, l := range analysis.References(ctx, sn.file, off, sn.env(), params.Context.IncludeDeclaration) {
+		out = append(out, protocol.Location{URI: s.locationURI(l.File), Range: toProtocolRange(l.File, l.Span, sn.enc)})
 	}
 	return out, nil
 }

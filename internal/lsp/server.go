@@ -13,9 +13,10 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
-	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // server implements protocol.Server. Methods it does not implement answer
@@ -43,22 +44,16 @@ type server struct {
 	settings Settings
 	initOpts []byte
 	open     map[uri.URI]*document.File
-	store    *schemas.Store
-	// diskSchemas are the workspace files currently fed to the store from
-	// disk (open buffers replace their disk copy while open).
-	diskSchemas map[string]bool
-	// objects indexes workspace files by the apiVersion/kind of their
-	// documents (example composites for rendering).
-	objects map[string][]workspace.Header
-	// exFiles caches the parsed objects of example files (see objectsIn).
-	exMu    sync.Mutex
-	exFiles map[string]exampleFile
+	// world is the workspace as analysis sees it (internal/loader): the
+	// schema stores of each Crossplane major in use, package metadata and
+	// dependency outcomes, objects by kind and example composites, with
+	// open buffers in place of their disk copies. nil until the first
+	// load; immutable, replaced on every change.
+	world *loader.World
+	// seq numbers the states snapshots read: it grows with every change
+	// to the world, the settings or an open document.
+	seq     uint64
 	scanGen int
-	// schemasReady is false until the first load of built-in and workspace
-	// schemas finished; until then "unknown kind" is not reported.
-	schemasReady bool
-	// major is the Crossplane version the workspace targets.
-	major int
 	// fileProblems are the workspace files that were not read, and why
 	// (see file_problems.go).
 	fileProblems map[string]fileProblem
@@ -87,18 +82,16 @@ type folder struct {
 func newServer(ctx context.Context, opts Options, conn jsonrpc2.Conn) *server {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &server{
-		ctx:         ctx,
-		cancel:      cancel,
-		opts:        opts,
-		log:         opts.Logger,
-		conn:        conn,
-		client:      protocol.ClientDispatcher(conn),
-		enc:         document.UTF16,
-		settings:    defaultSettings(),
-		open:        map[uri.URI]*document.File{},
-		store:       schemas.NewStore(),
-		diskSchemas: map[string]bool{},
-		exitCh:      make(chan struct{}),
+		ctx:      ctx,
+		cancel:   cancel,
+		opts:     opts,
+		log:      opts.Logger,
+		conn:     conn,
+		client:   protocol.ClientDispatcher(conn),
+		enc:      document.UTF16,
+		settings: defaultSettings(),
+		open:     map[uri.URI]*document.File{},
+		exitCh:   make(chan struct{}),
 	}
 	s.traceLevel.Store(protocol.TraceValueOff)
 	s.diag = newDiagnoser(s)
@@ -132,19 +125,63 @@ func (s *server) stopBackground() {
 	}
 }
 
-// snapshot returns the file and schema store to analyse uri with; both are
-// immutable, so the caller may use them without holding the lock.
-func (s *server) snapshot(uri uri.URI) (*document.File, *schemas.Store, Settings, document.Encoding, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.open[uri], s.store, s.settings, s.enc, s.schemasReady
+// snapshot is what a request or a diagnosis of one document reads: its
+// parsed version, the world, the settings and the position encoding, as
+// of one state of the session (seq). Everything in it is immutable, so it
+// is read without holding the session's lock.
+type snapshot struct {
+	seq      uint64
+	file     *document.File // nil when the document is not open
+	world    *loader.World  // nil until the workspace is loaded
+	settings Settings
+	enc      document.Encoding
 }
 
-func (s *server) crossplaneMajor() int {
+// snapshot takes the session's current state for u.
+func (s *server) snapshot(u uri.URI) snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.major
+	return snapshot{seq: s.seq, file: s.open[u], world: s.world, settings: s.settings, enc: s.enc}
 }
+
+// ready reports whether the workspace (its schemas and cached packages)
+// is loaded: until then nothing that depends on it is published.
+func (sn snapshot) ready() bool { return sn.world != nil }
+
+// path is the file path of the snapshot's document.
+func (sn snapshot) path() string {
+	if sn.file == nil {
+		return ""
+	}
+	return docPath(sn.file.URI)
+}
+
+// store is the schema store that applies to the document (nil before
+// the workspace is loaded).
+func (sn snapshot) store() *schemas.Store {
+	if sn.world == nil {
+		return nil
+	}
+	return sn.world.StoreFor(sn.path())
+}
+
+// env is the one builder of the server's analysis.Env: the world's
+// stores, Crossplane version and example composites for the document's
+// path, with the settings' analysis options. Before the workspace is
+// loaded it is empty: analysis then reports only what depends on nothing
+// (syntax, apiVersion/kind, a CRD's own rules).
+func (sn snapshot) env() analysis.Env { return sn.envFor(sn.path()) }
+
+// envFor is env for another file of the workspace (one read from disk).
+func (sn snapshot) envFor(path string) analysis.Env {
+	if sn.world == nil {
+		return analysis.Env{}
+	}
+	return sn.world.EnvWith(path, sn.settings.analysis())
+}
+
+// changedLocked records a change of the session's state. s.mu is held.
+func (s *server) changedLocked() { s.seq++ }
 
 // trace sends $/logTrace for incoming messages when the client asked for it.
 func (s *server) trace(method string, isCall bool) {

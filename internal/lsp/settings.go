@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -55,6 +57,27 @@ type Settings struct {
 	// MaxDocuments bounds the YAML documents of an open file that crd-lsp
 	// analyses: a file with more gets one diagnostic saying it was not.
 	MaxDocuments int `json:"maxDocuments,omitempty"`
+}
+
+// analysis is what of the settings every analysis.Env carries.
+func (s Settings) analysis() loader.AnalysisSettings {
+	a := loader.AnalysisSettings{CompositionMode: s.Validation.CompositionMode, ClientKinds: s.Validation.ClientKinds}
+	if sev, ok := analysis.ParseSeverity(s.Validation.UnknownKind); ok {
+		a.UnknownKind = sev
+	}
+	return a
+}
+
+// loaderConfig is what the workspace is loaded with: its folders, the
+// scan's limits and the targeted Crossplane version. (The server serves
+// cached packages itself, indexed outside its lock.)
+func (s Settings) loaderConfig(roots []string) loader.Config {
+	return loader.Config{
+		Roots:             roots,
+		Options:           workspace.Options{Include: s.Schemas.Include, Exclude: s.Schemas.Exclude, MaxFileSize: s.Schemas.MaxFileSize},
+		CrossplaneVersion: s.CrossplaneVersion,
+		Analysis:          s.analysis(),
+	}
 }
 
 // defaultMaxDocuments is crdLsp.maxDocuments's default.

@@ -18,7 +18,7 @@ func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 	f := s.parseBuffer(string(td.URI), td.Version, []byte(td.Text), nil)
 	s.mu.Lock()
 	s.open[td.URI] = f
-	schemaChanged := s.syncBufferSchemasLocked(td.URI, bufferText(f))
+	schemaChanged := s.syncBufferLocked(td.URI, bufferText(f))
 	s.mu.Unlock()
 	s.afterChange(td.URI, schemaChanged)
 	return nil
@@ -66,7 +66,7 @@ func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 		return nil // closed or changed meanwhile (cannot happen: sync methods are ordered)
 	}
 	s.open[td.URI] = f
-	schemaChanged := s.syncBufferSchemasLocked(td.URI, bufferText(f))
+	schemaChanged := s.syncBufferLocked(td.URI, bufferText(f))
 	s.mu.Unlock()
 	s.afterChange(td.URI, schemaChanged)
 	return nil
@@ -76,7 +76,7 @@ func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocume
 	// The buffer already is the truth for analysis; a saved crossplane.yaml
 	// may change the targeted Crossplane version and the dependencies.
 	if filepath.Base(params.TextDocument.URI.FsPath()) == "crossplane.yaml" {
-		s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
+		s.goBackground(s.refreshPackages)
 	}
 	return nil
 }
@@ -89,20 +89,21 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	inWorkspace := p != "" && s.inWorkspaceLocked(p)
 	limit := s.settings.Schemas.MaxFileSize
 	s.mu.Unlock()
-	// The disk copy takes over again for schemas the buffer defined; it is
-	// read as the scan reads it, without holding the session.
-	schemaChanged := false
+	// The disk copy takes over again (none for a file outside the
+	// workspace); it is read as the scan reads it, without holding the
+	// session.
+	var content []byte
 	if inWorkspace {
-		content, err := workspace.ReadFile(p, limit)
-		if err != nil {
-			content = nil
+		if b, err := workspace.ReadFile(p, limit); err == nil {
+			content = b
 		}
-		s.mu.Lock()
-		if _, reopened := s.open[u]; !reopened {
-			schemaChanged = s.setWorkspaceSchemaFileLocked(p, content)
-		}
-		s.mu.Unlock()
 	}
+	s.mu.Lock()
+	schemaChanged := false
+	if _, reopened := s.open[u]; !reopened {
+		schemaChanged = s.syncBufferLocked(u, content)
+	}
+	s.mu.Unlock()
 	s.diag.forget(u)
 	if schemaChanged {
 		s.diag.scheduleAll()
@@ -120,23 +121,25 @@ func (s *server) afterChange(u uri.URI, schemaChanged bool) {
 	s.diag.schedule(u)
 }
 
-// syncBufferSchemasLocked lets an open buffer's CRDs/XRDs win over its disk
-// copy. It reports whether the schema store changed.
-func (s *server) syncBufferSchemasLocked(u uri.URI, text []byte) bool {
+// syncBufferLocked puts an open buffer's text (nil: none) in the world in
+// place of its disk copy: its CRDs and XRDs, its package metadata, its
+// objects. It reports whether the schemas others see changed. Before the
+// workspace is loaded there is nothing to update: the load takes the open
+// buffers in.
+func (s *server) syncBufferLocked(u uri.URI, text []byte) bool {
+	s.changedLocked()
 	p := u.FsPath()
-	if p == "" || !workspace.IsYAML(p) {
+	if p == "" || !workspace.IsYAML(p) || s.world == nil {
 		return false
 	}
-	s.indexObjectsLocked(p, text)
-	if !s.diskSchemas[p] && !workspace.MayDefineSchemas(text) {
-		return false
-	}
-	return s.setWorkspaceSchemaFileLocked(p, text)
+	gen := s.world.SchemaGen()
+	s.world = s.world.WithFile(p, text)
+	return s.world.SchemaGen() != gen
 }
 
 func (s *server) inWorkspaceLocked(p string) bool {
 	for _, f := range s.folders {
-		if isUnder(f.path, p) {
+		if workspace.IsUnder(f.path, p) {
 			return true
 		}
 	}

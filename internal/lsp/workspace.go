@@ -10,12 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -159,20 +158,17 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 		todo = append(todo, change{uri: ev.URI, path: p, deleted: deleted})
 	}
 	for _, dir := range goneDirs {
-		for p := range s.diskSchemas {
-			if isUnder(dir, p) {
-				todo = append(todo, change{uri: uri.File(p), path: p, deleted: true})
-			}
-		}
-		for p := range s.objects {
-			if isUnder(dir, p) && !s.diskSchemas[p] {
-				todo = append(todo, change{uri: uri.File(p), path: p, deleted: true})
-			}
+		var gone []string
+		if s.world != nil {
+			gone = s.world.PathsUnder(dir)
 		}
 		for p := range s.fileProblems {
-			if isUnder(dir, p) {
-				todo = append(todo, change{uri: uri.File(p), path: p, deleted: true})
+			if workspace.IsUnder(dir, p) {
+				gone = append(gone, p)
 			}
+		}
+		for _, p := range gone {
+			todo = append(todo, change{uri: uri.File(p), path: p, deleted: true})
 		}
 	}
 	s.mu.Unlock()
@@ -194,133 +190,101 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 		}
 		todo[i].content = b
 	}
-	changed := false
+	changed, metaChanged := false, false
 	var problemsChanged []string
 	s.mu.Lock()
 	for _, c := range todo {
 		if s.setFileProblemLocked(c.path, c.problem) {
 			problemsChanged = append(problemsChanged, c.path)
 		}
-		if _, open := s.open[c.uri]; open {
-			continue // the buffer wins while the file is open
+		if _, open := s.open[c.uri]; open || s.world == nil {
+			continue // the buffer wins while the file is open; a load under way reads the disk
 		}
-		if s.setWorkspaceSchemaFileLocked(c.path, c.content) {
-			changed = true
-		}
-		s.indexObjectsLocked(c.path, c.content)
-		if filepath.Base(c.path) == "crossplane.yaml" {
-			s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
-		}
+		gen := s.world.SchemaGen()
+		s.world = s.world.WithFile(c.path, c.content)
+		s.changedLocked()
+		changed = changed || s.world.SchemaGen() != gen
+		metaChanged = metaChanged || filepath.Base(c.path) == "crossplane.yaml"
 	}
 	s.mu.Unlock()
 	s.publishFileProblems(problemsChanged)
+	if metaChanged {
+		// Its dependencies may have changed too.
+		s.goBackground(s.refreshPackages)
+	}
 	if changed {
 		s.diag.scheduleAll()
 	}
 	return nil
 }
 
-// setWorkspaceSchemaFileLocked feeds (or, for nil/irrelevant content,
-// removes) one workspace file in the schema store. It reports whether the
-// store changed.
-func (s *server) setWorkspaceSchemaFileLocked(p string, content []byte) bool {
-	if content != nil && workspace.MayDefineSchemas(content) {
-		s.store = s.store.WithFile(workspace.Source(p), p, content)
-		s.diskSchemas[p] = true
-		return true
-	}
-	if s.diskSchemas[p] {
-		s.store = s.store.WithoutFile(p)
-		delete(s.diskSchemas, p)
-		return true
-	}
-	return false
-}
-
-// reloadSchemas rebuilds the store from scratch: built-ins for the targeted
-// Crossplane version, every schema file under the workspace folders, and
-// open buffers over their disk copies. A newer reload supersedes an older
-// one still running.
+// reloadSchemas loads the workspace from scratch (internal/loader):
+// built-ins for the Crossplane version each file targets, every schema
+// file, package metadata and example object under the workspace folders,
+// the cached packages (indexed here, outside the session's lock), and open
+// buffers over their disk copies. A newer reload supersedes an older one
+// still running.
 func (s *server) reloadSchemas(ctx context.Context) {
 	s.mu.Lock()
 	s.scanGen++
 	gen := s.scanGen
-	roots := make([]string, len(s.folders))
-	for i, f := range s.folders {
-		roots[i] = f.path
+	var roots []string
+	for _, f := range s.folders {
+		if info, err := os.Stat(f.path); err != nil || !info.IsDir() {
+			s.log.Warn("not scanning workspace folder", "folder", f.path, "error", err)
+			continue
+		}
+		roots = append(roots, f.path)
 	}
 	set := s.settings
 	s.mu.Unlock()
 
-	major, from := workspace.CrossplaneMajor(roots, set.CrossplaneVersion)
-	st, err := workspace.Builtins(major)
-	if err != nil {
-		s.log.Error("loading built-in schemas", "error", err)
-		s.showMessage(protocol.MessageTypeError, "crd-lsp: "+err.Error())
+	w, _, skipped, err := loader.Load(ctx, set.loaderConfig(roots))
+	if ctx.Err() != nil {
+		return
 	}
-	s.log.Info("built-in schemas loaded", "crossplane", major, "from", from)
-	opts := workspace.Options{Include: set.Schemas.Include, Exclude: set.Schemas.Exclude, MaxFileSize: set.Schemas.MaxFileSize}
-	disk := map[string]bool{}
-	objects := map[string][]workspace.Header{}
-	problems := map[string]fileProblem{}
-	for _, root := range roots {
-		files, skipped, err := workspace.Scan(ctx, root, opts, func(p string, c []byte) bool {
-			if h := workspace.Headers(c); len(h) > 0 {
-				objects[p] = h
-			}
-			return workspace.MayDefineSchemas(c)
-		})
-		if ctx.Err() != nil {
+	if err != nil {
+		s.log.Error("loading the workspace", "error", err)
+		s.showMessage(protocol.MessageTypeError, "crd-lsp: "+err.Error())
+		if w, _, _, err = loader.Load(ctx, set.loaderConfig(nil)); err != nil {
 			return
 		}
-		if err != nil {
-			s.log.Warn("scanning workspace folder", "folder", root, "error", err)
-		}
-		for _, sk := range skipped {
-			s.log.Info("skipped while scanning", "file", sk.Path, "reason", sk.Reason)
-			if workspace.IsYAML(sk.Path) && sk.Err != nil {
-				problems[sk.Path] = problemFor(sk.Path, sk.Err)
-			}
-		}
-		batch := make([]schemas.FileInput, 0, len(files))
-		for _, f := range files {
-			batch = append(batch, schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content})
-			disk[f.Path] = true
-		}
-		st = st.WithFiles(batch)
-		s.log.Info("workspace folder scanned", "folder", root, "schemaFiles", len(files))
 	}
-	metaPaths := s.metaPaths(roots)
-	pkgFiles, pkgResults := s.loadCachedPackages(s.readMetas(metaPaths), set)
-	st = st.WithFiles(pkgFiles)
+	problems := map[string]fileProblem{}
+	for _, sk := range skipped {
+		s.log.Info("skipped while scanning", "file", sk.Path, "reason", sk.Reason)
+		if workspace.IsYAML(sk.Path) && sk.Err != nil {
+			problems[sk.Path] = problemFor(sk.Path, sk.Err)
+		}
+	}
+	pkgFiles, pkgResults := s.loadCachedPackages(w.Metas(), set)
+	w = w.WithPackages(pkgResults, pkgFiles)
+	w.Warm() // not under s.mu: with a large package, listing the kinds takes a while
+	major, from := 0, "the default"
+	if len(roots) > 0 {
+		major, from = w.MajorOf(filepath.Join(roots[0], "crossplane.yaml"))
+	} else {
+		major, from = w.MajorOf("")
+	}
+	kinds := len(w.Store(major).Kinds())
 	s.mu.Lock()
 	if gen != s.scanGen {
 		s.mu.Unlock()
 		return
 	}
-	s.pkgs.files, s.pkgs.results, s.pkgs.refreshed, s.pkgs.metaPaths = pkgFiles, pkgResults, false, metaPaths
-	s.store = st
-	s.diskSchemas = disk
-	s.objects = objects
-	s.schemasReady = true
-	s.major = major
+	s.pkgs.refreshed = false
 	for u, f := range s.open {
-		s.syncBufferSchemasLocked(u, bufferText(f))
+		if p := u.FsPath(); p != "" && workspace.IsYAML(p) {
+			w = w.WithFile(p, bufferText(f))
+		}
 	}
-	store := s.store
+	s.world = w
+	s.changedLocked()
 	problemsChanged := s.replaceFileProblemsLocked(problems)
 	s.mu.Unlock()
 	s.publishFileProblems(problemsChanged)
-	kinds := len(store.Kinds()) // not under s.mu: with a large package, listing the kinds takes a while
 	s.diag.scheduleAll()
-	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace, %d packages from the cache)", kinds, major, from, len(disk), len(pkgFiles)))
+	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace, %d packages from the cache)", kinds, major, from, w.SchemaFiles(), len(pkgFiles)))
 	// Then ask the registries, without holding anything up.
 	s.goBackground(s.refreshPackages)
 }
-
-func isUnder(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-var _ uri.URI

@@ -19,7 +19,7 @@ const maxSymbolFiles = 5000
 
 func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolParams) (protocol.WorkspaceSymbolResult, error) {
 	s.mu.Lock()
-	store, enc, set := s.store, s.enc, s.settings
+	w, enc, set := s.world, s.enc, s.settings
 	open := map[string]*document.File{}
 	for u, f := range s.open {
 		open[u.FsPath()] = f
@@ -29,6 +29,10 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 		roots[i] = f.path
 	}
 	s.mu.Unlock()
+	env := analysis.Env{}
+	if w != nil {
+		env.Schemas = w.DefaultStore()
+	}
 
 	var files []*document.File
 	for _, f := range open {
@@ -44,7 +48,7 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 			files = append(files, document.Parse(string(uri.File(wf.Path)), 0, wf.Content))
 		}
 	}
-	syms := analysis.WorkspaceSymbols(ctx, params.Query, analysis.Env{Schemas: store}, files, s.readFile)
+	syms := analysis.WorkspaceSymbols(ctx, params.Query, env, files, s.readFile)
 	out := protocol.SymbolInformationSlice{}
 	for _, sym := range syms {
 		kind := protocol.SymbolKindObject

@@ -61,6 +61,10 @@ type Error struct {
 	// (the schema itself cannot be used; a warning).
 	Code    string
 	Message string
+	// Field is the field a required finding misses, or the unknown field
+	// an unknown-field finding names; Suggestion the known field a
+	// misspelt one most likely meant. Quick fixes read these, not Message.
+	Field, Suggestion string
 }
 
 func (e Error) String() string {
@@ -255,6 +259,9 @@ func (r *resolver) convertOne(fe *field.Error, code string) (e Error) {
 			e.Path, name = p, p.String()
 		}
 		e.Message = fmt.Sprintf("missing required field %q", name)
+		if ok && last.Kind == fieldpath.KindField {
+			e.Field = name
+		}
 		if detail != "" && detail != "Required value" {
 			e.Message += ": " + detail
 		}

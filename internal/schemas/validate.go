@@ -236,7 +236,12 @@ func deepCopyJSON(v any) any {
 func (r *resolver) unknownField(p string, ss *structuralschema.Structural) Error {
 	path := r.resolve(p)
 	last, _ := path.Last()
-	return Error{Path: path, OnKey: true, Code: "unknown-field", Message: unknownMessage(last.Field, siblingsOf(ss, path))}
+	e := Error{Path: path, OnKey: true, Code: "unknown-field", Field: last.Field, Message: fmt.Sprintf("unknown field %q", last.Field)}
+	if best, ok := Closest(last.Field, siblingsOf(ss, path)); ok {
+		e.Suggestion = best
+		e.Message += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return e
 }
 
 func (r *resolver) metadataDecodeError(err error) Error {
@@ -247,14 +252,6 @@ func (r *resolver) metadataDecodeError(err error) Error {
 		return e
 	}
 	return Error{Path: fieldpath.Path{fieldpath.Field("metadata")}, Code: "metadata", Message: "invalid metadata: " + msg}
-}
-
-func unknownMessage(name string, candidates []string) string {
-	msg := fmt.Sprintf("unknown field %q", name)
-	if best, ok := Closest(name, candidates); ok {
-		msg += fmt.Sprintf("; did you mean %q?", best)
-	}
-	return msg
 }
 
 // Closest is the candidate a misspelt field name most likely meant (case

@@ -213,3 +213,9 @@ func scalar(b []byte) string {
 	}
 	return strings.Trim(s, `"'`)
 }
+
+// IsUnder reports whether p is root or a path below it.
+func IsUnder(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+)
+
+// The files of the layouts below: an XRD, a classic Composition (mode
+// Resources, valid for Crossplane v1 only) that patches a misspelt
+// composite field into a ConfigMap, and an example claim.
+const (
+	agreeXRD = `apiVersion: apiextensions.crossplane.io/v1
+kind: CompositeResourceDefinition
+metadata:
+  name: xdatabases.example.org
+spec:
+  group: example.org
+  names: {kind: XDatabase, plural: xdatabases}
+  versions:
+  - name: v1alpha1
+    served: true
+    referenceable: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              parameters:
+                type: object
+                properties:
+                  size: {type: string}
+`
+	agreeComposition = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: xdatabases
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XDatabase}
+  resources:
+  - name: config
+    base:
+      apiVersion: v1
+      kind: ConfigMap
+      metadata: {namespace: default}
+      data: {engine: postgres}
+    patches:
+    - fromFieldPath: spec.parameters.sise
+      toFieldPath: data.size
+`
+	agreeMetaV1 = `apiVersion: meta.pkg.crossplane.io/v1
+kind: Configuration
+metadata:
+  name: databases
+spec:
+  crossplane:
+    version: ">=v1.17.0"
+`
+	agreeXR = `apiVersion: example.org/v1alpha1
+kind: XDatabase
+metadata:
+  name: example
+spec:
+  parameters:
+    size: small
+    tier: gold
+`
+	agreeUnknown = `apiVersion: example.org/v1
+kind: Cache
+metadata:
+  name: c
+spec: {}
+`
+)
+
+// TestEditorAgreesWithCheck runs crd-lsp check and the language server
+// (driven by the test editor) over the same workspace layouts, settings
+// and flags, and requires the same findings in every file: both read the
+// workspace through one loader, take each file's Crossplane version from
+// its nearest crossplane.yaml, and build one analysis.Env. (check leaves
+// out hints, which only editors show.)
+func TestEditorAgreesWithCheck(t *testing.T) {
+	cases := []struct {
+		name     string
+		files    map[string]string
+		flags    []string
+		settings map[string]any
+		// want lists findings both must report (a guard against a layout
+		// where both are silent by mistake).
+		want []string
+	}{{
+		name: "nested crossplane.yaml pins v1",
+		files: map[string]string{
+			"xrd.yaml": agreeXRD, "composition.yaml": agreeComposition,
+			"v1/crossplane.yaml": agreeMetaV1, "v1/composition.yaml": agreeComposition, "v1/xr.yaml": agreeXR,
+		},
+		want: []string{"composition.yaml:7:3 error", "v1/composition.yaml:15:38 warning fieldpath-unknown"},
+	}, {
+		name:     "v1 from the setting",
+		files:    map[string]string{"xrd.yaml": agreeXRD, "composition.yaml": agreeComposition, "xr.yaml": agreeXR},
+		flags:    []string{"--crossplane-version", "v1"},
+		settings: map[string]any{"crossplaneVersion": "v1"},
+		want:     []string{"composition.yaml:15:38 warning fieldpath-unknown", "xr.yaml:8:5 error unknown-field"},
+	}, {
+		name:     "strict composition mode",
+		files:    map[string]string{"xrd.yaml": agreeXRD, "composition.yaml": agreeComposition},
+		flags:    []string{"--crossplane-version", "v1", "--composition-mode", "strict"},
+		settings: map[string]any{"crossplaneVersion": "v1", "validation": map[string]any{"compositionMode": "strict"}},
+		want:     []string{"composition.yaml:15:38 error fieldpath-unknown"},
+	}, {
+		name:     "unknown kinds are errors",
+		files:    map[string]string{"cache.yaml": agreeUnknown, "xrd.yaml": agreeXRD},
+		flags:    []string{"--unknown-kind", "error"},
+		settings: map[string]any{"validation": map[string]any{"unknownKind": "error"}},
+		want:     []string{"cache.yaml:2:7 error unknown-kind"},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cache := t.TempDir()
+			var paths []string
+			for p, text := range tc.files {
+				full := filepath.Join(dir, p)
+				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				paths = append(paths, p)
+			}
+			slices.Sort(paths)
+
+			args := append([]string{"check", "--output", "json", "--cache-dir", cache}, tc.flags...)
+			_, stdout, stderr := runCmd(t, "", append(args, dir)...)
+			var out struct {
+				Files []checkedFile `json:"files"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+				t.Fatalf("check output: %v\n%s\n%s", err, stdout, stderr)
+			}
+			fromCheck := map[string][]string{}
+			for _, f := range out.Files {
+				rel, _ := filepath.Rel(dir, f.Path)
+				for _, d := range f.Diagnostics {
+					fromCheck[rel] = append(fromCheck[rel], fmt.Sprintf("%s:%d:%d-%d:%d %s %s %s", rel, d.Line, d.Column, d.EndLine, d.EndColumn, d.Severity, d.Code, d.Message))
+				}
+			}
+
+			settings := map[string]any{"cacheDir": cache}
+			for k, v := range tc.settings {
+				settings[k] = v
+			}
+			e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: settings})
+			e.AwaitSchemas(60 * time.Second)
+			fromEditor := map[string][]string{}
+			var strictFix bool
+			for _, p := range paths {
+				e.Open(p, tc.files[p])
+				for _, d := range e.AwaitDiagnostics(p, 1, 30*time.Second) {
+					if d.Severity == protocol.DiagnosticSeverityHint {
+						continue
+					}
+					code, _ := d.Code.(protocol.String)
+					msg, _ := d.Message.(protocol.String)
+					r := d.Range
+					fromEditor[p] = append(fromEditor[p], fmt.Sprintf("%s:%d:%d-%d:%d %s %s %s", p, r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1, severityName(d.Severity), code, msg))
+					// A quick fix carries its diagnostic as published.
+					if code != "fieldpath-unknown" {
+						continue
+					}
+					actions, err := e.CodeActions(p, int(r.Start.Line), int(r.Start.Character))
+					if err != nil || len(actions) == 0 {
+						t.Errorf("%s: no quick fix for %s (%v)", p, msg, err)
+						continue
+					}
+					for _, a := range actions {
+						for _, fd := range a.Diagnostics {
+							if fd.Severity != d.Severity {
+								t.Errorf("%s: the quick fix %q carries its diagnostic as %s, published as %s", p, a.Title, severityName(fd.Severity), severityName(d.Severity))
+							}
+							strictFix = strictFix || fd.Severity == protocol.DiagnosticSeverityError
+						}
+					}
+				}
+			}
+			for _, p := range paths {
+				c, ed := fromCheck[p], fromEditor[p]
+				slices.Sort(c)
+				slices.Sort(ed)
+				if !slices.Equal(c, ed) {
+					t.Errorf("%s: check and the editor disagree\ncheck:\n  %s\neditor:\n  %s", p, strings.Join(c, "\n  "), strings.Join(ed, "\n  "))
+				}
+			}
+			var all []string
+			for _, ds := range fromCheck {
+				all = append(all, ds...)
+			}
+			for _, w := range tc.want {
+				parts := strings.SplitN(w, " ", 2)
+				found := false
+				for _, d := range all {
+					if strings.HasPrefix(d, parts[0]+"-") && strings.Contains(d, " "+parts[1]+" ") {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no finding %q in\n  %s", w, strings.Join(all, "\n  "))
+				}
+			}
+			if tc.name == "strict composition mode" && !strictFix {
+				t.Error("strict mode: no quick fix for an error-level fieldPath finding")
+			}
+		})
+	}
+}
+
+func severityName(s protocol.DiagnosticSeverity) string {
+	switch s {
+	case protocol.DiagnosticSeverityError:
+		return "error"
+	case protocol.DiagnosticSeverityWarning:
+		return "warning"
+	case protocol.DiagnosticSeverityInformation:
+		return "info"
+	}
+	return "hint"
+}
