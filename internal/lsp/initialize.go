@@ -31,6 +31,9 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 			}
 		}
 	}
+	s.work.mu.Lock()
+	s.work.notify = wantsIdle(caps)
+	s.work.mu.Unlock()
 	if w := caps.Workspace; w != nil {
 		s.caps.configuration = w.Configuration != nil && *w.Configuration
 		s.caps.workspaceFolders = w.WorkspaceFolders != nil && *w.WorkspaceFolders

@@ -60,6 +60,7 @@ type server struct {
 
 	diag *diagnoser
 	bg   sync.WaitGroup
+	work work // see idle.go
 
 	pkgs pkgState
 }
@@ -101,8 +102,10 @@ func newServer(ctx context.Context, opts Options, conn jsonrpc2.Conn) *server {
 // goBackground runs f on a goroutine that Serve waits for before returning.
 func (s *server) goBackground(f func(ctx context.Context)) {
 	s.bg.Add(1)
+	s.workStart(false)
 	go func() {
 		defer s.bg.Done()
+		defer s.workDone()
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Error("panic in background task", "panic", r)
