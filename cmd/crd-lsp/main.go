@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-
 )
 
 // Set with -ldflags "-X main.version=... -X main.commit=...".

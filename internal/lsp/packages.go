@@ -43,7 +43,7 @@ type pkgState struct {
 	// explicit is closed when the running crdLsp.pull ends (nil: none
 	// runs); automatic refreshes wait for it.
 	explicit chan struct{}
-	tokens    atomic.Int64
+	tokens   atomic.Int64
 	// current is the progress the client's callbacks report to.
 	current atomic.Pointer[progress]
 	// cancels maps progress tokens to the pulls they stop.
