@@ -152,8 +152,7 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, n := range out.Notes {
 			line, col := lineCol(f, d, n.Path)
-			sev := [...]string{"error", "warning", "info"}[n.Severity]
-			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", path, line, col, sev, n.Message, n.Code)
+			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", path, line, col, n.Severity, n.Message, n.Code)
 			failed = failed || n.Severity == render.Error
 		}
 		b, err := out.YAML("")

@@ -12,50 +12,25 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
-// Severity of a Diagnostic, ordered as LSP orders them.
-type Severity int
+// Severity of a Diagnostic: the one scale (internal/severity).
+type Severity = severity.Severity
 
 const (
-	SeverityError Severity = iota + 1
-	SeverityWarning
-	SeverityInfo
-	SeverityHint
+	SeverityError   = severity.Error
+	SeverityWarning = severity.Warning
+	SeverityInfo    = severity.Info
+	SeverityHint    = severity.Hint
 )
-
-func (s Severity) String() string {
-	switch s {
-	case SeverityError:
-		return "error"
-	case SeverityWarning:
-		return "warning"
-	case SeverityInfo:
-		return "info"
-	case SeverityHint:
-		return "hint"
-	}
-	return "unknown"
-}
 
 // ParseSeverity maps a setting value to a Severity; ok is false for "ignore",
 // "off" and "none", and for unrecognised values (callers keep their default).
-func ParseSeverity(s string) (sev Severity, ok bool) {
-	switch strings.ToLower(s) {
-	case "error":
-		return SeverityError, true
-	case "warning", "warn":
-		return SeverityWarning, true
-	case "info", "information":
-		return SeverityInfo, true
-	case "hint":
-		return SeverityHint, true
-	}
-	return 0, false
-}
+func ParseSeverity(s string) (Severity, bool) { return severity.Parse(s) }
 
 // Diagnostic is one problem found in a file.
 type Diagnostic struct {

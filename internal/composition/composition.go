@@ -16,16 +16,17 @@ import (
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 )
 
-// Severity of a Problem.
-type Severity int
+// Severity of a Problem: the one scale (internal/severity).
+type Severity = severity.Severity
 
 const (
-	Error Severity = iota
-	Warning
-	Info
+	Error   = severity.Error
+	Warning = severity.Warning
+	Info    = severity.Info
 )
 
 // Problem is one finding.

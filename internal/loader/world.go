@@ -573,20 +573,11 @@ func PackageProblems(m *packages.Meta, results []packages.Result, notCached bool
 		if pr.Syntax {
 			continue
 		}
-		sev := analysis.SeverityError
-		switch pr.Severity {
-		case packages.SeverityWarning:
-			sev = analysis.SeverityWarning
-		case packages.SeverityInfo:
-			sev = analysis.SeverityInfo
-		case packages.SeverityHint:
-			sev = analysis.SeverityHint
-		}
 		code := "package-meta"
 		if pr.Kind != "" {
 			code = "package-" + string(pr.Kind)
 		}
-		out = append(out, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: sev, Code: code, Message: pr.Message})
+		out = append(out, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: pr.Severity, Code: code, Message: pr.Message})
 	}
 	return out
 }

@@ -5,16 +5,17 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 )
 
-// Severity of a rendering note.
-type Severity int
+// Severity of a rendering note: the one scale (internal/severity).
+type Severity = severity.Severity
 
 const (
-	Error Severity = iota
-	Warning
-	Info
+	Error   = severity.Error
+	Warning = severity.Warning
+	Info    = severity.Info
 )
 
 // Note is something rendering found, positioned at a path of the

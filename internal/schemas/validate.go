@@ -236,7 +236,7 @@ func deepCopyJSON(v any) any {
 func (r *resolver) unknownField(p string, ss *structuralschema.Structural) Error {
 	path := r.resolve(p)
 	last, _ := path.Last()
-	e := Error{Path: path, OnKey: true, Code: "unknown-field", Field: last.Field, Message: fmt.Sprintf("unknown field %q", last.Field)}
+	e := Error{Severity: SeverityError, Path: path, OnKey: true, Code: "unknown-field", Field: last.Field, Message: fmt.Sprintf("unknown field %q", last.Field)}
 	if best, ok := Closest(last.Field, siblingsOf(ss, path)); ok {
 		e.Suggestion = best
 		e.Message += fmt.Sprintf("; did you mean %q?", best)
@@ -251,7 +251,7 @@ func (r *resolver) metadataDecodeError(err error) Error {
 		e.Code = "metadata"
 		return e
 	}
-	return Error{Path: fieldpath.Path{fieldpath.Field("metadata")}, Code: "metadata", Message: "invalid metadata: " + msg}
+	return Error{Severity: SeverityError, Path: fieldpath.Path{fieldpath.Field("metadata")}, Code: "metadata", Message: "invalid metadata: " + msg}
 }
 
 // Closest is the candidate a misspelt field name most likely meant (case
