@@ -12,10 +12,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // Severity of a Diagnostic: the one scale (internal/severity).
