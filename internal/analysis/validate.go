@@ -6,9 +6,10 @@ import (
 
 	"context"
 	"fmt"
-	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"path/filepath"
 	"strings"
+
+	"github.com/crd-lsp/crd-lsp/internal/composition"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
