@@ -92,8 +92,8 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 	// The workspace: the folder of the nearest crossplane.yaml (else the
 	// Composition's), --schemas, the Composition itself, cached packages.
 	root := filepath.Dir(path)
-	if _, from, ok := workspace.MajorFor(path); ok && filepath.Base(from) == "crossplane.yaml" {
-		root = filepath.Dir(from)
+	if dir, ok := loader.PackageRoot(path); ok {
+		root = dir
 	}
 	cfg := loader.Config{Roots: []string{root}, SchemaDirs: opts.schemaDirs, CrossplaneVersion: opts.crossplane,
 		Files: []workspace.File{{Path: path, Content: text}}}

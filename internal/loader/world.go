@@ -118,7 +118,10 @@ type Files []workspace.File
 // skipped and why.
 func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, error) {
 	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}}
-	w.setMajor, _ = workspace.CrossplaneMajor(nil, cfg.CrossplaneVersion)
+	w.setMajor = workspace.DefaultCrossplaneMajor
+	if m, ok := workspace.ParseMajor(cfg.CrossplaneVersion); ok {
+		w.setMajor = m
+	}
 	var kept Files
 	var skipped []workspace.Skipped
 	for _, dir := range cfg.SchemaDirs {
@@ -299,6 +302,28 @@ func (w *World) metaMajor(p string) (int, bool) {
 		return 0, false
 	}
 	return workspace.ParseMajor(m.Crossplane)
+}
+
+// PackageRoot is the folder of the crossplane.yaml nearest to path (in its
+// folder or above) that states the Crossplane version its package targets,
+// read from disk; false when there is none.
+func PackageRoot(path string) (string, bool) {
+	dir := filepath.Dir(path)
+	for {
+		p := filepath.Join(dir, "crossplane.yaml")
+		if content, err := workspace.ReadFile(p, workspace.DefaultMaxFileSize); err == nil {
+			if m := packages.ParseMeta(p, content); m.Crossplane != "" {
+				if _, ok := workspace.ParseMajor(m.Crossplane); ok {
+					return dir, true
+				}
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }
 
 // MajorOf is the Crossplane major a file targets: that of the nearest

@@ -42,7 +42,6 @@ type server struct {
 	caps     clientCaps
 	folders  []folder
 	settings Settings
-	initOpts []byte
 	open     map[uri.URI]*document.File
 	// world is the workspace as analysis sees it (internal/loader): the
 	// schema stores of each Crossplane major in use, package metadata and
@@ -66,13 +65,10 @@ type server struct {
 }
 
 type clientCaps struct {
-	configuration     bool
-	watchedDynamic    bool
-	workspaceFolders  bool
-	relativePatterns  bool
-	diagnosticVersion bool
-	snippets          bool
-	progress          bool // window/workDoneProgress/create and $/progress
+	configuration  bool
+	watchedDynamic bool
+	snippets       bool
+	progress       bool // window/workDoneProgress/create and $/progress
 }
 
 type folder struct {
