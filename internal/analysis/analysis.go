@@ -14,6 +14,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
@@ -149,32 +150,29 @@ func diagnoseDoc(ctx context.Context, d *document.Doc, env Env) (out []Diagnosti
 // resourceHeader reads apiVersion and kind. ok is false when the document is
 // not a Kubernetes object at all (neither field present), which is not an
 // error: plenty of YAML in a repository is something else.
-func resourceHeader(d *document.Doc, m map[string]any) (gvk schemas.GVK, diags []Diagnostic, ok bool) {
+func resourceHeader(d *document.Doc, m map[string]any) (id schemas.GVK, diags []Diagnostic, ok bool) {
 	apiVersion, hasAV := m["apiVersion"]
 	kind, hasKind := m["kind"]
 	if !hasAV && !hasKind {
-		return gvk, nil, false
+		return id, nil, false
 	}
 	av, avOK := apiVersion.(string)
 	k, kOK := kind.(string)
 	switch {
 	case !hasAV:
-		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, true, SeverityError, "missing-apiversion", "missing required field \"apiVersion\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, true, SeverityError, "missing-apiversion", "missing required field \"apiVersion\"")}, false
 	case !hasKind:
-		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, SeverityError, "missing-kind", "missing required field \"kind\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, SeverityError, "missing-kind", "missing required field \"kind\"")}, false
 	case !avOK || av == "":
-		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "type", "apiVersion must be a non-empty string such as \"apps/v1\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "type", "apiVersion must be a non-empty string such as \"apps/v1\"")}, false
 	case !kOK || k == "":
-		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, SeverityError, "type", "kind must be a non-empty string such as \"Deployment\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, SeverityError, "type", "kind must be a non-empty string such as \"Deployment\"")}, false
 	}
-	group, version, found := strings.Cut(av, "/")
-	if !found {
-		group, version = "", av
+	parsed := gvk.Parse(av, k)
+	if strings.Contains(parsed.Version, "/") || parsed.Version == "" {
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
 	}
-	if strings.Contains(version, "/") || version == "" {
-		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
-	}
-	return schemas.GVK{Group: group, Version: version, Kind: k}, nil, true
+	return parsed, nil, true
 }
 
 // at positions a diagnostic on path in d: on the key when onKey and the node

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/composition"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
@@ -394,11 +395,7 @@ func baseGVK(base map[string]any) (schemas.GVK, bool) {
 	if av == "" || k == "" {
 		return schemas.GVK{}, false
 	}
-	g, v, found := strings.Cut(av, "/")
-	if !found {
-		g, v = "", av
-	}
-	return schemas.GVK{Group: g, Version: v, Kind: k}, true
+	return gvk.Parse(av, k), true
 }
 
 // ptAccepted are values function-patch-and-transform accepts at run time

@@ -17,11 +17,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -217,11 +217,7 @@ func (w *World) keepExampleTexts() {
 
 func mayHoldExample(builtins *schemas.Store, hs []workspace.Header) bool {
 	for _, h := range hs {
-		group, version, found := strings.Cut(h.APIVersion, "/")
-		if !found {
-			group, version = "", h.APIVersion
-		}
-		if builtins == nil || len(builtins.Candidates(schemas.GVK{Group: group, Version: version, Kind: h.Kind})) == 0 {
+		if builtins == nil || len(builtins.Candidates(gvk.Parse(h.APIVersion, h.Kind))) == 0 {
 			return true
 		}
 	}
