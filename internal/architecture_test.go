@@ -29,7 +29,7 @@ var allowed = map[string][]string{
 	"internal/analysis":                          {"internal/document", "internal/schemas", "internal/fieldpath", "internal/composition", "internal/render", "internal/composite", "internal/functions", "internal/gotemplate", "internal/severity", "internal/gvk", "internal/structural"},
 	"internal/render":                            {"internal/fieldpath", "internal/severity"},
 	"internal/composite":                         {"internal/fieldpath", "internal/render", "internal/severity", "internal/gvk"},
-	"internal/packages":                          {"internal/severity"},
+	"internal/packages":                          {"internal/severity", "internal/document"},
 	"internal/packages/xpkgtest":                 nil,
 	"internal/composition":                       {"internal/fieldpath", "internal/severity", "internal/gvk", "internal/structural"},
 	"internal/lsp":                               {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader"},

@@ -1,18 +1,15 @@
 package packages
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 	"oras.land/oras-go/v2/registry"
 
+	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
@@ -58,7 +55,7 @@ type Meta struct {
 	Deps       []Dependency
 	Problems   []Problem
 
-	lines []int // byte offset of each line start
+	file *document.File // the text, its lines and its nodes' spans
 }
 
 // Dependency is one spec.dependsOn entry.
@@ -94,36 +91,25 @@ func (d Dependency) String() string {
 
 // Pos converts a byte offset of the file into a 1-based line and a 1-based
 // byte column.
-func (m *Meta) Pos(offset int) (line, col int) {
-	i := sort.Search(len(m.lines), func(i int) bool { return m.lines[i] > offset }) - 1
-	if i < 0 {
-		return 1, offset + 1
-	}
-	return i + 1, offset - m.lines[i] + 1
-}
+func (m *Meta) Pos(offset int) (line, col int) { return m.file.Mapper.LineCol(offset) }
 
 // ParseMeta parses crossplane.yaml content. It never fails: problems are
 // positioned values in the result. The first document whose apiVersion is
 // in the meta.pkg.crossplane.io group is used.
 func ParseMeta(path string, data []byte) *Meta {
-	m := &Meta{Path: path, lines: lineStarts(data)}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	m := &Meta{Path: path, file: document.Parse(path, 0, data)}
 	found := false
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if err != nil {
-			if err.Error() != "EOF" {
-				off := m.offsetOfYAMLError(err.Error(), data)
-				m.problem(Span{off, off}, SeverityError, "YAML syntax error: "+strings.TrimPrefix(err.Error(), "yaml: "))
-				m.Problems[len(m.Problems)-1].Syntax = true
-			}
+	for _, d := range m.file.Docs {
+		if len(d.Errors) > 0 {
+			e := d.Errors[0]
+			m.problem(Span{e.Span.Start, e.Span.Start}, SeverityError, "YAML syntax error: "+strings.TrimPrefix(e.Message, "yaml: "))
+			m.Problems[len(m.Problems)-1].Syntax = true
 			break
 		}
-		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		root := d.Root
+		if root == nil || root.Kind != yaml.MappingNode {
 			continue
 		}
-		root := doc.Content[0]
 		av := mapGet(root, "apiVersion")
 		if av == nil || !strings.HasPrefix(av.Value, MetaGroup+"/") {
 			continue
@@ -251,17 +237,6 @@ func (m *Meta) problem(s Span, sev Severity, msg string) {
 	m.Problems = append(m.Problems, Problem{Offset: s.Start, End: s.End, Severity: sev, Message: msg})
 }
 
-var yamlErrLine = regexp.MustCompile(`line (\d+)`)
-
-func (m *Meta) offsetOfYAMLError(msg string, data []byte) int {
-	if sm := yamlErrLine.FindStringSubmatch(msg); sm != nil {
-		if l, err := strconv.Atoi(sm[1]); err == nil && l >= 1 && l <= len(m.lines) {
-			return m.lines[l-1]
-		}
-	}
-	return 0
-}
-
 // Qualify prefixes a package name without a registry host with reg. A
 // first path component is a host when it contains a dot or a colon or is
 // "localhost", as for container images.
@@ -312,97 +287,10 @@ func mapKey(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-func lineStarts(data []byte) []int {
-	ls := []int{0}
-	for i, b := range data {
-		if b == '\n' {
-			ls = append(ls, i+1)
-		}
-	}
-	return ls
-}
-
-// offset converts a yaml.v3 line and column (1-based, column in
-// characters) into a byte offset.
-func (m *Meta) offset(data []byte, line, col int) int {
-	if line < 1 || line > len(m.lines) {
-		return len(data)
-	}
-	off := m.lines[line-1]
-	for c := 1; c < col && off < len(data) && data[off] != '\n'; c++ {
-		_, w := utf8.DecodeRune(data[off:])
-		off += w
-	}
-	return off
-}
-
 // span is the byte range of a node's source text.
-func (m *Meta) span(n *yaml.Node, data []byte) Span {
-	start := m.offset(data, n.Line, n.Column)
-	return Span{start, m.end(n, data, start)}
-}
-
-func (m *Meta) end(n *yaml.Node, data []byte, start int) int {
-	switch n.Kind {
-	case yaml.MappingNode, yaml.SequenceNode, yaml.DocumentNode:
-		if len(n.Content) == 0 {
-			return start + 2 // {} or []
-		}
-		last := n.Content[len(n.Content)-1]
-		e := m.end(last, data, m.offset(data, last.Line, last.Column))
-		if n.Style&yaml.FlowStyle != 0 {
-			for e < len(data) && data[e] != '}' && data[e] != ']' {
-				e++
-			}
-			if e < len(data) {
-				e++
-			}
-		}
-		return e
-	case yaml.AliasNode:
-		return start + 1 + len(n.Value)
-	}
-	if start >= len(data) {
-		return start
-	}
-	switch {
-	case n.Style&yaml.DoubleQuotedStyle != 0:
-		for i := start + 1; i < len(data); i++ {
-			switch data[i] {
-			case '\\':
-				i++
-			case '"':
-				return i + 1
-			}
-		}
-		return len(data)
-	case n.Style&yaml.SingleQuotedStyle != 0:
-		for i := start + 1; i < len(data); i++ {
-			if data[i] == '\'' {
-				if i+1 < len(data) && data[i+1] == '\'' {
-					i++
-					continue
-				}
-				return i + 1
-			}
-		}
-		return len(data)
-	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
-		i := bytes.IndexByte(data[start:], '\n')
-		if i < 0 {
-			return len(data)
-		}
-		return start + i
-	}
-	if n.Tag == "!!null" && n.Value == "" {
-		return start
-	}
-	// A plain scalar: on one line its source text is its value.
-	e := start + len(n.Value)
-	if e > len(data) {
-		e = len(data)
-	}
-	return e
+func (m *Meta) span(n *yaml.Node, _ []byte) Span {
+	sp := m.file.NodeSpan(n)
+	return Span{sp.Start, sp.End}
 }
 
 // String returns the problem as "severity: message".
