@@ -142,21 +142,7 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 			}
 			slices.Sort(paths)
 
-			args := append([]string{"check", "--output", "json", "--cache-dir", cache}, tc.flags...)
-			_, stdout, stderr := runCmd(t, "", append(args, dir)...)
-			var out struct {
-				Files []checkedFile `json:"files"`
-			}
-			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
-				t.Fatalf("check output: %v\n%s\n%s", err, stdout, stderr)
-			}
-			fromCheck := map[string][]string{}
-			for _, f := range out.Files {
-				rel, _ := filepath.Rel(dir, f.Path)
-				for _, d := range f.Diagnostics {
-					fromCheck[rel] = append(fromCheck[rel], fmt.Sprintf("%s:%d:%d-%d:%d %s %s %s", rel, d.Line, d.Column, d.EndLine, d.EndColumn, d.Severity, d.Code, d.Message))
-				}
-			}
+			fromCheck := checkFindings(t, dir, append([]string{"--cache-dir", cache}, tc.flags...))
 
 			settings := map[string]any{"cacheDir": cache}
 			for k, v := range tc.settings {
@@ -175,7 +161,7 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 					code, _ := d.Code.(protocol.String)
 					msg, _ := d.Message.(protocol.String)
 					r := d.Range
-					fromEditor[p] = append(fromEditor[p], fmt.Sprintf("%s:%d:%d-%d:%d %s %s %s", p, r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1, severityName(d.Severity), code, msg))
+					fromEditor[p] = append(fromEditor[p], editorFinding(p, d))
 					// A quick fix carries its diagnostic as published.
 					if code != "fieldpath-unknown" {
 						continue
@@ -195,14 +181,7 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 					}
 				}
 			}
-			for _, p := range paths {
-				c, ed := fromCheck[p], fromEditor[p]
-				slices.Sort(c)
-				slices.Sort(ed)
-				if !slices.Equal(c, ed) {
-					t.Errorf("%s: check and the editor disagree\ncheck:\n  %s\neditor:\n  %s", p, strings.Join(c, "\n  "), strings.Join(ed, "\n  "))
-				}
-			}
+			sameFindings(t, paths, fromCheck, fromEditor)
 			var all []string
 			for _, ds := range fromCheck {
 				all = append(all, ds...)
@@ -236,4 +215,49 @@ func severityName(s protocol.DiagnosticSeverity) string {
 		return "info"
 	}
 	return "hint"
+}
+
+// checkFindings runs crd-lsp check --output json with flags on dir and
+// returns its findings by file (relative to dir), one line each:
+// "file:line:col-endline:endcol severity code message".
+func checkFindings(t *testing.T, dir string, flags []string) map[string][]string {
+	t.Helper()
+	args := append(append([]string{"check", "--output", "json"}, flags...), dir)
+	_, stdout, stderr := runCmd(t, "", args...)
+	var out struct {
+		Files []checkedFile `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("check output: %v\n%s\n%s", err, stdout, stderr)
+	}
+	found := map[string][]string{}
+	for _, f := range out.Files {
+		rel, _ := filepath.Rel(dir, f.Path)
+		for _, d := range f.Diagnostics {
+			found[rel] = append(found[rel], fmt.Sprintf("%s:%d:%d-%d:%d %s %s %s", rel, d.Line, d.Column, d.EndLine, d.EndColumn, d.Severity, d.Code, d.Message))
+		}
+	}
+	return found
+}
+
+// editorFinding is a published diagnostic as checkFindings words it.
+func editorFinding(rel string, d protocol.Diagnostic) string {
+	code, _ := d.Code.(protocol.String)
+	msg, _ := d.Message.(protocol.String)
+	r := d.Range
+	return fmt.Sprintf("%s:%d:%d-%d:%d %s %s %s", rel, r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1, severityName(d.Severity), code, msg)
+}
+
+// sameFindings reports every file of paths whose findings differ between
+// check and the editor.
+func sameFindings(t *testing.T, paths []string, fromCheck, fromEditor map[string][]string) {
+	t.Helper()
+	for _, p := range paths {
+		c, ed := slices.Clone(fromCheck[p]), slices.Clone(fromEditor[p])
+		slices.Sort(c)
+		slices.Sort(ed)
+		if !slices.Equal(c, ed) {
+			t.Errorf("%s: check and the editor disagree\ncheck:\n  %s\neditor:\n  %s", p, strings.Join(c, "\n  "), strings.Join(ed, "\n  "))
+		}
+	}
 }

@@ -4,8 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 )
 
 // A finding a workspace is expected to have: a regular expression over the
@@ -180,5 +186,77 @@ func TestCheckWorkspaces(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("workspace %s is listed but not in the corpus", name)
 		}
+	}
+}
+
+// TestEditorOnWorkspaces: the editor publishes, on the same real
+// repositories, what check reports (hints aside) — for every file check
+// has findings in and every Composition, up to maxEditorFiles a workspace.
+func TestEditorOnWorkspaces(t *testing.T) {
+	const maxEditorFiles = 40
+	root := filepath.Join(corpus(t), "workspaces")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		name := e.Name()
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(root, name)
+			flags := []string{"--cache-dir", cache}
+			if _, err := os.Stat(filepath.Join(dir, "schemas")); err == nil {
+				flags = append(flags, "--schemas", filepath.Join(dir, "schemas"))
+			}
+			fromCheck := checkFindings(t, dir, flags)
+			var paths []string
+			for p := range fromCheck {
+				paths = append(paths, p)
+			}
+			_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
+					return nil
+				}
+				rel, _ := filepath.Rel(dir, p)
+				if _, listed := fromCheck[rel]; listed {
+					return nil
+				}
+				if b, err := os.ReadFile(p); err == nil && regexp.MustCompile(`(?m)^kind: Composition\s*$`).Match(b) {
+					paths = append(paths, rel)
+				}
+				return nil
+			})
+			slices.Sort(paths)
+			if len(paths) > maxEditorFiles {
+				paths = paths[:maxEditorFiles]
+			}
+			e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"cacheDir": cache}})
+			e.AwaitSchemas(120 * time.Second)
+			for _, p := range paths {
+				b, err := os.ReadFile(filepath.Join(dir, p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.Open(p, string(b))
+			}
+			e.AwaitIdle(120 * time.Second)
+			fromEditor := map[string][]string{}
+			for _, p := range paths {
+				for _, d := range e.Diagnostics(p) {
+					if d.Severity != protocol.DiagnosticSeverityHint {
+						fromEditor[p] = append(fromEditor[p], editorFinding(p, d))
+					}
+				}
+			}
+			sameFindings(t, paths, fromCheck, fromEditor)
+			n := 0
+			for _, p := range paths {
+				n += len(fromEditor[p])
+			}
+			t.Logf("%d files, %d findings alike", len(paths), n)
+		})
 	}
 }
