@@ -1,0 +1,155 @@
+// This file offers "Preview rendered": code lenses on composed resources
+// and the rendered YAML they show.
+
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+)
+
+// Lens is a code lens: a command shown above a line.
+type Lens struct {
+	Span  document.Span
+	Title string
+	// Line is the 0-based line the command renders (a resource template's
+	// or the Composition's).
+	Line int
+	// XR is the example composite file to render with ("" synthesises one).
+	XR string
+}
+
+// CodeLenses offers "Preview rendered" on each composed resource of a
+// Composition (classic and P&T) and on the Composition itself.
+// With several example composites in the workspace, the Composition gets
+// one more lens per example; the others use the first.
+func CodeLenses(f *document.File, env Env) []Lens {
+	var out []Lens
+	for _, d := range f.Docs {
+		if d.Root == nil || len(d.Errors) > 0 {
+			continue
+		}
+		_, kind, ok := d.Lookup(fieldpath.Path{fieldpath.Field("kind")})
+		if !ok || kind.Value != "Composition" {
+			continue
+		}
+		obj, err := d.Object()
+		if err != nil {
+			continue
+		}
+		m, _ := obj.(map[string]any)
+		var examples []Example
+		if env.Examples != nil {
+			spec, _ := m["spec"].(map[string]any)
+			ref, _ := spec["compositeTypeRef"].(map[string]any)
+			if gvk, ok := baseGVK(ref); ok {
+				examples = env.Examples(gvk)
+			}
+		}
+		xr, with := "", ""
+		if len(examples) > 0 {
+			xr, with = examples[0].Path, " with "+relName(examples[0].Path, f.URI)
+		}
+		add := func(p fieldpath.Path, title, xr string) {
+			k, v, ok := d.Lookup(p)
+			if !ok {
+				return
+			}
+			n := v
+			if k != nil {
+				n = k
+			}
+			sp := f.NodeSpan(n)
+			out = append(out, Lens{Span: sp, Title: title, Line: f.Mapper.LineOf(sp.Start), XR: xr})
+		}
+		add(fieldpath.Path{fieldpath.Field("kind")}, "Preview rendered (all resources"+with+")", xr)
+		for _, ex := range examples[min(1, len(examples)):] {
+			add(fieldpath.Path{fieldpath.Field("kind")}, "Preview with "+relName(ex.Path, f.URI), ex.Path)
+		}
+		for _, h := range resourceHolders(m) {
+			holder, _ := valueAt(m, h).(map[string]any)
+			list, _ := holder["resources"].([]any)
+			for i := range list {
+				rp := h.Child(fieldpath.Field("resources"), fieldpath.Index(i))
+				if _, _, ok := d.Lookup(rp.Child(fieldpath.Field("name"))); ok {
+					add(rp.Child(fieldpath.Field("name")), "Preview rendered"+with, xr)
+				} else {
+					add(rp.Child(fieldpath.Field("base")), "Preview rendered"+with, xr)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// resourceHolders are the paths of a Composition that hold resources:
+// spec (classic) and each P&T step's input.
+func resourceHolders(m map[string]any) []fieldpath.Path {
+	spec, _ := m["spec"].(map[string]any)
+	var holders []fieldpath.Path
+	if _, ok := spec["resources"].([]any); ok {
+		holders = append(holders, fieldpath.Path{fieldpath.Field("spec")})
+	}
+	steps, _ := spec["pipeline"].([]any)
+	for i, st := range steps {
+		sm, _ := st.(map[string]any)
+		in, _ := sm["input"].(map[string]any)
+		if av, _ := in["apiVersion"].(string); strings.HasPrefix(av, "pt.fn.crossplane.io/") && in["kind"] == "Resources" {
+			holders = append(holders, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline"), fieldpath.Index(i), fieldpath.Field("input")})
+		}
+	}
+	return holders
+}
+
+// RenderAt renders the Composition that holds offset (against xr, or a
+// synthesised composite when xr is nil) and returns YAML: every resource,
+// or only the resource template at offset. Notes come first, as comments.
+func RenderAt(ctx context.Context, f *document.File, offset int, xr map[string]any, xrPath string, env Env) (string, error) {
+	d := f.DocAt(offset)
+	if d == nil || d.Root == nil {
+		return "", fmt.Errorf("no YAML document at this position")
+	}
+	obj, err := d.Object()
+	if err != nil {
+		return "", err
+	}
+	m, _ := obj.(map[string]any)
+	if m["kind"] != "Composition" {
+		return "", fmt.Errorf("this document is not a Composition")
+	}
+	// Lenient: a preview shows what can be rendered, with the failures noted.
+	out, ok := RenderComposition(ctx, d, m, xr, env, true)
+	if !ok {
+		return "", fmt.Errorf("no XRD for this Composition's compositeTypeRef in the workspace")
+	}
+	synthesized := out.Synthesized
+	only := ""
+	if hit, ok := f.At(offset); ok {
+		for _, res := range out.Resources {
+			if _, fromFunction := out.Functions[res.Name]; hit.Path.HasPrefix(res.Path) && res.Name != "" && !fromFunction {
+				only = res.Name
+			}
+		}
+	}
+	var b strings.Builder
+	if xrPath != "" {
+		fmt.Fprintf(&b, "# Rendered by crd-lsp with %s.\n", xrPath)
+	}
+	if synthesized {
+		b.WriteString("# Rendered by crd-lsp with a composite resource synthesised from the XRD:\n# its required fields with placeholders, optional fields unset.\n")
+	}
+	for _, n := range out.Notes {
+		line, col := f.Mapper.LineCol(at(d, n.Path, n.OnKey, 0, "", "").Span.Start)
+		fmt.Fprintf(&b, "# %d:%d: %s\n", line, col, n.Message)
+	}
+	y, err := out.YAML(only)
+	if err != nil {
+		return "", err
+	}
+	b.Write(y)
+	return b.String(), nil
+}
