@@ -93,16 +93,6 @@ func (ts *templateStep) fallback(d *document.Doc) (document.Span, string) {
 	return at(d, stepPath(ts.index).Child(fieldpath.Field("step")), false, 0, "", "").Span, ""
 }
 
-// docAt is the template document holding a Text offset.
-func (ts *templateStep) docAt(off int) (gotemplate.Document, bool) {
-	for _, doc := range ts.docs {
-		if off >= doc.Start && off <= doc.End {
-			return doc, true
-		}
-	}
-	return gotemplate.Document{}, false
-}
-
 // producer is the template document that composed the resource name (of
 // apiVersion/kind av, k): the one naming it literally in its
 // composition-resource-name annotation, else the only document of that

@@ -576,12 +576,6 @@ func mustBuiltins() *schemas.Store {
 	return st
 }
 
-// ParseFile parses a file of the workspace for analysis (a convenience for
-// front ends that have its content).
-func ParseFile(path string, content []byte) *document.File {
-	return document.Parse(path, 0, content)
-}
-
 // PackageProblems turns a crossplane.yaml's metadata problems (YAML syntax
 // errors aside: the document's diagnostics have them) and its dependencies'
 // failed outcomes into diagnostics: the one wording and placement the

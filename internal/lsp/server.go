@@ -16,7 +16,6 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
-	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 // server implements protocol.Server. Methods it does not implement answer
@@ -153,15 +152,6 @@ func (sn snapshot) path() string {
 		return ""
 	}
 	return docPath(sn.file.URI)
-}
-
-// store is the schema store that applies to the document (nil before
-// the workspace is loaded).
-func (sn snapshot) store() *schemas.Store {
-	if sn.world == nil {
-		return nil
-	}
-	return sn.world.StoreFor(sn.path())
 }
 
 // env is the one builder of the server's analysis.Env: the world's

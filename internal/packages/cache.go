@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -198,16 +197,4 @@ func DefaultCacheDir() (string, error) {
 		return "", err
 	}
 	return filepath.Join(d, "crd-lsp", "packages"), nil
-}
-
-// shortDigest returns the first 12 hex digits of a digest.
-func shortDigest(d string) string {
-	_, h, ok := strings.Cut(d, ":")
-	if !ok {
-		h = d
-	}
-	if len(h) > 12 {
-		h = h[:12]
-	}
-	return h
 }

@@ -50,11 +50,6 @@ func (m Marker) pos() string { return fmt.Sprintf("%d:%d", m.Line+1, m.Col+1) }
 
 var markerRE = regexp.MustCompile(`^([ \t]*#[ \t]*)\^(\d*)(?:[ \t]+(.*))?$`)
 
-// IsMarkerLine reports whether line (without its line break) is a marker.
-func IsMarkerLine(line string) bool {
-	return markerRE.MatchString(strings.TrimSuffix(line, "\r"))
-}
-
 // ParseMarkers extracts the markers of a file. A marker line is a comment
 // whose first non-blank character after '#' is '^'. The caret's byte column
 // in its line (or the number written right after it: "^0") is the target
