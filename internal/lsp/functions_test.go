@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -252,7 +253,7 @@ func awaitLine(t *testing.T, lines <-chan string, substr string) {
 // TestHungFunctionDoesNotDelayRequests: a Function of the workspace
 // annotated with the Development runtime is used (as crossplane render
 // --functions uses it). While the diagnosis waits for that function, which
-// hangs, hover and completion answer at once; the next keystroke cancels
+// hangs, hover, completion, code lenses and code actions answer at once; the next keystroke cancels
 // the call, and its own diagnostics are published (the hung version's
 // never are). A shorter crdLsp.functionTimeout, applied by replacing the
 // registry, turns the hang into a diagnostic on the step.
@@ -290,6 +291,13 @@ spec:
 	if items := e.Completion("composition.yaml", 8, 8); len(items) == 0 {
 		t.Error("no completion while a function hangs")
 	}
+	var lenses []protocol.CodeLens
+	if err := e.Call(protocol.MethodTextDocumentCodeLens, map[string]any{"textDocument": map[string]any{"uri": e.URI("composition.yaml")}}, &lenses); err != nil || len(lenses) == 0 {
+		t.Errorf("code lenses while a function hangs: %v, %v", lenses, err)
+	}
+	if _, err := e.CodeActions("composition.yaml", 11, 10); err != nil {
+		t.Errorf("code actions while a function hangs: %v", err)
+	}
 	if vs := e.PublishedVersions("composition.yaml"); len(vs) != 0 {
 		t.Fatalf("diagnostics published while the function hangs: %v", vs)
 	}
@@ -317,4 +325,68 @@ spec:
 	if !found {
 		t.Errorf("with a 1s timeout, no function-failed finding on the step:\n%s", strings.Join(got, "\n"))
 	}
+}
+
+// awaitDiagnosticsWith waits until path's latest published diagnostics
+// hold a line containing substr (a publish that no edit of path caused,
+// so its version says nothing).
+func awaitDiagnosticsWith(t *testing.T, e *lsptest.Editor, path, substr string) []string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got := diagLines(e.Diagnostics(path))
+		for _, l := range got {
+			if strings.Contains(l, substr) {
+				return got
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never got a diagnostic containing %q; last:\n%s", path, substr, strings.Join(got, "\n"))
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestWorkspaceFunctionEdits: editing the workspace's functions.yaml
+// re-renders the open Compositions with the Functions it now says: a
+// Development target outside loopback is refused (never contacted) and
+// said so on the step, and the loopback one serves again once restored.
+func TestWorkspaceFunctionEdits(t *testing.T) {
+	bin := fntest.TestFunction(t)
+	addr, _ := runDevelopmentFunction(t, bin)
+	dir := copyPipeline(t)
+	if err := os.Remove(filepath.Join(dir, "composition.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	fnYAML := func(target string) string {
+		return `apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata:
+  name: function-test
+  annotations:
+    render.crossplane.io/runtime: Development
+    render.crossplane.io/runtime-development-target: ` + target + `
+`
+	}
+	if err := os.WriteFile(filepath.Join(dir, "functions.yaml"), []byte(fnYAML(addr)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("composition.yaml", hangingComposition(false))
+	rendered := `the resource "bucket" that step "maybe-hang" composed lacks it`
+	if got := diagLines(e.AwaitDiagnostics("composition.yaml", 1, 60*time.Second)); !strings.Contains(strings.Join(got, "\n"), rendered) {
+		t.Fatalf("diagnostics lack %q:\n%s", rendered, strings.Join(got, "\n"))
+	}
+
+	e.Open("functions.yaml", fnYAML(addr))
+	e.Change("functions.yaml", fnYAML("192.0.2.1:9443"))
+	got := awaitDiagnosticsWith(t, e, "composition.yaml", "[function-failed]")
+	if !strings.Contains(strings.Join(got, "\n"), "not on this machine") {
+		t.Errorf("a remote target is not refused on the step:\n%s", strings.Join(got, "\n"))
+	}
+	e.AwaitLog("192.0.2.1:9443", 10*time.Second) // and the user is told
+
+	e.Change("functions.yaml", fnYAML(addr))
+	awaitDiagnosticsWith(t, e, "composition.yaml", rendered)
 }
