@@ -190,7 +190,7 @@ func (r *fnRuntime) release(h *fnHandle) {
 	defer r.mu.Unlock()
 	h.users--
 	if h.retired && h.users == 0 {
-		r.closeLocked(h, true)
+		r.closeLocked(h)
 	}
 }
 
@@ -199,7 +199,7 @@ func (r *fnRuntime) replaceLocked(h *fnHandle) {
 	if old := r.cur; old != nil {
 		old.retired = true
 		if old.users == 0 {
-			r.closeLocked(old, true)
+			r.closeLocked(old)
 		} else {
 			r.retired = append(r.retired, old)
 		}
@@ -207,9 +207,9 @@ func (r *fnRuntime) replaceLocked(h *fnHandle) {
 	r.cur = h
 }
 
-// closeLocked closes h's registry (in the background when async: stopping
-// a process may take a moment; close waits for it).
-func (r *fnRuntime) closeLocked(h *fnHandle, async bool) {
+// closeLocked closes h's registry in the background (stopping a process
+// may take a moment; close waits for it).
+func (r *fnRuntime) closeLocked(h *fnHandle) {
 	if h.done {
 		return
 	}
@@ -221,10 +221,6 @@ func (r *fnRuntime) closeLocked(h *fnHandle, async bool) {
 		}
 	}
 	r.retired = kept
-	if !async {
-		r.closeRegistry(h)
-		return
-	}
 	r.closing.Add(1)
 	go func() {
 		defer r.closing.Done()
