@@ -8,9 +8,10 @@ import (
 	"syscall"
 	"time"
 
+	yamlv3 "gopkg.in/yaml.v3"
+
 	"github.com/crd-lsp/crd-lsp/bench/lspclient"
 	"github.com/crd-lsp/crd-lsp/bench/workload"
-	yamlv3 "gopkg.in/yaml.v3"
 )
 
 // firstDiag starts the server in a workspace holding every upjet AWS CRD

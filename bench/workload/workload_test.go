@@ -2,10 +2,11 @@ package workload
 
 import (
 	"fmt"
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"reflect"
 	"strings"
 	"testing"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // An upjet-shaped CRD: region required by the schema, key and value

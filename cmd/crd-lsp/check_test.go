@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 )
 
 func corpus(t *testing.T) string { return corpusdir.Dir(t) }

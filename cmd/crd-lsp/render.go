@@ -92,8 +92,8 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 	// The workspace: the folder of the nearest crossplane.yaml (else the
 	// Composition's), --schemas, the Composition itself, cached packages.
 	root := filepath.Dir(path)
-	if _, from, ok := workspace.MajorFor(path); ok && filepath.Base(from) == "crossplane.yaml" {
-		root = filepath.Dir(from)
+	if dir, ok := loader.PackageRoot(path); ok {
+		root = dir
 	}
 	cfg := loader.Config{Roots: []string{root}, SchemaDirs: opts.schemaDirs, CrossplaneVersion: opts.crossplane,
 		Files: []workspace.File{{Path: path, Content: text}}}
@@ -152,8 +152,7 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, n := range out.Notes {
 			line, col := lineCol(f, d, n.Path)
-			sev := [...]string{"error", "warning", "info"}[n.Severity]
-			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", path, line, col, sev, n.Message, n.Code)
+			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", path, line, col, n.Severity, n.Message, n.Code)
 			failed = failed || n.Severity == render.Error
 		}
 		b, err := out.YAML("")

@@ -14,48 +14,24 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
-// Severity of a Diagnostic, ordered as LSP orders them.
-type Severity int
+// Severity of a Diagnostic: the one scale (internal/severity).
+type Severity = severity.Severity
 
 const (
-	SeverityError Severity = iota + 1
-	SeverityWarning
-	SeverityInfo
-	SeverityHint
+	SeverityError   = severity.Error
+	SeverityWarning = severity.Warning
+	SeverityInfo    = severity.Info
+	SeverityHint    = severity.Hint
 )
-
-func (s Severity) String() string {
-	switch s {
-	case SeverityError:
-		return "error"
-	case SeverityWarning:
-		return "warning"
-	case SeverityInfo:
-		return "info"
-	case SeverityHint:
-		return "hint"
-	}
-	return "unknown"
-}
 
 // ParseSeverity maps a setting value to a Severity; ok is false for "ignore",
 // "off" and "none", and for unrecognised values (callers keep their default).
-func ParseSeverity(s string) (sev Severity, ok bool) {
-	switch strings.ToLower(s) {
-	case "error":
-		return SeverityError, true
-	case "warning", "warn":
-		return SeverityWarning, true
-	case "info", "information":
-		return SeverityInfo, true
-	case "hint":
-		return SeverityHint, true
-	}
-	return 0, false
-}
+func ParseSeverity(s string) (Severity, bool) { return severity.Parse(s) }
 
 // Diagnostic is one problem found in a file.
 type Diagnostic struct {
@@ -174,32 +150,29 @@ func diagnoseDoc(ctx context.Context, d *document.Doc, env Env) (out []Diagnosti
 // resourceHeader reads apiVersion and kind. ok is false when the document is
 // not a Kubernetes object at all (neither field present), which is not an
 // error: plenty of YAML in a repository is something else.
-func resourceHeader(d *document.Doc, m map[string]any) (gvk schemas.GVK, diags []Diagnostic, ok bool) {
+func resourceHeader(d *document.Doc, m map[string]any) (id schemas.GVK, diags []Diagnostic, ok bool) {
 	apiVersion, hasAV := m["apiVersion"]
 	kind, hasKind := m["kind"]
 	if !hasAV && !hasKind {
-		return gvk, nil, false
+		return id, nil, false
 	}
 	av, avOK := apiVersion.(string)
 	k, kOK := kind.(string)
 	switch {
 	case !hasAV:
-		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, true, SeverityError, "missing-apiversion", "missing required field \"apiVersion\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, true, SeverityError, "missing-apiversion", "missing required field \"apiVersion\"")}, false
 	case !hasKind:
-		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, SeverityError, "missing-kind", "missing required field \"kind\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, SeverityError, "missing-kind", "missing required field \"kind\"")}, false
 	case !avOK || av == "":
-		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "type", "apiVersion must be a non-empty string such as \"apps/v1\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "type", "apiVersion must be a non-empty string such as \"apps/v1\"")}, false
 	case !kOK || k == "":
-		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, SeverityError, "type", "kind must be a non-empty string such as \"Deployment\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, SeverityError, "type", "kind must be a non-empty string such as \"Deployment\"")}, false
 	}
-	group, version, found := strings.Cut(av, "/")
-	if !found {
-		group, version = "", av
+	parsed := gvk.Parse(av, k)
+	if strings.Contains(parsed.Version, "/") || parsed.Version == "" {
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
 	}
-	if strings.Contains(version, "/") || version == "" {
-		return gvk, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
-	}
-	return schemas.GVK{Group: group, Version: version, Kind: k}, nil, true
+	return parsed, nil, true
 }
 
 // at positions a diagnostic on path in d: on the key when onKey and the node

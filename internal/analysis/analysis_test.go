@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"os"
+	"path/filepath"
+
 	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/schemas/builtin"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
-	"os"
-	"path/filepath"
 
 	"github.com/crd-lsp/crd-lsp/internal/fuzztest"
 )

@@ -9,17 +9,11 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/structural"
 )
 
 // fieldPathKeys are the Composition keys whose values are fieldPaths.
 var fieldPathKeys = map[string]bool{"fromFieldPath": true, "toFieldPath": true, "fieldPath": true}
-
-// metadataFields are the object metadata a fieldPath may name; CRD
-// schemas leave metadata as a bare object.
-var metadataFields = map[string]string{
-	"name": "string", "namespace": "string", "uid": "string", "generateName": "string",
-	"labels": "map[string]string", "annotations": "map[string]string",
-}
 
 // wellKnownKeys are label and annotation keys Crossplane sets on
 // composite and composed resources.
@@ -90,8 +84,8 @@ func completeInString(f *document.File, offset, lineStart, lineEnd int, keyPart,
 	}
 	sideDoc := " of the " + sideName(side) + " resource"
 	if len(parentPath) == 1 && parentPath[0].Kind == fieldpath.KindField && parentPath[0].Field == "metadata" && !inBracket {
-		for name, typ := range metadataFields {
-			add(name, name, typ, "metadata."+name+sideDoc)
+		for _, f := range structural.ObjectMeta {
+			add(f.Name, f.Name, f.Type, "metadata."+f.Name+sideDoc)
 		}
 		sortCompletions(out)
 		return out, true

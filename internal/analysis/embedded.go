@@ -6,6 +6,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/structural"
 )
 
 // schemaAt finds the schema that governs path p of a document: the
@@ -37,7 +38,7 @@ func schemaAt(d *document.Doc, m map[string]any, p fieldpath.Path, env Env) (sch
 		if cur == nil {
 			break
 		}
-		cur = stepStructural(cur, seg)
+		cur, _ = structural.Step(cur, seg)
 		if cur == nil || !cur.XEmbeddedResource || i == len(p)-1 {
 			continue
 		}

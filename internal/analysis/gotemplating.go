@@ -233,7 +233,7 @@ func templateDocument(ctx context.Context, d *document.Doc, ts *templateStep, do
 		if !baseCodes[e.Code] || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 			continue
 		}
-		dg := at(sd, e.Path, e.OnKey, severityOf(e.Severity), e.Code, e.Message)
+		dg := at(sd, e.Path, e.OnKey, e.Severity, e.Code, e.Message)
 		dg.Span = place(dg.Span)
 		out = append(out, dg)
 	}

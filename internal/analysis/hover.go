@@ -13,6 +13,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/structural"
 )
 
 // HoverResult is what hover shows at a position.
@@ -89,7 +90,7 @@ func walkStructural(s *structuralschema.Structural, p fieldpath.Path) (node, par
 			return nil, nil
 		}
 		parent = cur
-		if next := stepStructural(cur, seg); next != nil {
+		if next, _ := structural.Step(cur, seg); next != nil {
 			cur = next
 		} else if seg.Kind == fieldpath.KindField && seg.Field == "metadata" && cur == s {
 			cur = &structuralschema.Structural{Generic: structuralschema.Generic{Type: "object", Description: "Standard object metadata: name, namespace, labels, annotations …"}}
@@ -98,23 +99,6 @@ func walkStructural(s *structuralschema.Structural, p fieldpath.Path) (node, par
 		}
 	}
 	return cur, parent
-}
-
-// stepStructural follows one path segment: a property, a map's values, or
-// a list's items; nil when the schema does not say.
-func stepStructural(cur *structuralschema.Structural, seg fieldpath.Segment) *structuralschema.Structural {
-	switch seg.Kind {
-	case fieldpath.KindIndex, fieldpath.KindWildcard:
-		return cur.Items
-	case fieldpath.KindField:
-		if prop, ok := cur.Properties[seg.Field]; ok {
-			return &prop
-		}
-		if cur.AdditionalProperties != nil {
-			return cur.AdditionalProperties.Structural
-		}
-	}
-	return nil
 }
 
 func typeName(s *structuralschema.Structural) string {

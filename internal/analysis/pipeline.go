@@ -297,7 +297,7 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 		if ts != nil && len(ts.problems) > 0 && n.Code == codeFunctionResult && n.Severity == render.Error {
 			continue // the template's syntax error is reported where it is
 		}
-		dg := at(d, n.Path, n.OnKey, fromLevel(int(n.Severity)), n.Code, n.Message)
+		dg := at(d, n.Path, n.OnKey, n.Severity, n.Code, n.Message)
 		if ts != nil {
 			if sp, ok := ts.resultSpan(n.Message); ok {
 				dg.Span = sp

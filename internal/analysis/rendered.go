@@ -119,7 +119,7 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 	synthesized := out.Synthesized
 	var diags []Diagnostic
 	for _, n := range out.Notes {
-		sev := fromLevel(int(n.Severity))
+		sev := n.Severity
 		if n.Code == "render-invalid" || n.Code == codeFunctionResult || n.Code == codeFunctionFailed {
 			continue // the Composition checks report invalid transforms; functionDiagnostics what functions said
 		}

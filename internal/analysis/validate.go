@@ -6,13 +6,14 @@ import (
 
 	"context"
 	"fmt"
-	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"path/filepath"
 	"strings"
 
+	"github.com/crd-lsp/crd-lsp/internal/composition"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
+
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
-	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
@@ -259,7 +260,7 @@ func fromSchemaErrors(d *document.Doc, errs []schemas.Error) []Diagnostic {
 // finding sits where the fix applies.
 func fromSchemaError(d *document.Doc, base fieldpath.Path, e schemas.Error) Diagnostic {
 	p := base.Child(e.Path...)
-	dg := at(d, p, e.OnKey, severityOf(e.Severity), e.Code, e.Message)
+	dg := at(d, p, e.OnKey, e.Severity, e.Code, e.Message)
 	if _, _, found := d.Spans(p); found {
 		switch e.Code {
 		case "required":
@@ -269,16 +270,6 @@ func fromSchemaError(d *document.Doc, base fieldpath.Path, e schemas.Error) Diag
 		}
 	}
 	return dg
-}
-
-func severityOf(s schemas.Severity) Severity {
-	switch s {
-	case schemas.SeverityWarning:
-		return SeverityWarning
-	case schemas.SeverityInfo:
-		return SeverityInfo
-	}
-	return SeverityError
 }
 
 // withoutRestatedPipeline keeps one finding where the Composition schema
@@ -338,7 +329,7 @@ func checksEnv(d *document.Doc, env Env) composition.Env {
 func compositionDiagnostics(d *document.Doc, m map[string]any, probs []composition.Problem, env Env) []Diagnostic {
 	var out []Diagnostic
 	for _, p := range probs {
-		dg := at(d, p.Path, p.OnKey, fromLevel(int(p.Severity)), p.Code, p.Message)
+		dg := at(d, p.Path, p.OnKey, p.Severity, p.Code, p.Message)
 		if p.Code == "fieldpath-unknown" {
 			dg = pinUnknownSegment(d, m, p, dg, env)
 		}
@@ -404,11 +395,7 @@ func baseGVK(base map[string]any) (schemas.GVK, bool) {
 	if av == "" || k == "" {
 		return schemas.GVK{}, false
 	}
-	g, v, found := strings.Cut(av, "/")
-	if !found {
-		g, v = "", av
-	}
-	return schemas.GVK{Group: g, Version: v, Kind: k}, true
+	return gvk.Parse(av, k), true
 }
 
 // ptAccepted are values function-patch-and-transform accepts at run time
@@ -538,26 +525,6 @@ func pinUnknownSegment(d *document.Doc, m map[string]any, pr composition.Problem
 	}
 	return dg
 }
-
-// fromLevel maps the composition and render packages' severities to ours;
-// both number Error, Warning, Info from 0 (checked at compile time below).
-func fromLevel(level int) Severity {
-	switch level {
-	case int(composition.Warning):
-		return SeverityWarning
-	case int(composition.Info):
-		return SeverityInfo
-	}
-	return SeverityError
-}
-
-// The two packages' severities must keep the same numbering: an index
-// other than 0 does not compile.
-var (
-	_ = [1]int{}[int(composition.Error)-int(render.Error)]
-	_ = [1]int{}[int(composition.Warning)-int(render.Warning)]
-	_ = [1]int{}[int(composition.Info)-int(render.Info)]
-)
 
 // derivedOnly drops the findings on an XRD's derived CRDs that sit at or
 // below a finding of the XRD's own schema: one mistake (an uppercase claim

@@ -37,6 +37,7 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/render"
 )
 
@@ -238,12 +239,9 @@ func configure(def Definition, comp map[string]any, xr map[string]any) map[strin
 func UID(def Definition, md map[string]any) string {
 	ns, _ := md["namespace"].(string)
 	name, _ := md["name"].(string)
-	group, version, found := strings.Cut(def.APIVersion, "/")
-	if !found {
-		group, version = "", def.APIVersion
-	}
-	// schema.GroupVersionKind's String().
-	gvk := group + "/" + version + ", Kind=" + def.Kind
+	id := gvk.Parse(def.APIVersion, def.Kind)
+	// schema.GroupVersionKind's String(): "/v1, Kind=…" for the core group.
+	gvk := id.Group + "/" + id.Version + ", Kind=" + id.Kind
 	return uuid.NewSHA1(uuid.Nil, []byte(gvk+"\x00"+ns+"\x00"+name)).String()
 }
 

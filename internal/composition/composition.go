@@ -12,20 +12,21 @@ package composition
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
-// Severity of a Problem.
-type Severity int
+// Severity of a Problem: the one scale (internal/severity).
+type Severity = severity.Severity
 
 const (
-	Error Severity = iota
-	Warning
-	Info
+	Error   = severity.Error
+	Warning = severity.Warning
+	Info    = severity.Info
 )
 
 // Problem is one finding.
@@ -42,7 +43,7 @@ type Problem struct {
 }
 
 // GVK names a kind.
-type GVK struct{ Group, Version, Kind string }
+type GVK = gvk.GVK
 
 // Env gives the checks the schemas they need.
 type Env struct {
@@ -84,13 +85,13 @@ func Check(obj map[string]any, env Env) []Problem {
 	}
 	root := fieldpath.Path{fieldpath.Field("spec")}
 	if ref, ok := spec["compositeTypeRef"].(map[string]any); ok {
-		gvk := gvkOf(ref)
+		gvk := gvk.Of(ref)
 		if gvk.Kind != "" && env.Schema != nil {
 			c.xr, c.xrKnown = env.Schema(gvk)
 			if !c.xrKnown && hasPatches(spec) {
 				// (Without patches, nothing crd-lsp checks reads the XRD.)
 				c.missingSchema(root.Child(fieldpath.Field("compositeTypeRef"), fieldpath.Field("kind")),
-					fmt.Sprintf("no XRD for %s %s in the workspace: patches that read or write the composite resource are not checked", gvk.apiVersion(), gvk.Kind))
+					fmt.Sprintf("no XRD for %s %s in the workspace: patches that read or write the composite resource are not checked", gvk.APIVersion(), gvk.Kind))
 			}
 		}
 	}
@@ -149,23 +150,6 @@ func hasPatches(spec map[string]any) bool {
 	return false
 }
 
-func (g GVK) apiVersion() string {
-	if g.Group == "" {
-		return g.Version
-	}
-	return g.Group + "/" + g.Version
-}
-
-func gvkOf(m map[string]any) GVK {
-	av, _ := m["apiVersion"].(string)
-	k, _ := m["kind"].(string)
-	g, v, found := strings.Cut(av, "/")
-	if !found {
-		g, v = "", av
-	}
-	return GVK{g, v, k}
-}
-
 func (c *checker) add(p fieldpath.Path, onKey bool, sev Severity, code, msg string) {
 	c.out = append(c.out, Problem{Path: p, OnKey: onKey, InString: -1, Segment: -1, Severity: sev, Code: code, Message: msg})
 }
@@ -220,7 +204,7 @@ func (c *checker) pipeline(spec map[string]any, root fieldpath.Path) {
 		if input == nil {
 			continue
 		}
-		if gvk := gvkOf(input); gvk.Group == "pt.fn.crossplane.io" && gvk.Kind == "Resources" {
+		if gvk := gvk.Of(input); gvk.Group == "pt.fn.crossplane.io" && gvk.Kind == "Resources" {
 			ip := sp.Child(fieldpath.Field("input"))
 			c.resources(input, ip, false)
 		}

@@ -8,6 +8,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
 )
 
 // Patch types and where they read from and write to.
@@ -82,11 +83,11 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 		var base *structuralschema.Structural
 		baseKnown := false
 		if b, ok := res["base"].(map[string]any); ok {
-			if gvk := gvkOf(b); gvk.Kind != "" && c.env.Schema != nil {
+			if gvk := gvk.Of(b); gvk.Kind != "" && c.env.Schema != nil {
 				base, baseKnown = c.env.Schema(gvk)
 				if !baseKnown {
 					c.missingSchema(rp.Child(fieldpath.Field("base"), fieldpath.Field("kind")),
-						fmt.Sprintf("no schema for %s %s: this resource's patches are not checked against it", gvk.apiVersion(), gvk.Kind))
+						fmt.Sprintf("no schema for %s %s: this resource's patches are not checked against it", gvk.APIVersion(), gvk.Kind))
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/structural"
 )
 
 // side says which object a fieldPath reads or writes.
@@ -103,27 +104,23 @@ func (c *checker) resolve(str string, s side, at fieldpath.Path, schemaFor func(
 	}
 }
 
-// metadataFields are the ObjectMeta fields a patch may read or write.
-var metadataFields = map[string]bool{
-	"name": true, "namespace": true, "uid": true, "labels": true, "annotations": true, "generateName": true,
-	"ownerReferences": true, "finalizers": true, "creationTimestamp": true, "generation": true, "resourceVersion": true,
-}
-
 // walk follows p through s; it returns "" when p can exist, else why not,
 // with the index of the segment that names no field (-1 for other
 // reasons).
 func walk(s *structuralschema.Structural, p fieldpath.Path) (string, int) {
 	cur := s
 	for i, seg := range p {
-		if cur == nil || cur.XPreserveUnknownFields || cur.XIntOrString || (cur.Type == "" && cur.Properties == nil && cur.Items == nil) {
+		if structural.Opaque(cur) {
 			return "", -1
 		}
 		if i == 0 && seg.Kind == fieldpath.KindField && (seg.Field == "apiVersion" || seg.Field == "kind") {
 			return "", -1
 		}
 		if i == 0 && seg.Kind == fieldpath.KindField && seg.Field == "metadata" {
-			if len(p) > 1 && p[1].Kind == fieldpath.KindField && !metadataFields[p[1].Field] {
-				return fmt.Sprintf("field %q is not part of object metadata", p[1].Field), -1
+			if len(p) > 1 && p[1].Kind == fieldpath.KindField {
+				if _, ok := structural.MetaFieldType(p[1].Field); !ok {
+					return fmt.Sprintf("field %q is not part of object metadata", p[1].Field), -1
+				}
 			}
 			return "", -1
 		}
@@ -132,13 +129,11 @@ func walk(s *structuralschema.Structural, p fieldpath.Path) (string, int) {
 			if cur.Type != "object" {
 				return fmt.Sprintf("%q is a field of %s, which is of type %s", seg.Field, p[:i].String(), cur.Type), -1
 			}
-			if prop, ok := cur.Properties[seg.Field]; ok {
-				cur = &prop
-			} else if cur.AdditionalProperties != nil && (cur.AdditionalProperties.Bool || cur.AdditionalProperties.Structural != nil) {
-				cur = cur.AdditionalProperties.Structural
-			} else {
+			next, ok := structural.Step(cur, seg)
+			if !ok {
 				return fmt.Sprintf("field %q does not exist", seg.Field), i
 			}
+			cur = next
 		case fieldpath.KindIndex, fieldpath.KindWildcard:
 			if cur.Type != "array" {
 				return fmt.Sprintf("%s is of type %s, not an array that can be indexed", p[:i].String(), cur.Type), -1

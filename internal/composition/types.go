@@ -6,6 +6,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/structural"
 )
 
 // nodeAt returns the schema node at p, or nil when the schema does not
@@ -17,29 +18,13 @@ func nodeAt(s *structuralschema.Structural, p fieldpath.Path) *structuralschema.
 			return nil
 		}
 		if i == 0 && seg.Kind == fieldpath.KindField && seg.Field == "metadata" {
-			if len(p) == 3 && (p[1].Field == "labels" || p[1].Field == "annotations") {
-				return &structuralschema.Structural{Generic: structuralschema.Generic{Type: "string"}}
-			}
-			if len(p) == 2 && (p[1].Field == "name" || p[1].Field == "namespace" || p[1].Field == "uid" || p[1].Field == "generateName") {
-				return &structuralschema.Structural{Generic: structuralschema.Generic{Type: "string"}}
-			}
+			return structural.MetaNode(p[1:])
+		}
+		next, ok := structural.Step(cur, seg)
+		if !ok {
 			return nil
 		}
-		switch seg.Kind {
-		case fieldpath.KindField:
-			if prop, ok := cur.Properties[seg.Field]; ok {
-				cur = &prop
-			} else if cur.AdditionalProperties != nil {
-				cur = cur.AdditionalProperties.Structural
-			} else {
-				return nil
-			}
-		default:
-			cur = cur.Items
-		}
-	}
-	if cur == nil || cur.XPreserveUnknownFields || cur.XIntOrString || cur.Type == "" {
-		return nil
+		cur = next
 	}
 	return cur
 }

@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	sigsyaml "sigs.k8s.io/yaml"
+
 	"github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
-	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	sigsyaml "sigs.k8s.io/yaml"
 )
 
 func benchRegistry(b *testing.B) *functions.Registry {

@@ -15,13 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/proto/v1beta1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
 )
 
 // testRegistry runs crd-lsp's test function (testdata/fn, a real

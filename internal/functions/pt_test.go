@@ -12,12 +12,13 @@ import (
 	"testing"
 	"time"
 
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+
 	"github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
 	"github.com/crd-lsp/crd-lsp/internal/render"
-	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 )
 
 // pair is a corpus Composition with a patch-and-transform step and an

@@ -19,12 +19,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -126,7 +126,10 @@ type Files []workspace.File
 // skipped and why.
 func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, error) {
 	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}}
-	w.setMajor, _ = workspace.CrossplaneMajor(nil, cfg.CrossplaneVersion)
+	w.setMajor = workspace.DefaultCrossplaneMajor
+	if m, ok := workspace.ParseMajor(cfg.CrossplaneVersion); ok {
+		w.setMajor = m
+	}
 	var kept Files
 	var skipped []workspace.Skipped
 	for _, dir := range cfg.SchemaDirs {
@@ -256,7 +259,7 @@ func ReadFunctions(p string) ([]functions.Function, error) {
 
 func holdsFunction(hs []workspace.Header) bool {
 	for _, h := range hs {
-		if h.Kind == "Function" && strings.HasPrefix(h.APIVersion, "pkg.crossplane.io/") {
+		if g := gvk.Parse(h.APIVersion, h.Kind); g.Kind == "Function" && g.Group == "pkg.crossplane.io" {
 			return true
 		}
 	}
@@ -291,11 +294,7 @@ func (w *World) keepExampleTexts() {
 
 func mayHoldExample(builtins *schemas.Store, hs []workspace.Header) bool {
 	for _, h := range hs {
-		group, version, found := strings.Cut(h.APIVersion, "/")
-		if !found {
-			group, version = "", h.APIVersion
-		}
-		if builtins == nil || len(builtins.Candidates(schemas.GVK{Group: group, Version: version, Kind: h.Kind})) == 0 {
+		if builtins == nil || len(builtins.Candidates(gvk.Parse(h.APIVersion, h.Kind))) == 0 {
 			return true
 		}
 	}
@@ -376,6 +375,28 @@ func (w *World) metaMajor(p string) (int, bool) {
 		return 0, false
 	}
 	return workspace.ParseMajor(m.Crossplane)
+}
+
+// PackageRoot is the folder of the crossplane.yaml nearest to path (in its
+// folder or above) that states the Crossplane version its package targets,
+// read from disk; false when there is none.
+func PackageRoot(path string) (string, bool) {
+	dir := filepath.Dir(path)
+	for {
+		p := filepath.Join(dir, "crossplane.yaml")
+		if content, err := workspace.ReadFile(p, workspace.DefaultMaxFileSize); err == nil {
+			if m := packages.ParseMeta(p, content); m.Crossplane != "" {
+				if _, ok := workspace.ParseMajor(m.Crossplane); ok {
+					return dir, true
+				}
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }
 
 // MajorOf is the Crossplane major a file targets: that of the nearest
@@ -654,20 +675,11 @@ func PackageProblems(m *packages.Meta, results []packages.Result, notCached bool
 		if pr.Syntax {
 			continue
 		}
-		sev := analysis.SeverityError
-		switch pr.Severity {
-		case packages.SeverityWarning:
-			sev = analysis.SeverityWarning
-		case packages.SeverityInfo:
-			sev = analysis.SeverityInfo
-		case packages.SeverityHint:
-			sev = analysis.SeverityHint
-		}
 		code := "package-meta"
 		if pr.Kind != "" {
 			code = "package-" + string(pr.Kind)
 		}
-		out = append(out, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: sev, Code: code, Message: pr.Message})
+		out = append(out, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: pr.Severity, Code: code, Message: pr.Message})
 	}
 	return out
 }

@@ -5,9 +5,10 @@ package lsp
 
 import (
 	"encoding/json"
+	"strings"
+
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
-	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"

@@ -31,16 +31,14 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 			}
 		}
 	}
+	s.work.mu.Lock()
+	s.work.notify = wantsIdle(caps)
+	s.work.mu.Unlock()
 	if w := caps.Workspace; w != nil {
 		s.caps.configuration = w.Configuration != nil && *w.Configuration
-		s.caps.workspaceFolders = w.WorkspaceFolders != nil && *w.WorkspaceFolders
 		if w.DidChangeWatchedFiles != nil {
 			s.caps.watchedDynamic = w.DidChangeWatchedFiles.DynamicRegistration != nil && *w.DidChangeWatchedFiles.DynamicRegistration
-			s.caps.relativePatterns = w.DidChangeWatchedFiles.RelativePatternSupport != nil && *w.DidChangeWatchedFiles.RelativePatternSupport
 		}
-	}
-	if td := caps.TextDocument; td != nil && td.PublishDiagnostics != nil {
-		s.caps.diagnosticVersion = td.PublishDiagnostics.VersionSupport != nil && *td.PublishDiagnostics.VersionSupport
 	}
 	if w := caps.Window; w != nil {
 		s.caps.progress = w.WorkDoneProgress != nil && *w.WorkDoneProgress
@@ -60,8 +58,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	}
 
 	if len(params.InitializationOptions) > 0 {
-		s.initOpts = append([]byte(nil), params.InitializationOptions...)
-		set, err := parseSettings(s.initOpts)
+		set, err := parseSettings(params.InitializationOptions)
 		if err != nil {
 			s.log.Warn("ignoring initializationOptions", "error", err)
 		} else {

@@ -60,7 +60,7 @@ func TestNoStalePublish(t *testing.T) {
 	if len(diags) != 0 {
 		t.Errorf("last version is valid but has diagnostics: %v", diags)
 	}
-	time.Sleep(100 * time.Millisecond)
+	e.AwaitIdle(5 * time.Second) // nothing older may follow
 	vs := e.PublishedVersions("/tmp/rapid.yaml")
 	for i := 1; i < len(vs); i++ {
 		if vs[i] < vs[i-1] {

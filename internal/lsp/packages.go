@@ -40,7 +40,10 @@ type pkgState struct {
 	// refreshed is false until the registries were asked once.
 	refreshed bool
 	cancel    context.CancelCauseFunc
-	tokens    atomic.Int64
+	// explicit is closed when the running crdLsp.pull ends (nil: none
+	// runs); automatic refreshes wait for it.
+	explicit chan struct{}
+	tokens   atomic.Int64
 	// current is the progress the client's callbacks report to.
 	current atomic.Pointer[progress]
 	// cancels maps progress tokens to the pulls they stop.
@@ -186,7 +189,7 @@ func (s *server) loadCachedPackages(metas []*packages.Meta, set Settings) ([]sch
 // background, reporting $/progress (cancellable); then feeds the store and
 // re-validates the open documents.
 func (s *server) refreshPackages(ctx context.Context) {
-	if err := s.refresh(ctx); err != nil {
+	if err := s.refresh(ctx, false); err != nil {
 		s.log.Info("package pull ended early", "reason", err)
 	}
 }
@@ -194,7 +197,7 @@ func (s *server) refreshPackages(ctx context.Context) {
 // pullCommand runs crdLsp.pull: a refresh now, answered with a summary,
 // or with RequestCancelled when it was cancelled or superseded.
 func (s *server) pullCommand(ctx context.Context) (protocol.LSPAny, error) {
-	if err := s.refresh(ctx); err != nil {
+	if err := s.refresh(ctx, true); err != nil {
 		return nil, &jsonrpc2.Error{Code: protocol.CodeRequestCancelled, Message: "package pull " + err.Error()}
 	}
 	b, _ := json.Marshal(s.packageSummary())
@@ -202,9 +205,34 @@ func (s *server) pullCommand(ctx context.Context) (protocol.LSPAny, error) {
 }
 
 // refresh is refreshPackages; it returns errPullCancelled or
-// errPullSuperseded when it ended early, leaving the state as it was.
-func (s *server) refresh(ctx context.Context) error {
+// errPullSuperseded when it ended early, leaving the state as it was. A
+// refresh supersedes a running one, except that an automatic refresh
+// (explicit false: after a load, a changed crossplane.yaml) waits for a
+// pull the user asked for (crdLsp.pull) to end, then runs.
+func (s *server) refresh(ctx context.Context, explicit bool) error {
 	s.mu.Lock()
+	for !explicit && s.pkgs.explicit != nil {
+		done := s.pkgs.explicit
+		s.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return errPullCancelled
+		}
+		s.mu.Lock()
+	}
+	if explicit {
+		done := make(chan struct{})
+		s.pkgs.explicit = done
+		defer func() {
+			s.mu.Lock()
+			if s.pkgs.explicit == done {
+				s.pkgs.explicit = nil
+			}
+			s.mu.Unlock()
+			close(done)
+		}()
+	}
 	var metas []*packages.Meta // as the last load found them, with open buffers
 	if s.world != nil {
 		metas = s.world.Metas()

@@ -9,3 +9,13 @@ func SetIndexHook(hook func(path string)) {
 	}
 	testIndexHook.Store(&hook)
 }
+
+// SetLoadHook makes every workspace load call hook before the loaded
+// workspace is served (nil: no hook).
+func SetLoadHook(hook func()) {
+	if hook == nil {
+		testLoadHook.Store(nil)
+		return
+	}
+	testLoadHook.Store(&hook)
+}

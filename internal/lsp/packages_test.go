@@ -25,20 +25,11 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/packages/xpkgtest"
 )
 
-// waitDiags polls path's latest diagnostics until ok accepts them.
+// waitDiags waits until's latest diagnostics until ok accepts them.
 func waitDiags(t *testing.T, e *lsptest.Editor, path string, timeout time.Duration, ok func([]protocol.Diagnostic) bool) []protocol.Diagnostic {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		d := e.Diagnostics(path)
-		if ok(d) {
-			return d
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("diagnostics of %s never matched; last: %+v\n%s", path, d, e.Dump())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	e.Await("diagnostics of "+path+" that match", timeout, func() bool { return ok(e.Diagnostics(path)) })
+	return e.Diagnostics(path)
 }
 
 func hasDiag(ds []protocol.Diagnostic, code, substr string) *protocol.Diagnostic {
@@ -190,20 +181,14 @@ func TestPackagePullCancel(t *testing.T) {
 	if err := e.Notify("window/workDoneProgress/cancel", map[string]any{"token": p.Token}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ended := false
-		for _, ev := range e.Events("$/progress") {
-			ended = ended || strings.Contains(string(ev.Params), `"cancelled"`)
+	awaitEvents(t, e, 10*time.Second, "the pull ending after cancel", func(evs []lsptest.Event) bool {
+		for _, ev := range evs {
+			if ev.Method == "$/progress" && strings.Contains(string(ev.Params), `"cancelled"`) {
+				return true
+			}
 		}
-		if ended {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the pull did not end after cancel:\n%s", e.Dump())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false
+	})
 	// Still answering.
 	e.Open("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: 1\n")
 	if ds := e.AwaitDiagnostics("cm.yaml", 1, 10*time.Second); len(ds) != 1 {
@@ -215,13 +200,7 @@ func TestPackagePullCancel(t *testing.T) {
 // so far (in wire order).
 func awaitEvents(t *testing.T, e *lsptest.Editor, timeout time.Duration, what string, cond func([]lsptest.Event) bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond(e.Events("")) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never saw %s:\n%s", what, e.Dump())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	e.Await(what, timeout, func() bool { return cond(e.Events("")) })
 }
 
 // progressValue decodes a $/progress event: its token and value.

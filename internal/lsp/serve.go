@@ -143,6 +143,8 @@ func (s *server) handle(next jsonrpc2.Handler) jsonrpc2.Handler {
 			jsonrpc2.Async(ctx)
 		}
 		method = strings.Clone(method)
+		s.workStart(true)
+		defer s.workDone()
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Error("panic in LSP handler", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))

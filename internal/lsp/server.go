@@ -42,7 +42,6 @@ type server struct {
 	caps     clientCaps
 	folders  []folder
 	settings Settings
-	initOpts []byte
 	open     map[uri.URI]*document.File
 	// world is the workspace as analysis sees it (internal/loader): the
 	// schema stores of each Crossplane major in use, package metadata and
@@ -61,19 +60,17 @@ type server struct {
 	diag *diagnoser
 	bg   sync.WaitGroup
 	// fns owns the composition functions the server runs (functions.go).
-	fns fnRuntime
+	fns  fnRuntime
+	work work // see idle.go
 
 	pkgs pkgState
 }
 
 type clientCaps struct {
-	configuration     bool
-	watchedDynamic    bool
-	workspaceFolders  bool
-	relativePatterns  bool
-	diagnosticVersion bool
-	snippets          bool
-	progress          bool // window/workDoneProgress/create and $/progress
+	configuration  bool
+	watchedDynamic bool
+	snippets       bool
+	progress       bool // window/workDoneProgress/create and $/progress
 }
 
 type folder struct {
@@ -104,8 +101,10 @@ func newServer(ctx context.Context, opts Options, conn jsonrpc2.Conn) *server {
 // goBackground runs f on a goroutine that Serve waits for before returning.
 func (s *server) goBackground(f func(ctx context.Context)) {
 	s.bg.Add(1)
+	s.workStart(false)
 	go func() {
 		defer s.bg.Done()
+		defer s.workDone()
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Error("panic in background task", "panic", r)

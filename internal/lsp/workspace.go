@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -219,6 +220,10 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 	return nil
 }
 
+// testLoadHook, when set (by tests), runs in every load after the disk is
+// read, before the World is served.
+var testLoadHook atomic.Pointer[func()]
+
 // reloadSchemas loads the workspace from scratch (internal/loader):
 // built-ins for the Crossplane version each file targets, every schema
 // file, package metadata and example object under the workspace folders,
@@ -257,6 +262,9 @@ func (s *server) reloadSchemas(ctx context.Context) {
 		if workspace.IsYAML(sk.Path) && sk.Err != nil {
 			problems[sk.Path] = problemFor(sk.Path, sk.Err)
 		}
+	}
+	if hook := testLoadHook.Load(); hook != nil {
+		(*hook)()
 	}
 	pkgFiles, pkgResults := s.loadCachedPackages(w.Metas(), set)
 	w = w.WithPackages(pkgResults, pkgFiles)

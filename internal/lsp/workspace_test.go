@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/crd-lsp/crd-lsp/internal/lsp"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 )
 
@@ -55,17 +57,8 @@ func codes(diags []protocol.Diagnostic) string {
 // awaitCodes waits until path's latest diagnostics have exactly these codes.
 func awaitCodes(t *testing.T, e *lsptest.Editor, path, want string) []protocol.Diagnostic {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		d := e.Diagnostics(path)
-		if codes(d) == want {
-			return d
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: diagnostics %q, want codes %q: %v", path, codes(d), want, d)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	e.Await(fmt.Sprintf("%s: diagnostics with codes %q", path, want), 20*time.Second, func() bool { return codes(e.Diagnostics(path)) == want })
+	return e.Diagnostics(path)
 }
 
 func TestWorkspaceSchemasFollowFiles(t *testing.T) {
@@ -185,5 +178,36 @@ func TestCompositionModeSetting(t *testing.T) {
 			t.Errorf("mode %s, annotation %q: severity %v, want %v", c.mode, c.annotation, d.Severity, c.want)
 		}
 		e.Shutdown()
+	}
+}
+
+// Until the workspace is loaded, an open document gets only what depends
+// on no schema (syntax, a CRD's own rules): no "unknown kind" or unknown
+// field that would vanish a moment later. Once loaded, the rest follows.
+func TestNothingSchemaDependentBeforeLoad(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(dbCRD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	reached := make(chan struct{}, 1)
+	lsp.SetLoadHook(func() {
+		select {
+		case reached <- struct{}{}:
+		default:
+		}
+		<-release
+	})
+	t.Cleanup(func() { lsp.SetLoadHook(nil) })
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir})
+	<-reached // the load has read the disk and waits
+	e.Open("db.yaml", "apiVersion: example.org/v1\nkind: Database\nmetadata:\n  name: orders\nspec:\n  engine: postgres\n  teir: gold\n---\nbad: [\n")
+	early := e.AwaitDiagnostics("db.yaml", 1, 10*time.Second)
+	if got := codes(early); got != "yaml-syntax" {
+		t.Errorf("before the load: codes %q, want only the syntax error: %v", got, early)
+	}
+	close(release)
+	if got := codes(e.AwaitSettled("db.yaml", 20*time.Second)); got != "unknown-field,yaml-syntax" {
+		t.Errorf("after the load: codes %q, want unknown-field,yaml-syntax", got)
 	}
 }

@@ -14,6 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 	"oras.land/oras-go/v2/registry"
+
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // MetaGroup is the API group of package metadata (crossplane.yaml).
@@ -27,27 +29,15 @@ type Span struct {
 	Start, End int
 }
 
-// Severity of a Problem.
-type Severity int
+// Severity of a Problem: the one scale (internal/severity).
+type Severity = severity.Severity
 
 const (
-	SeverityError Severity = iota + 1
-	SeverityWarning
-	SeverityInfo
-	SeverityHint
+	SeverityError   = severity.Error
+	SeverityWarning = severity.Warning
+	SeverityInfo    = severity.Info
+	SeverityHint    = severity.Hint
 )
-
-func (s Severity) String() string {
-	switch s {
-	case SeverityWarning:
-		return "warning"
-	case SeverityInfo:
-		return "info"
-	case SeverityHint:
-		return "hint"
-	}
-	return "error"
-}
 
 // Problem is something wrong in a crossplane.yaml, positioned by byte offsets.
 type Problem struct {

@@ -6,15 +6,16 @@ import (
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
-// Severity of a rendering note.
-type Severity int
+// Severity of a rendering note: the one scale (internal/severity).
+type Severity = severity.Severity
 
 const (
-	Error Severity = iota
-	Warning
-	Info
+	Error   = severity.Error
+	Warning = severity.Warning
+	Info    = severity.Info
 )
 
 // Note is something rendering found, positioned at a path of the

@@ -11,28 +11,18 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
-// Severity of an Error.
-type Severity int
+// Severity of an Error: the one scale (internal/severity). Every Error
+// states its own (an Error literal without one is a bug).
+type Severity = severity.Severity
 
 const (
-	SeverityError Severity = iota
-	SeverityWarning
-	SeverityInfo
+	SeverityError   = severity.Error
+	SeverityWarning = severity.Warning
+	SeverityInfo    = severity.Info
 )
-
-func (s Severity) String() string {
-	switch s {
-	case SeverityError:
-		return "error"
-	case SeverityWarning:
-		return "warning"
-	case SeverityInfo:
-		return "info"
-	}
-	return "unknown"
-}
 
 // Error is one validation problem, positioned by path.
 //
@@ -223,7 +213,7 @@ func (r *resolver) convertOne(fe *field.Error, code string) (e Error) {
 	defer func() { e.Message = clipMessage(e.Message) }()
 	if path, typ, ok := checkedFormat(fe); ok {
 		p := r.resolve(path)
-		e = Error{Path: p, Code: "format", Message: "must be of type " + typ}
+		e = Error{Severity: SeverityError, Path: p, Code: "format", Message: "must be of type " + typ}
 		if v := r.at(p); v != nil {
 			e.Message = fmt.Sprintf("must be of type %s: %s is out of range", typ, valueString(v))
 		}
@@ -233,7 +223,7 @@ func (r *resolver) convertOne(fe *field.Error, code string) (e Error) {
 		return e
 	}
 	p := r.resolve(fe.Field)
-	e = Error{Path: p}
+	e = Error{Severity: SeverityError, Path: p}
 	detail := strings.TrimSpace(strings.Replace(fe.Detail, fe.Field+" in body ", "", 1))
 	detail = inBodyRE.ReplaceAllString(detail, "")
 

@@ -40,7 +40,7 @@ spec:
 // on the value it names, and the duplicate is dropped.
 func TestFormatOverflowReportedOnce(t *testing.T) {
 	st := NewStore().WithFile(Source{Kind: SourceWorkspace, Name: "n.yaml"}, "n.yaml", []byte(numbersCRD))
-	sc := lookup(t, st, GVK{"example.org", "v1", "Numbers"})
+	sc := lookup(t, st, GVK{Group: "example.org", Version: "v1", Kind: "Numbers"})
 	o := obj(t, "apiVersion: example.org/v1\nkind: Numbers\nmetadata: {name: nums}\nspec: {}\n")
 	spec := o["spec"].(map[string]any)
 	spec["big"] = float64(math.MaxInt64) * 2
@@ -68,7 +68,7 @@ func TestHugeEnumMessage(t *testing.T) {
 	}
 	crd := strings.Replace(gadgetCRD, "enum: [A, B]", "enum: ["+strings.TrimSuffix(b.String(), ",")+"]", 1)
 	st := NewStore().WithFile(Source{Kind: SourceWorkspace, Name: "g.yaml"}, "g.yaml", []byte(crd))
-	sc := lookup(t, st, GVK{"example.org", "v1", "Gadget"})
+	sc := lookup(t, st, GVK{Group: "example.org", Version: "v1", Kind: "Gadget"})
 	got := sc.Validate(context.Background(), obj(t, gadgetHead+"spec: {mode: nope}\n"))
 	expect(t, got, want{"spec.mode", false, "enum", `unsupported value "nope": supported values: "v0", "v1"`}, want{"", true, "cel", "were not checked"})
 	if m := got[1].Message; len(m) > maxMessage || !strings.Contains(m, "and 99,980 more") {

@@ -129,11 +129,11 @@ func TestXRDScopeAndClaims(t *testing.T) {
 		{"v2", "LegacyCluster", Cluster, true},
 	} {
 		st := NewStore().WithFile(Source{Kind: SourceWorkspace}, "xrd.yaml", xrd(c.version, c.scope))
-		sch, ok := st.Lookup(GVK{"example.org", "v1", "XApp"})
+		sch, ok := st.Lookup(GVK{Group: "example.org", Version: "v1", Kind: "XApp"})
 		if !ok || sch.Scope != c.want {
 			t.Errorf("%s scope %q: XR scope %v (found %v), want %v", c.version, c.scope, sch, ok, c.want)
 		}
-		if _, claim := st.Lookup(GVK{"example.org", "v1", "App"}); claim != c.claim {
+		if _, claim := st.Lookup(GVK{Group: "example.org", Version: "v1", Kind: "App"}); claim != c.claim {
 			t.Errorf("%s scope %q: claim offered %v, want %v", c.version, c.scope, claim, c.claim)
 		}
 		if want := map[bool]string{true: "App"}[c.claim]; ok && sch.ClaimKind != want {

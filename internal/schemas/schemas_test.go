@@ -135,8 +135,8 @@ func dump(errs []Error) string {
 }
 
 var (
-	rdsCluster = GVK{"rds.aws.upbound.io", "v1beta3", "Instance"}
-	ec2Inst    = GVK{"ec2.aws.upbound.io", "v1beta2", "Instance"}
+	rdsCluster = GVK{Group: "rds.aws.upbound.io", Version: "v1beta3", Kind: "Instance"}
+	ec2Inst    = GVK{Group: "ec2.aws.upbound.io", Version: "v1beta2", Kind: "Instance"}
 )
 
 var (
@@ -269,7 +269,7 @@ func TestValidateCELAfterDefaulting(t *testing.T) {
 }
 
 func TestValidateListMapDuplicate(t *testing.T) {
-	sc := lookup(t, upjet(t), GVK{"apiextensions.crossplane.io", "v1", "Composition"})
+	sc := lookup(t, upjet(t), GVK{Group: "apiextensions.crossplane.io", Version: "v1", Kind: "Composition"})
 	got := sc.Validate(context.Background(), obj(t, `apiVersion: apiextensions.crossplane.io/v1
 kind: Composition
 metadata:
@@ -294,7 +294,7 @@ spec:
 }
 
 func TestValidateListSetDuplicate(t *testing.T) {
-	sc := lookup(t, upjet(t), GVK{"ec2.aws.upbound.io", "v1beta2", "Instance"})
+	sc := lookup(t, upjet(t), GVK{Group: "ec2.aws.upbound.io", Version: "v1beta2", Kind: "Instance"})
 	got := sc.Validate(context.Background(), obj(t, `apiVersion: ec2.aws.upbound.io/v1beta2
 kind: Instance
 metadata:
@@ -369,7 +369,7 @@ func TestValidateNamespaceScope(t *testing.T) {
 
 	// Namespaced: a missing namespace is fine (kubectl fills it in), a bad
 	// one is not.
-	ns := lookup(t, st, GVK{"rds.aws.m.upbound.io", "v1beta1", "Instance"})
+	ns := lookup(t, st, GVK{Group: "rds.aws.m.upbound.io", Version: "v1beta1", Kind: "Instance"})
 	if ns.Scope != Namespaced {
 		t.Errorf("scope %q", ns.Scope)
 	}
@@ -483,12 +483,12 @@ spec:
 `)
 	st := NewStore().WithFile(Source{Kind: SourceWorkspace}, "xrd1.yaml", xrdV1).WithFile(Source{Kind: SourceWorkspace}, "xrd2.yaml", xrdV2)
 	gvks := st.FileGVKs("xrd1.yaml")
-	if len(gvks) != 2 || gvks[0] != (GVK{"example.org", "v1alpha1", "XDatabase"}) || gvks[1] != (GVK{"example.org", "v1alpha1", "Database"}) {
+	if len(gvks) != 2 || gvks[0] != (GVK{Group: "example.org", Version: "v1alpha1", Kind: "XDatabase"}) || gvks[1] != (GVK{Group: "example.org", Version: "v1alpha1", Kind: "Database"}) {
 		t.Fatalf("FileGVKs = %v", gvks)
 	}
-	xr := lookup(t, st, GVK{"example.org", "v1alpha1", "XDatabase"})
-	claim := lookup(t, st, GVK{"example.org", "v1alpha1", "Database"})
-	app := lookup(t, st, GVK{"example.org", "v1", "XApp"})
+	xr := lookup(t, st, GVK{Group: "example.org", Version: "v1alpha1", Kind: "XDatabase"})
+	claim := lookup(t, st, GVK{Group: "example.org", Version: "v1alpha1", Kind: "Database"})
+	app := lookup(t, st, GVK{Group: "example.org", Version: "v1", Kind: "XApp"})
 	if xr.Scope != Cluster || claim.Scope != Namespaced || app.Scope != Namespaced {
 		t.Errorf("scopes: XR %s, claim %s, v2 XR %s", xr.Scope, claim.Scope, app.Scope)
 	}
@@ -550,7 +550,7 @@ spec:
               region: {type: string}
 `)
 	st := NewStore().WithFile(Source{Kind: SourceWorkspace}, "mrd.yaml", mrd)
-	sc := lookup(t, st, GVK{"s3.example.org", "v1", "Bucket"})
+	sc := lookup(t, st, GVK{Group: "s3.example.org", Version: "v1", Kind: "Bucket"})
 	if sc.Scope != Cluster || sc.Plural != "buckets" || sc.CRDName != "buckets.s3.example.org" {
 		t.Errorf("%+v", sc)
 	}

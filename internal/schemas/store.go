@@ -6,21 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
 )
 
-// GVK names a kind at one version.
-type GVK struct{ Group, Version, Kind string }
-
-// APIVersion is the apiVersion field value: "group/version" or "version".
-func (g GVK) APIVersion() string {
-	if g.Group == "" {
-		return g.Version
-	}
-	return g.Group + "/" + g.Version
-}
-
-// String is "apps/v1, Kind=Deployment", as apimachinery prints a GVK.
-func (g GVK) String() string { return g.APIVersion() + ", Kind=" + g.Kind }
+// GVK names a kind at one version (internal/gvk).
+type GVK = gvk.GVK
 
 // SourceKind ranks schema sources: a higher kind wins.
 type SourceKind int
@@ -281,11 +272,11 @@ func indexedSchemas(d *definition, src Source, path string) []*Schema {
 		if !v.served {
 			continue
 		}
-		main := &Schema{GVK: GVK{d.group, v.name, d.kindName}, Scope: d.xrScope(), Source: src, Plural: d.plural, CRDName: d.name, Description: d.description, Path: path, LegacyXR: d.legacyXR(), docIndex: d.docIndex, def: ref, role: roleMain}
+		main := &Schema{GVK: GVK{Group: d.group, Version: v.name, Kind: d.kindName}, Scope: d.xrScope(), Source: src, Plural: d.plural, CRDName: d.name, Description: d.description, Path: path, LegacyXR: d.legacyXR(), docIndex: d.docIndex, def: ref, role: roleMain}
 		out = append(out, main)
 		if d.offersClaim() {
 			main.ClaimKind = d.claimKind
-			out = append(out, &Schema{GVK: GVK{d.group, v.name, d.claimKind}, Scope: Namespaced, Source: src, Plural: d.claimPlural, CRDName: d.name, Path: path, docIndex: d.docIndex, def: ref, role: roleClaim})
+			out = append(out, &Schema{GVK: GVK{Group: d.group, Version: v.name, Kind: d.claimKind}, Scope: Namespaced, Source: src, Plural: d.claimPlural, CRDName: d.name, Path: path, docIndex: d.docIndex, def: ref, role: roleClaim})
 		}
 	}
 	return out

@@ -22,8 +22,8 @@ func stCRD(group, kind, scope string, versions ...string) string {
 }
 
 var (
-	stWidget = GVK{"example.org", "v1", "Widget"}
-	stGadget = GVK{"example.org", "v1", "Gadget"}
+	stWidget = GVK{Group: "example.org", Version: "v1", Kind: "Widget"}
+	stGadget = GVK{Group: "example.org", Version: "v1", Kind: "Gadget"}
 )
 
 func stSrc(k SourceKind, name string) Source { return Source{Kind: k, Name: name} }
@@ -96,7 +96,7 @@ func TestStoreCopyOnWrite(t *testing.T) {
 			t.Errorf("s%d: Kinds = %q (Len %d), want %q (Len %d)", i, got, c.st.Len(), c.want, c.n)
 		}
 	}
-	if got := s2.FileGVKs("w.yaml"); len(got) != 2 || got[0] != (GVK{"example.org", "v1", "Widget"}) || got[1] != (GVK{"example.org", "v2", "Widget"}) {
+	if got := s2.FileGVKs("w.yaml"); len(got) != 2 || got[0] != (GVK{Group: "example.org", Version: "v1", Kind: "Widget"}) || got[1] != (GVK{Group: "example.org", Version: "v2", Kind: "Widget"}) {
 		t.Errorf("FileGVKs = %v", got)
 	}
 	if got := s5.FileGVKs("w.yaml"); got != nil {
@@ -130,7 +130,7 @@ func TestStoreLazy(t *testing.T) {
 	crd := []byte(stCRD("lazy.example.org", "Widget", "Namespaced", "v1"))
 	before := builds.Load()
 	st := NewStore().WithFile(stSrc(SourceWorkspace, "ws"), "a.yaml", crd).WithFile(stSrc(SourceBuiltin, "b"), "b.yaml", crd)
-	gvk := GVK{"lazy.example.org", "v1", "Widget"}
+	gvk := GVK{Group: "lazy.example.org", Version: "v1", Kind: "Widget"}
 	sc, ok := st.Lookup(gvk)
 	_ = st.Kinds()
 	if !ok || builds.Load() != before {
@@ -283,7 +283,7 @@ func stRDS(b *testing.B) ([]byte, map[string]any) {
 // content changes by a comment, so the digest cache cannot help).
 func BenchmarkFirstValidate(b *testing.B) {
 	crd, o := stRDS(b)
-	gvk := GVK{"rds.aws.upbound.io", "v1beta3", "Instance"}
+	gvk := GVK{Group: "rds.aws.upbound.io", Version: "v1beta3", Kind: "Instance"}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
@@ -299,7 +299,7 @@ func BenchmarkFirstValidate(b *testing.B) {
 func BenchmarkValidateWarm(b *testing.B) {
 	crd, o := stRDS(b)
 	st := NewStore().WithFile(stSrc(SourceWorkspace, "ws"), "rds.yaml", crd)
-	sc, _ := st.Lookup(GVK{"rds.aws.upbound.io", "v1beta3", "Instance"})
+	sc, _ := st.Lookup(GVK{Group: "rds.aws.upbound.io", Version: "v1beta3", Kind: "Instance"})
 	if errs := sc.Validate(context.Background(), o); len(errs) != 0 {
 		b.Fatalf("unexpected errors: %v", errs)
 	}
@@ -317,7 +317,7 @@ func TestStoreConcurrentReaders(t *testing.T) {
 	for g := range 8 {
 		go func() {
 			defer func() { done <- true }()
-			gvk := GVK{"race.example.org", []string{"v1", "v2"}[g%2], "Widget"}
+			gvk := GVK{Group: "race.example.org", Version: []string{"v1", "v2"}[g%2], Kind: "Widget"}
 			sc, ok := st.Lookup(gvk)
 			if !ok {
 				t.Error("lookup failed")

@@ -20,6 +20,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/structural"
 )
 
 // validateObject runs the API server's create path for a custom resource
@@ -236,7 +237,7 @@ func deepCopyJSON(v any) any {
 func (r *resolver) unknownField(p string, ss *structuralschema.Structural) Error {
 	path := r.resolve(p)
 	last, _ := path.Last()
-	e := Error{Path: path, OnKey: true, Code: "unknown-field", Field: last.Field, Message: fmt.Sprintf("unknown field %q", last.Field)}
+	e := Error{Severity: SeverityError, Path: path, OnKey: true, Code: "unknown-field", Field: last.Field, Message: fmt.Sprintf("unknown field %q", last.Field)}
 	if best, ok := Closest(last.Field, siblingsOf(ss, path)); ok {
 		e.Suggestion = best
 		e.Message += fmt.Sprintf("; did you mean %q?", best)
@@ -251,7 +252,7 @@ func (r *resolver) metadataDecodeError(err error) Error {
 		e.Code = "metadata"
 		return e
 	}
-	return Error{Path: fieldpath.Path{fieldpath.Field("metadata")}, Code: "metadata", Message: "invalid metadata: " + msg}
+	return Error{Severity: SeverityError, Path: fieldpath.Path{fieldpath.Field("metadata")}, Code: "metadata", Message: "invalid metadata: " + msg}
 }
 
 // Closest is the candidate a misspelt field name most likely meant (case
@@ -268,27 +269,21 @@ func Closest(name string, candidates []string) (string, bool) {
 
 // siblingsOf lists the properties of the object that holds the field at p.
 func siblingsOf(s *structuralschema.Structural, p fieldpath.Path) []string {
-	cur := s
 	parent := p.Parent()
 	if len(parent) == 1 && parent[0] == fieldpath.Field("metadata") {
-		return metadataFields
+		names := make([]string, len(structural.ObjectMeta))
+		for i, f := range structural.ObjectMeta {
+			names[i] = f.Name
+		}
+		return names
 	}
+	cur := s
 	for _, seg := range parent {
-		if cur == nil {
+		next, ok := structural.Step(cur, seg)
+		if !ok || next == nil {
 			return nil
 		}
-		switch seg.Kind {
-		case fieldpath.KindIndex:
-			cur = cur.Items
-		case fieldpath.KindField:
-			if prop, ok := cur.Properties[seg.Field]; ok {
-				cur = &prop
-			} else if cur.AdditionalProperties != nil {
-				cur = cur.AdditionalProperties.Structural
-			} else {
-				return nil
-			}
-		}
+		cur = next
 	}
 	if cur == nil {
 		return nil
@@ -299,8 +294,6 @@ func siblingsOf(s *structuralschema.Structural, p fieldpath.Path) []string {
 	}
 	return out
 }
-
-var metadataFields = []string{"name", "generateName", "namespace", "labels", "annotations", "finalizers", "ownerReferences", "uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "managedFields", "selfLink"}
 
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)

@@ -69,7 +69,7 @@ spec:
 func gadget(t *testing.T) *Schema {
 	t.Helper()
 	st := NewStore().WithFile(Source{Kind: SourceWorkspace, Name: "gadget.yaml"}, "gadget.yaml", []byte(gadgetCRD))
-	return lookup(t, st, GVK{"example.org", "v1", "Gadget"})
+	return lookup(t, st, GVK{Group: "example.org", Version: "v1", Kind: "Gadget"})
 }
 
 const gadgetHead = "apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\n"
@@ -170,7 +170,7 @@ spec:
               a: {type: string}
 `
 	st := NewStore().WithFile(Source{Kind: SourceWorkspace, Name: "thing.yaml"}, "thing.yaml", []byte(bad))
-	sc := lookup(t, st, GVK{"example.org", "v1", "Thing"})
+	sc := lookup(t, st, GVK{Group: "example.org", Version: "v1", Kind: "Thing"})
 	if _, err := sc.Structural(); err == nil {
 		t.Error("Structural of a non-structural schema succeeded")
 	}
@@ -186,7 +186,7 @@ spec:
 func TestValidateConcurrentFirstUse(t *testing.T) {
 	crd := []byte(gadgetCRD + "# concurrent\n") // a digest no other test uses
 	st := NewStore().WithFile(Source{Kind: SourceWorkspace}, "c.yaml", crd)
-	sc := lookup(t, st, GVK{"example.org", "v1", "Gadget"})
+	sc := lookup(t, st, GVK{Group: "example.org", Version: "v1", Kind: "Gadget"})
 	before := builds.Load()
 	results := make(chan string, 8)
 	for range 8 {

@@ -65,7 +65,7 @@ func validateDerived(ctx context.Context, r *resolver, crd *apiextensionsv1.Cust
 	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
 	var internal apiextensions.CustomResourceDefinition
 	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, &internal, nil); err != nil {
-		return []Error{{OnKey: true, Code: "xrd", Message: "cannot derive the CRD: " + err.Error()}}
+		return []Error{{Severity: SeverityError, OnKey: true, Code: "xrd", Message: "cannot derive the CRD: " + err.Error()}}
 	}
 	var out []Error
 	for _, fe := range apiextensionsvalidation.ValidateCustomResourceDefinition(ctx, &internal) {
@@ -111,10 +111,10 @@ func derivationError(r *resolver, err error) (Error, bool) {
 			e.Code = "xrd"
 			return e, true
 		}
-		return Error{Path: base, OnKey: true, Code: "xrd", Message: "the schema does not decode: " + inner}, true
+		return Error{Severity: SeverityError, Path: base, OnKey: true, Code: "xrd", Message: "the schema does not decode: " + inner}, true
 	}
 	if strings.Contains(msg, "claim name") || strings.Contains(msg, "claimNames") {
-		return Error{Path: fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("claimNames")}, OnKey: true, Code: "xrd", Message: msg}, true
+		return Error{Severity: SeverityError, Path: fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("claimNames")}, OnKey: true, Code: "xrd", Message: msg}, true
 	}
 	return Error{}, false
 }

@@ -16,7 +16,7 @@ import (
 func TestXRDCorpusExamples(t *testing.T) {
 	root := filepath.Join(corpus(t), "compositions", "upbound-platform-ref-aws", "v0.6.0")
 	st := storeOf(t, "crds/crossplane/v1.20.11/apiextensions.crossplane.io_compositions.yaml")
-	v2 := lookup(t, storeOf(t, xpDir+"/apiextensions.crossplane.io_compositions.yaml"), GVK{"apiextensions.crossplane.io", "v1", "Composition"})
+	v2 := lookup(t, storeOf(t, xpDir+"/apiextensions.crossplane.io_compositions.yaml"), GVK{Group: "apiextensions.crossplane.io", Version: "v1", Kind: "Composition"})
 	var defs, examples []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".yaml") {
@@ -56,7 +56,7 @@ func TestXRDCorpusExamples(t *testing.T) {
 			if !found {
 				g, v = "", av
 			}
-			sc, ok := st.Lookup(GVK{g, v, kind})
+			sc, ok := st.Lookup(GVK{Group: g, Version: v, Kind: kind})
 			if !ok {
 				continue // e.g. a Function or ProviderConfig
 			}

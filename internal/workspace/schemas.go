@@ -2,15 +2,11 @@ package workspace
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/schemas/builtin"
@@ -21,57 +17,6 @@ import (
 const DefaultCrossplaneMajor = 2
 
 var majorRE = regexp.MustCompile(`v?(\d+)(\.|$|\s)`)
-
-// CrossplaneMajor decides which Crossplane major version the workspace
-// targets: spec.crossplane.version of a crossplane.yaml at one of the roots
-// (its lowest bound), else the crdLsp.crossplaneVersion setting, else v2.
-// from says where the answer came from, for logs and hover.
-func CrossplaneMajor(roots []string, setting string) (major int, from string) {
-	for _, r := range roots {
-		p := filepath.Join(r, "crossplane.yaml")
-		content, err := ReadFile(p, DefaultMaxFileSize)
-		if err != nil {
-			continue
-		}
-		var meta struct {
-			Spec struct {
-				Crossplane struct {
-					Version string `yaml:"version"`
-				} `yaml:"crossplane"`
-			} `yaml:"spec"`
-		}
-		if yaml.Unmarshal(content, &meta) != nil || meta.Spec.Crossplane.Version == "" {
-			continue
-		}
-		if m, ok := ParseMajor(meta.Spec.Crossplane.Version); ok {
-			return m, p
-		}
-	}
-	if m, ok := ParseMajor(setting); ok {
-		return m, "setting crdLsp.crossplaneVersion"
-	}
-	return DefaultCrossplaneMajor, "default"
-}
-
-// MajorFor finds the crossplane.yaml that governs file (in its folder or
-// the nearest parent) and returns the Crossplane major it targets; ok is
-// false when none says.
-func MajorFor(file string) (major int, from string, ok bool) {
-	dir := filepath.Dir(file)
-	for {
-		p := filepath.Join(dir, "crossplane.yaml")
-		if _, err := os.Stat(p); err == nil {
-			if m, from := CrossplaneMajor([]string{dir}, ""); from != "default" {
-				return m, from, true
-			}
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return 0, "", false
-		}
-		dir = parent
-	}
-}
 
 // ParseMajor reads the Crossplane major (1 or 2) of a version or
 // constraint such as "v1.20", ">=v2.0.0-0" or "v2".

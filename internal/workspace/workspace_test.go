@@ -71,20 +71,6 @@ func TestGlob(t *testing.T) {
 	}
 }
 
-func TestCrossplaneMajor(t *testing.T) {
-	root := t.TempDir()
-	if m, from := CrossplaneMajor([]string{root}, ""); m != 2 || from != "default" {
-		t.Errorf("default = %d from %s", m, from)
-	}
-	if m, _ := CrossplaneMajor([]string{root}, "v1"); m != 1 {
-		t.Errorf("setting v1 gave %d", m)
-	}
-	write(t, filepath.Join(root, "crossplane.yaml"), "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  crossplane:\n    version: \">=v1.14.1-0\"\n")
-	if m, from := CrossplaneMajor([]string{root}, "v2"); m != 1 || filepath.Base(from) != "crossplane.yaml" {
-		t.Errorf("crossplane.yaml >=v1.14 gave %d from %s", m, from)
-	}
-}
-
 func TestBuiltinsHaveCoreKinds(t *testing.T) {
 	st, err := Builtins(2)
 	if err != nil {

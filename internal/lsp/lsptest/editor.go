@@ -86,6 +86,11 @@ type Editor struct {
 	logs          []string
 	settings      map[string]any
 	exited        bool // Exit was sent (or cleanup ran)
+	// sent counts the requests and notifications sent to the server;
+	// idleAt is the largest count the server said it was idle after
+	// handling ($/crd-lsp/idle).
+	sent   atomic.Uint64
+	idleAt uint64
 }
 
 type publish struct {
@@ -214,7 +219,8 @@ func newEditor(t testing.TB, cfg Config) *Editor {
 func (e *Editor) connect(rwc io.ReadWriteCloser) {
 	t := e.t
 	t.Helper()
-	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc), jsonrpc2.WithCodec(lsp.Codec{}))
+	raw := jsonrpc2.NewConn(jsonrpc2.NewStream(rwc), jsonrpc2.WithCodec(lsp.Codec{}))
+	e.conn = countingConn{Conn: raw, sent: &e.sent}
 	e.conn.Go(context.Background(), e.handler())
 	e.server = protocol.ServerDispatcher(e.conn)
 	go func() {
@@ -270,6 +276,8 @@ func (e *Editor) initializeParams() *protocol.InitializeParams {
 				Definition: &protocol.DefinitionClientCapabilities{},
 			},
 			Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes},
+			// The idle signal tests wait on (internal/lsp/idle.go).
+			Experimental: protocol.LSPAny(`{"crdLspIdle":true}`),
 		},
 	}
 	if e.cfg.Settings != nil {
@@ -572,33 +580,51 @@ func (e *Editor) AwaitDiagnostics(path string, version int32, timeout time.Durat
 	return got
 }
 
-// AwaitSettled waits for path's diagnostics at its current version, then
-// until no publish of any URI arrived for quiet, and returns path's latest.
-func (e *Editor) AwaitSettled(path string, quiet, timeout time.Duration) []protocol.Diagnostic {
+// AwaitSettled waits until the server is idle after everything sent so
+// far (see AwaitIdle) and returns path's latest diagnostics.
+func (e *Editor) AwaitSettled(path string, timeout time.Duration) []protocol.Diagnostic {
 	e.t.Helper()
-	start := time.Now()
-	e.AwaitDiagnostics(path, e.Version(path), timeout)
-	e.AwaitQuiet(quiet, timeout-time.Since(start))
+	e.AwaitIdle(timeout)
 	return e.Diagnostics(path)
 }
 
-// AwaitQuiet waits until the server has published no diagnostics for quiet.
-func (e *Editor) AwaitQuiet(quiet, timeout time.Duration) {
+// AwaitIdle waits until the server says it is idle having handled every
+// request and notification sent so far: no load, package refresh or
+// diagnosis pending, every publish they lead to received.
+func (e *Editor) AwaitIdle(timeout time.Duration) {
 	e.t.Helper()
-	deadline := time.Now().Add(timeout)
+	n := e.sent.Load()
+	if !e.waitFor(timeout, func() bool { return e.idleAt >= n }) {
+		e.t.Fatalf("the server was not idle after %d messages within %v (idle after %d)%s\nreceived:\n%s", n, timeout, e.idleAt, e.connState(), e.Dump())
+	}
+}
+
+// Await waits until cond holds, re-checking it whenever the server sends
+// anything (cond runs without the editor's lock, so it may call the
+// editor's accessors); what names the wait in the failure.
+func (e *Editor) Await(what string, timeout time.Duration, cond func() bool) {
+	e.t.Helper()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
 	for {
 		e.mu.Lock()
-		n := len(e.publishes)
+		wake := e.wake
 		e.mu.Unlock()
-		time.Sleep(quiet)
-		e.mu.Lock()
-		m := len(e.publishes)
-		e.mu.Unlock()
-		if m == n {
+		if cond() {
 			return
 		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("the server kept publishing diagnostics for %v\nreceived:\n%s", timeout, e.Dump())
+		select {
+		case <-wake:
+		case <-e.conn.Done():
+			if cond() {
+				return
+			}
+			e.t.Fatalf("connection closed while waiting for %s%s\nreceived:\n%s", what, e.connState(), e.Dump())
+		case <-timer.C:
+			if cond() {
+				return
+			}
+			e.t.Fatalf("never saw %s within %v\nreceived:\n%s", what, timeout, e.Dump())
 		}
 	}
 }
@@ -1023,4 +1049,21 @@ func (e *Editor) Dump() string {
 		return "  (nothing)\n"
 	}
 	return b.String()
+}
+
+// countingConn counts the requests and notifications sent to the server,
+// for AwaitIdle.
+type countingConn struct {
+	jsonrpc2.Conn
+	sent *atomic.Uint64
+}
+
+func (c countingConn) Call(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error) {
+	c.sent.Add(1)
+	return c.Conn.Call(ctx, method, params, result)
+}
+
+func (c countingConn) Notify(ctx context.Context, method string, params any) error {
+	c.sent.Add(1)
+	return c.Conn.Notify(ctx, method, params)
 }

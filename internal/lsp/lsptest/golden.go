@@ -300,8 +300,8 @@ func RunGoldenConfig(t *testing.T, cfg Config) {
 		e.AwaitDiagnostics(f, 1, 30*time.Second)
 	}
 	// Opening one file may change what another one means (a CRD): wait
-	// until the server stops publishing.
-	e.AwaitQuiet(200*time.Millisecond, 30*time.Second)
+	// until the server has nothing left to do.
+	e.AwaitIdle(30 * time.Second)
 	for _, f := range files {
 		rel, _ := filepath.Rel(cfg.Dir, f)
 		t.Run(filepath.ToSlash(rel), func(t *testing.T) {

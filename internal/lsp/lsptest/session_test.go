@@ -52,12 +52,8 @@ func TestInProcessSession(t *testing.T) {
 	}
 	n := len(e.Events(protocol.MethodWorkspaceConfiguration))
 	e.SetSettings(map[string]any{"validation": map[string]any{"unknownKind": "ignore"}})
-	deadline := time.Now().Add(5 * time.Second)
-	for len(e.Diagnostics("three.yaml")) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("unknownKind=ignore not applied:\n%s", e.Dump())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if d := e.AwaitSettled("three.yaml", 5*time.Second); len(d) != 0 {
+		t.Fatalf("unknownKind=ignore not applied: %v", d)
 	}
 	if m := len(e.Events(protocol.MethodWorkspaceConfiguration)); m <= n {
 		t.Errorf("SetSettings caused no configuration pull (%d → %d)", n, m)
@@ -69,13 +65,10 @@ func TestInProcessSession(t *testing.T) {
 	}
 
 	e.Close("three.yaml")
-	deadline = time.Now().Add(5 * time.Second)
-	for vs := e.PublishedVersions("three.yaml"); vs[len(vs)-1] != -1; vs = e.PublishedVersions("three.yaml") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no clearing publish after close: %v", vs)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	e.Await("a clearing publish after close", 5*time.Second, func() bool {
+		vs := e.PublishedVersions("three.yaml")
+		return vs[len(vs)-1] == -1
+	})
 	if err := e.Shutdown(); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/crd-lsp/crd-lsp/internal/corpus"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/corpus"
 )
 
 var (
