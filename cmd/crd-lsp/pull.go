@@ -7,11 +7,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 const pullUsage = `Usage: crd-lsp pull [flags] [DIR]
@@ -85,21 +90,21 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "crd-lsp pull:", err)
 		return 2
 	}
-	info, err := os.Stat(root)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Gather: the crossplane.yaml files, found as check and the editor
+	// find them.
+	metas, skipped, err := loader.Metas(ctx, []string{root}, workspace.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "crd-lsp pull: %v\n", err)
 		return 2
 	}
-	files := []string{root}
-	if info.IsDir() {
-		if files, err = packages.FindMeta(root); err != nil {
-			fmt.Fprintf(stderr, "crd-lsp pull: %v\n", err)
-			return 2
-		}
-		if len(files) == 0 {
-			fmt.Fprintf(stderr, "crd-lsp pull: no crossplane.yaml under %s\n", root)
-			return 2
-		}
+	for _, sk := range skipped {
+		log.Info("skipped", "file", sk.Path, "reason", sk.Reason)
+	}
+	if len(metas) == 0 {
+		fmt.Fprintf(stderr, "crd-lsp pull: no crossplane.yaml under %s\n", root)
+		return 2
 	}
 
 	popts := packages.Options{
@@ -117,34 +122,17 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "crd-lsp pull:", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
+	// Pull, then print what the editor and check would say of each
+	// crossplane.yaml (hints aside: they are for the editor).
 	failed, warnings := 0, 0
 	printed := map[string]bool{}
 	var problems []string
-	for _, file := range files {
-		m, err := packages.ReadMeta(file)
-		if err != nil {
-			fmt.Fprintf(stderr, "crd-lsp pull: %v\n", err)
-			return 2
+	for _, mf := range metas {
+		m := mf.Meta
+		var results []packages.Result
+		if len(m.Deps) > 0 {
+			results = client.Resolve(ctx, m.Deps)
 		}
-		for _, p := range m.Problems {
-			if p.Severity > packages.SeverityWarning {
-				continue // hints are for the editor and check, not for pulling
-			}
-			line, col := m.Pos(p.Offset)
-			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s", file, line, col, p.Severity, p.Message))
-			if p.Severity == packages.SeverityError {
-				failed++
-			} else {
-				warnings++
-			}
-		}
-		if len(m.Deps) == 0 {
-			continue
-		}
-		results := client.Resolve(ctx, m.Deps)
 		for _, r := range results {
 			if p := r.Package; p != nil {
 				key := p.Ref + "@" + p.Digest
@@ -153,34 +141,33 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 					fmt.Fprintln(stdout, packageLine(p))
 				}
 			}
-			if r.Err == nil {
+		}
+		f := document.Parse(m.Path, 0, mf.Text)
+		diags := loader.PackageProblems(m, results, true)
+		for _, pr := range m.Problems {
+			if pr.Syntax { // (check and the editor have them from the document's own diagnostics)
+				diags = append(diags, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: pr.Severity, Code: "yaml-syntax", Message: pr.Message})
+			}
+		}
+		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
+		for _, d := range diags {
+			if d.Severity > analysis.SeverityWarning {
 				continue
 			}
-			root := m.Deps[r.Root]
-			at := root.VersionSpan.Start
-			if len(r.Via) > 0 || root.VersionSpan == (packages.Span{}) {
-				at = root.Span.Start
-			}
-			line, col := m.Pos(at)
-			sev := "error"
-			if packages.IsWarning(r.Err) {
-				sev = "warning"
-				warnings++
-			} else {
+			line, col := f.Mapper.LineCol(d.Span.Start)
+			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s [%s]", m.Path, line, col, d.Severity, d.Message, d.Code))
+			if d.Severity == analysis.SeverityError {
 				failed++
+			} else {
+				warnings++
 			}
-			via := ""
-			if len(r.Via) > 0 {
-				via = " (required via " + strings.Join(r.Via, " > ") + ")"
-			}
-			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s%s [%s]", file, line, col, sev, r.Err, via, packages.KindOf(r.Err)))
 		}
 	}
 	for _, p := range problems {
 		fmt.Fprintln(stdout, p)
 	}
 	fmt.Fprintf(stdout, "%d %s in %d %s: %d %s, %d %s\n", len(printed), plural(len(printed), "package", "packages"),
-		len(files), plural(len(files), "crossplane.yaml", "crossplane.yaml files"),
+		len(metas), plural(len(metas), "crossplane.yaml", "crossplane.yaml files"),
 		failed, plural(failed, "error", "errors"), warnings, plural(warnings, "warning", "warnings"))
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "crd-lsp pull: interrupted; the cache keeps what was pulled before")

@@ -89,8 +89,8 @@ func TestPullDockerRegistry(t *testing.T) {
 		`(?m)^` + regexp.QuoteMeta(h) + `/crossplane-contrib/provider-upjet-aws-s3 v2\.1\.0 [0-9a-f]{12} Provider 2 CRDs \(registry\)$`,
 		`(?m)^` + regexp.QuoteMeta(h) + `/platform/configuration-network v0\.3\.0 [0-9a-f]{12} Configuration 1 XRD, 1 Composition \(registry\)$`,
 		`(?m)^` + regexp.QuoteMeta(h) + `/crossplane-contrib/provider-upjet-aws-ec2 v2\.1\.0 [0-9a-f]{12} Provider 1 CRD \(registry\)$`,
-		regexp.QuoteMeta(badFile + `:8:16: error: no version of ` + h + `/crossplane-contrib/provider-upjet-aws-s3 satisfies ">=v9"; newest tags: v2.1.0, v2.0.0 [no-match]`),
-		regexp.QuoteMeta(badFile + `:10:16: error: ` + h + `/crossplane-contrib/function-missing not found in registry ` + h),
+		regexp.QuoteMeta(badFile + `:8:16: error: no version of ` + h + `/crossplane-contrib/provider-upjet-aws-s3 satisfies ">=v9"; newest tags: v2.1.0, v2.0.0 [package-no-match]`),
+		regexp.QuoteMeta(badFile + `:9:17: error: ` + h + `/crossplane-contrib/function-missing not found in registry ` + h + ` [package-not-found]`),
 		`(?m)^3 packages in 2 crossplane\.yaml files: 2 errors, 0 warnings$`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out) {
@@ -110,10 +110,10 @@ func TestPullDockerRegistry(t *testing.T) {
 	// The registry is gone: still exit 0, with warnings, from the cache.
 	reg.Stop()
 	code, out, _ = runCmd(t, "", args(true, filepath.Join(dir, "ok"))...)
-	if code != 0 || strings.Count(out, "(cache)") != 3 || !strings.Contains(out, okFile+":8:16: warning: cannot reach registry "+h) || !strings.Contains(out, "[network]") {
+	if code != 0 || strings.Count(out, "(cache)") != 3 || !strings.Contains(out, okFile+":7:17: warning: cannot reach registry "+h) || !strings.Contains(out, "[package-network]") {
 		t.Errorf("offline pull: exit %d:\n%s", code, out)
 	}
-	if !strings.Contains(out, "(required via "+h+"/platform/configuration-network:v0.3.0)") {
+	if !strings.Contains(out, "(required by "+h+"/platform/configuration-network:v0.3.0)") {
 		t.Errorf("offline pull lacks the transitive chain:\n%s", out)
 	}
 }
@@ -138,15 +138,15 @@ func TestPullDeadlines(t *testing.T) {
 	faults, host, layer, dir := faultyRegistry(t)
 	faults.Set(layer, xpkgtest.Trickle(10*time.Millisecond))
 	code, out, errOut := runCmd(t, "", "pull", "--quiet", "--cache-dir", t.TempDir(), "--insecure", host, "--pull-timeout", "300ms", dir)
-	want := filepath.Join(dir, "crossplane.yaml") + ":10:16: error: pulling " + host + "/x/p:v1.0.0 from registry " + host + " did not finish within 300ms (the pull deadline; layer " + layer + " at "
-	if code != 1 || !strings.Contains(out, want) || !strings.Contains(out, "[network]") {
+	want := filepath.Join(dir, "crossplane.yaml") + ":9:16: error: pulling " + host + "/x/p:v1.0.0 from registry " + host + " did not finish within 300ms (the pull deadline; layer " + layer + " at "
+	if code != 1 || !strings.Contains(out, want) || !strings.Contains(out, "[package-network]") {
 		t.Errorf("trickled layer: exit %d, want 1 and %q…:\n%s\n%s", code, want, out, errOut)
 	}
 
 	faults.Set(layer, nil)
 	faults.Set("tags", xpkgtest.Hang())
 	code, out, errOut = runCmd(t, "", "pull", "--quiet", "--cache-dir", t.TempDir(), "--insecure", host, "--timeout", "200ms", dir)
-	want = ":10:16: error: registry " + host + " did not answer within 200ms (listing tags of " + host + "/x/p) [network]"
+	want = ":9:16: error: registry " + host + " did not answer within 200ms (listing tags of " + host + "/x/p) [package-network]"
 	if code != 1 || !strings.Contains(out, want) {
 		t.Errorf("silent registry: exit %d, want 1 and %q:\n%s\n%s", code, want, out, errOut)
 	}

@@ -21,7 +21,7 @@ func TestPullInterrupted(t *testing.T) {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
 	}()
 	code, out, errOut := runCmd(t, "", "pull", "--quiet", "--cache-dir", t.TempDir(), "--insecure", host, dir)
-	if code != 130 || !strings.Contains(errOut, "crd-lsp pull: interrupted") || !strings.Contains(out, host+"/x/p:v1.0.0 was cancelled") || !strings.Contains(out, "[canceled]") {
+	if code != 130 || !strings.Contains(errOut, "crd-lsp pull: interrupted") || !strings.Contains(out, host+"/x/p:v1.0.0 was cancelled") || !strings.Contains(out, "[package-canceled]") {
 		t.Errorf("exit %d, want 130, the dependency cancelled and the interruption said:\n%s\n%s", code, out, errOut)
 	}
 }

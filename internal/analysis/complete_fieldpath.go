@@ -85,7 +85,9 @@ func completeInString(f *document.File, offset, lineStart, lineEnd int, keyPart,
 	sideDoc := " of the " + sideName(side) + " resource"
 	if len(parentPath) == 1 && parentPath[0].Kind == fieldpath.KindField && parentPath[0].Field == "metadata" && !inBracket {
 		for _, f := range structural.ObjectMeta {
-			add(f.Name, f.Name, f.Type, "metadata."+f.Name+sideDoc)
+			if f.Common {
+				add(f.Name, f.Name, f.Type, "metadata."+f.Name+sideDoc)
+			}
 		}
 		sortCompletions(out)
 		return out, true

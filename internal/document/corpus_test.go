@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -55,8 +57,26 @@ func TestCorpusRoundTrip(t *testing.T) {
 	if len(files) < 2000 {
 		t.Errorf("only %d corpus YAML files", len(files))
 	}
-	nodes, hits := 0, 0
-	for _, p := range files {
+	// The files are checked in as many parallel shards as there are CPUs:
+	// the round trip is CPU-bound and takes about a minute on one.
+	var nodes, hits atomic.Int64
+	shards := runtime.GOMAXPROCS(0)
+	t.Run("shards", func(t *testing.T) {
+		for shard := range shards {
+			t.Run(fmt.Sprint(shard), func(t *testing.T) {
+				t.Parallel()
+				for i := shard; i < len(files); i += shards {
+					checkRoundTrip(t, files[i], &nodes, &hits)
+				}
+			})
+		}
+	})
+	t.Logf("%d files, %d nodes, %d At queries", len(files), nodes.Load(), hits.Load())
+}
+
+// checkRoundTrip is TestCorpusRoundTrip for one file.
+func checkRoundTrip(t *testing.T, p string, nodes, hits *atomic.Int64) {
+	{
 		text, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -83,7 +103,7 @@ func TestCorpusRoundTrip(t *testing.T) {
 			n := 0
 			d.Walk(func(path fieldpath.Path, k, v *yaml.Node) bool {
 				n++
-				nodes++
+				nodes.Add(1)
 				lk, lv, ok := d.Lookup(path)
 				if !ok || lk != k || lv != v {
 					fail("%s: Lookup found another node", path)
@@ -125,7 +145,7 @@ func TestCorpusRoundTrip(t *testing.T) {
 					}
 				}
 				for i, o := range offs {
-					hits++
+					hits.Add(1)
 					h, ok := f.At(o)
 					if !ok || !h.Path.Equal(path) || h.OnKey != (i < nk) || h.Key != k || h.Value != v {
 						fail("%s: At(%d) = %s onKey=%v; want onKey=%v", path, o, h.Path, h.OnKey, i < nk)
@@ -136,7 +156,6 @@ func TestCorpusRoundTrip(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("%d files, %d nodes, %d At queries", len(files), nodes, hits)
 }
 
 // knownInvalid are corpus files, verbatim from upstream, that really hold a

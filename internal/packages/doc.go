@@ -10,7 +10,9 @@
 //
 //	m := packages.ParseMeta(path, data)   // never fails; m.Problems lists what is wrong
 //	m.Deps                                // one Dependency per spec.dependsOn entry
-//	packages.FindMeta(root)               // crossplane.yaml files under root
+//
+// (Finding crossplane.yaml files is internal/loader's job, as for every
+// other file of a workspace.)
 //
 // meta.pkg.crossplane.io v1 (and v1beta1) Configuration, Provider and
 // Function are read; v1alpha1 is accepted with a deprecation warning. Both

@@ -60,9 +60,9 @@ func TestDockerRegistry(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err := ReadMeta(cfgFile)
-	if err != nil || len(m.Deps) != 1 {
-		t.Fatalf("meta: %v %+v", err, m)
+	m := ParseMeta(cfgFile, []byte(src))
+	if len(m.Deps) != 1 {
+		t.Fatalf("meta: %+v", m)
 	}
 	for _, p := range m.Problems {
 		if p.Severity != SeverityHint { // the provider: form is deprecated

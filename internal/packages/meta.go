@@ -3,8 +3,6 @@ package packages
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -288,42 +286,6 @@ func splitTag(name string) (bare, extra string) {
 		name = name[:i]
 	}
 	return name, extra
-}
-
-// FindMeta returns the crossplane.yaml files under root, sorted, skipping
-// .git, node_modules, vendor and hidden folders.
-func FindMeta(root string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil // unreadable folder: skip it
-		}
-		if d.IsDir() {
-			n := d.Name()
-			if p != root && (n == "node_modules" || n == "vendor" || (strings.HasPrefix(n, ".") && n != "." && n != "..")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Name() == "crossplane.yaml" && d.Type().IsRegular() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
-}
-
-// ReadMeta reads and parses a crossplane.yaml file.
-func ReadMeta(path string) (*Meta, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return ParseMeta(path, b), nil
 }
 
 // --- YAML node helpers ---

@@ -1,9 +1,6 @@
 package packages
 
 import (
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -136,27 +133,6 @@ func TestParseMetaProblems(t *testing.T) {
 	m := ParseMeta("c.yaml", []byte("apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - provider: a.io/b/c:v1.2.0\n"))
 	if len(m.Deps) != 1 || m.Deps[0].Constraint != "v1.2.0" || m.Deps[0].Package != "a.io/b/c" {
 		t.Errorf("deps = %+v", m.Deps)
-	}
-}
-
-func TestFindMeta(t *testing.T) {
-	root := t.TempDir()
-	for _, p := range []string{"crossplane.yaml", "a/crossplane.yaml", "a/b/crossplane.yaml", ".git/crossplane.yaml", "node_modules/x/crossplane.yaml", "vendor/crossplane.yaml", ".hidden/crossplane.yaml", "c/crossplane.yml", "c/other.yaml"} {
-		f := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := FindMeta(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{filepath.Join(root, "a/b/crossplane.yaml"), filepath.Join(root, "a/crossplane.yaml"), filepath.Join(root, "crossplane.yaml")}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("FindMeta = %v, want %v", got, want)
 	}
 }
 

@@ -57,20 +57,23 @@ func Opaque(s *structuralschema.Structural) bool {
 // MetaField is one field of object metadata.
 type MetaField struct {
 	Name string
-	// Type is "string", "integer", "object", "array" or
-	// "map[string]string" (labels and annotations).
+	// Type is "string", "integer", "array" or "map[string]string"
+	// (labels and annotations).
 	Type string
+	// Common marks the fields Compositions commonly patch from or to
+	// (what completion offers); the others are the API server's.
+	Common bool
 }
 
 // ObjectMeta lists metadata's fields (ObjectMeta's JSON names), which
 // CRD schemas leave as a bare object and the API server fills or checks.
 var ObjectMeta = []MetaField{
-	{"name", "string"}, {"generateName", "string"}, {"namespace", "string"},
-	{"labels", "map[string]string"}, {"annotations", "map[string]string"},
-	{"finalizers", "array"}, {"ownerReferences", "array"}, {"uid", "string"},
-	{"resourceVersion", "string"}, {"generation", "integer"}, {"creationTimestamp", "string"},
-	{"deletionTimestamp", "string"}, {"deletionGracePeriodSeconds", "integer"},
-	{"managedFields", "array"}, {"selfLink", "string"},
+	{"name", "string", true}, {"generateName", "string", true}, {"namespace", "string", true},
+	{"labels", "map[string]string", true}, {"annotations", "map[string]string", true},
+	{"finalizers", "array", false}, {"ownerReferences", "array", false}, {"uid", "string", true},
+	{"resourceVersion", "string", false}, {"generation", "integer", false}, {"creationTimestamp", "string", false},
+	{"deletionTimestamp", "string", false}, {"deletionGracePeriodSeconds", "integer", false},
+	{"managedFields", "array", false}, {"selfLink", "string", false},
 }
 
 // MetaFieldType is the type of metadata.name and the like; ok is false
