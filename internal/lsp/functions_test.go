@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -332,19 +331,12 @@ spec:
 // so its version says nothing).
 func awaitDiagnosticsWith(t *testing.T, e *lsptest.Editor, path, substr string) []string {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		got := diagLines(e.Diagnostics(path))
-		for _, l := range got {
-			if strings.Contains(l, substr) {
-				return got
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never got a diagnostic containing %q; last:\n%s", path, substr, strings.Join(got, "\n"))
-		}
-		runtime.Gosched()
-	}
+	var got []string
+	e.Await(path+" diagnostics containing "+substr, 60*time.Second, func() bool {
+		got = diagLines(e.Diagnostics(path))
+		return strings.Contains(strings.Join(got, "\n"), substr)
+	})
+	return got
 }
 
 // TestWorkspaceFunctionEdits: editing the workspace's functions.yaml
