@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,7 +13,7 @@ import (
 	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/functions"
-	"github.com/crd-lsp/crd-lsp/internal/workspace"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
 )
 
 // functionOptions say which composition functions check and render run,
@@ -96,36 +95,4 @@ func (o *functionOptions) pipeline(log *slog.Logger, stderr io.Writer) (*functio
 
 // readFunctions reads the Function objects of a file, or of every YAML
 // file of a folder, as crossplane render does.
-func readFunctions(p string) ([]functions.Function, error) {
-	st, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	paths := []string{p}
-	if st.IsDir() {
-		files, _, err := workspace.Scan(context.Background(), p, workspace.Options{MaxFileSize: workspace.DefaultMaxFileSize}, nil)
-		if err != nil {
-			return nil, err
-		}
-		paths = paths[:0]
-		for _, f := range files {
-			paths = append(paths, f.Path)
-		}
-	}
-	var out []functions.Function
-	for _, fp := range paths {
-		b, err := workspace.ReadFile(fp, workspace.DefaultMaxFileSize)
-		if err != nil {
-			return nil, err
-		}
-		fns, err := functions.ParseFunctions(b)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", fp, err)
-		}
-		out = append(out, fns...)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("holds no Function (pkg.crossplane.io) object")
-	}
-	return out, nil
-}
+func readFunctions(p string) ([]functions.Function, error) { return loader.ReadFunctions(p) }

@@ -14,6 +14,8 @@ package loader
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -90,6 +93,11 @@ type World struct {
 	// keep the content of files that may hold example composites.
 	headers map[string][]workspace.Header
 	texts   map[string][]byte
+	// functions are the Function objects (pkg.crossplane.io) of the
+	// workspace's files, by path: those annotated with the Development
+	// runtime name running functions, as in crossplane render's
+	// functions.yaml.
+	functions map[string][]functions.Function
 
 	parsed sync.Map // path → []analysis.Example, parsed once per World
 
@@ -117,7 +125,7 @@ type Files []workspace.File
 // World. The files kept (all with KeepAll) are returned too, with what was
 // skipped and why.
 func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, error) {
-	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}}
+	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}}
 	w.setMajor = workspace.DefaultCrossplaneMajor
 	if m, ok := workspace.ParseMajor(cfg.CrossplaneVersion); ok {
 		w.setMajor = m
@@ -189,6 +197,7 @@ func (w *World) addFile(p string, content []byte) {
 	delete(w.metas, p)
 	delete(w.headers, p)
 	delete(w.texts, p)
+	delete(w.functions, p)
 	if content == nil {
 		return
 	}
@@ -201,7 +210,75 @@ func (w *World) addFile(p string, content []byte) {
 	if h := workspace.Headers(content); len(h) > 0 {
 		w.headers[p] = h
 		w.texts[p] = content // trimmed to possible examples by keepExampleTexts
+		if holdsFunction(h) {
+			// A document that does not parse is skipped; the file's own
+			// diagnostics say why.
+			if fns, _ := functions.ParseFunctions(content); len(fns) > 0 {
+				w.functions[p] = fns
+			}
+		}
 	}
+}
+
+// ReadFunctions reads the Function objects of a file, or of every YAML
+// file of a folder, as crossplane render --functions does (check's and
+// render's --functions, the server's crdLsp.functionsFiles).
+func ReadFunctions(p string) ([]functions.Function, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	paths := []string{p}
+	if st.IsDir() {
+		files, _, err := workspace.Scan(context.Background(), p, workspace.Options{MaxFileSize: workspace.DefaultMaxFileSize}, nil)
+		if err != nil {
+			return nil, err
+		}
+		paths = paths[:0]
+		for _, f := range files {
+			paths = append(paths, f.Path)
+		}
+	}
+	var out []functions.Function
+	for _, fp := range paths {
+		b, err := workspace.ReadFile(fp, workspace.DefaultMaxFileSize)
+		if err != nil {
+			return nil, err
+		}
+		fns, err := functions.ParseFunctions(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", fp, err)
+		}
+		out = append(out, fns...)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("holds no Function (pkg.crossplane.io) object")
+	}
+	return out, nil
+}
+
+func holdsFunction(hs []workspace.Header) bool {
+	for _, h := range hs {
+		if g := gvk.Parse(h.APIVersion, h.Kind); g.Kind == "Function" && g.Group == "pkg.crossplane.io" {
+			return true
+		}
+	}
+	return false
+}
+
+// Functions are the workspace's Function objects (pkg.crossplane.io), by
+// file path, then in file order.
+func (w *World) Functions() []functions.Function {
+	paths := make([]string, 0, len(w.functions))
+	for p := range w.functions {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var out []functions.Function
+	for _, p := range paths {
+		out = append(out, w.functions[p]...)
+	}
+	return out
 }
 
 // keepExampleTexts drops the texts of files holding only built-in kinds:
@@ -428,7 +505,11 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 // clone copies the World's maps for a With* method.
 func (w *World) clone() *World {
 	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, shared: make(map[string]schemas.FileInput, len(w.shared)), metas: make(map[string]*packages.Meta, len(w.metas)),
-		results: w.results, pkgs: w.pkgs, headers: make(map[string][]workspace.Header, len(w.headers)), texts: make(map[string][]byte, len(w.texts)), stores: w.stores}
+		results: w.results, pkgs: w.pkgs, headers: make(map[string][]workspace.Header, len(w.headers)), texts: make(map[string][]byte, len(w.texts)), stores: w.stores,
+		functions: make(map[string][]functions.Function, len(w.functions))}
+	for k, v := range w.functions {
+		c.functions[k] = v
+	}
 	for k, v := range w.shared {
 		c.shared[k] = v
 	}

@@ -37,7 +37,8 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 	published, ok := s.diag.publishedFor(u, f)
 	if !ok {
 		// Asked before this version's findings were published: find them
-		// now, as the diagnosis will (the same snapshot and Env).
+		// now, as the diagnosis will (the same snapshot and Env, less the
+		// function pipeline: a code action never waits for a function).
 		published = analysis.Diagnose(ctx, f, sn.env())
 	}
 	var diags []analysis.Diagnostic

@@ -78,7 +78,10 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 }
 
 func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath string) (string, error) {
-	sn := s.snapshot(u)
+	// The preview runs the pipeline's functions too (each call bounded by
+	// crdLsp.functionTimeout, and cancelled with the request).
+	sn, release := s.snapshotWithFunctions(u)
+	defer release()
 	f, env := sn.file, sn.env()
 	if f == nil {
 		b, err := workspace.ReadFile(u.FsPath(), sn.settings.MaxFileSize)

@@ -115,7 +115,8 @@ func (d *diagnoser) forget(u uri.URI) {
 }
 
 func (d *diagnoser) run(ctx context.Context, u uri.URI) {
-	sn := d.s.snapshot(u)
+	sn, release := d.s.snapshotWithFunctions(u)
+	defer release()
 	f := sn.file
 	if f == nil {
 		return

@@ -139,6 +139,7 @@ func (s *server) Initialized(ctx context.Context, params *protocol.InitializedPa
 func (s *server) Shutdown(ctx context.Context) error {
 	s.shutdownDone.Store(true)
 	s.diag.cancelAll()
+	s.fns.close() // the function processes are gone when shutdown answers
 	s.log.Info("shutdown")
 	return nil
 }

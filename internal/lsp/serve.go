@@ -100,6 +100,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 		}
 	}
 	s.stopBackground()
+	s.fns.close() // (after an exit without shutdown, or the client gone)
 	switch {
 	case s.exited.Load() && s.shutdownDone.Load():
 		return nil

@@ -58,6 +58,8 @@ type server struct {
 
 	diag *diagnoser
 	bg   sync.WaitGroup
+	// fns owns the composition functions the server runs (functions.go).
+	fns  fnRuntime
 	work work // see idle.go
 
 	pkgs pkgState
@@ -91,6 +93,7 @@ func newServer(ctx context.Context, opts Options, conn jsonrpc2.Conn) *server {
 	}
 	s.traceLevel.Store(protocol.TraceValueOff)
 	s.diag = newDiagnoser(s)
+	s.fns.s = s
 	return s
 }
 
@@ -133,6 +136,10 @@ type snapshot struct {
 	world    *loader.World  // nil until the workspace is loaded
 	settings Settings
 	enc      document.Encoding
+	// pipeline runs Composition pipelines with real functions; only
+	// snapshotWithFunctions sets it (diagnostics, crdLsp.render): other
+	// requests never wait for a function.
+	pipeline analysis.Pipeline
 }
 
 // snapshot takes the session's current state for u.
@@ -156,7 +163,8 @@ func (sn snapshot) path() string {
 
 // env is the one builder of the server's analysis.Env: the world's
 // stores, Crossplane version and example composites for the document's
-// path, with the settings' analysis options. Before the workspace is
+// path, with the settings' analysis options, and the function pipeline
+// when the snapshot carries one (snapshotWithFunctions). Before the workspace is
 // loaded it is empty: analysis then reports only what depends on nothing
 // (syntax, apiVersion/kind, a CRD's own rules).
 func (sn snapshot) env() analysis.Env { return sn.envFor(sn.path()) }
@@ -166,7 +174,9 @@ func (sn snapshot) envFor(path string) analysis.Env {
 	if sn.world == nil {
 		return analysis.Env{}
 	}
-	return sn.world.EnvWith(path, sn.settings.analysis())
+	a := sn.settings.analysis()
+	a.Pipeline = sn.pipeline
+	return sn.world.EnvWith(path, a)
 }
 
 // changedLocked records a change of the session's state. s.mu is held.

@@ -57,6 +57,59 @@ type Settings struct {
 	// MaxDocuments bounds the YAML documents of an open file that crd-lsp
 	// analyses: a file with more gets one diagnostic saying it was not.
 	MaxDocuments int `json:"maxDocuments,omitempty"`
+
+	// The composition functions crd-lsp runs to render Composition
+	// pipelines (functions.go); nothing runs or is contacted that these
+	// (or the workspace's Development Functions) do not name. They mirror
+	// check's and render's flags.
+	//
+	// Functions maps a function name (a step's functionRef.name) to a
+	// local executable, which crd-lsp starts with the function SDK's flags
+	// on loopback, keeps warm and stops (--function-exe).
+	Functions map[string]string `json:"functions,omitempty"`
+	// FunctionsFiles are files (or folders) of Function objects, as
+	// crossplane render --functions reads them: those annotated
+	// render.crossplane.io/runtime: Development are reached at their
+	// runtime-development-target (--functions).
+	FunctionsFiles stringOrList `json:"functionsFiles,omitempty"`
+	// WorkspaceFunctions uses the workspace's own Development Functions
+	// too (default true); a setting's function of the same name wins.
+	WorkspaceFunctions *bool `json:"workspaceFunctions,omitempty"`
+	// FunctionTimeout bounds one function call (seconds, default 10);
+	// FunctionStartTimeout starting a function (seconds, default 30,
+	// 300 in Docker).
+	FunctionTimeout      float64 `json:"functionTimeout,omitempty"`
+	FunctionStartTimeout float64 `json:"functionStartTimeout,omitempty"`
+	// RealPatchAndTransform sends function-patch-and-transform steps to
+	// the real function when it is configured, instead of crd-lsp's own
+	// renderer (--real-patch-and-transform).
+	RealPatchAndTransform bool `json:"realPatchAndTransform,omitempty"`
+	// FunctionsDocker runs Functions without a Development annotation in
+	// Docker, from their package image (--functions-docker).
+	FunctionsDocker bool `json:"functionsDocker,omitempty"`
+	// AllowRemoteFunctions allows Development targets outside loopback
+	// (--allow-remote-functions).
+	AllowRemoteFunctions bool `json:"allowRemoteFunctions,omitempty"`
+}
+
+// stringOrList is a list of strings that a single string also gives.
+type stringOrList []string
+
+func (l *stringOrList) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*l = nil
+		if one != "" {
+			*l = stringOrList{one}
+		}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return fmt.Errorf("want a string or a list of strings: %w", err)
+	}
+	*l = many
+	return nil
 }
 
 // analysis is what of the settings every analysis.Env carries.

@@ -123,7 +123,8 @@ func (s *server) afterChange(u uri.URI, schemaChanged bool) {
 
 // syncBufferLocked puts an open buffer's text (nil: none) in the world in
 // place of its disk copy: its CRDs and XRDs, its package metadata, its
-// objects. It reports whether the schemas others see changed. Before the
+// objects. It reports whether the schemas (or Functions) others see
+// changed. Before the
 // workspace is loaded there is nothing to update: the load takes the open
 // buffers in.
 func (s *server) syncBufferLocked(u uri.URI, text []byte) bool {
@@ -132,9 +133,10 @@ func (s *server) syncBufferLocked(u uri.URI, text []byte) bool {
 	if p == "" || !workspace.IsYAML(p) || s.world == nil {
 		return false
 	}
-	gen := s.world.SchemaGen()
+	gen, before := s.world.SchemaGen(), s.world
 	s.world = s.world.WithFile(p, text)
-	return s.world.SchemaGen() != gen
+	// A Function object changed: Compositions run other functions now.
+	return s.world.SchemaGen() != gen || functionsChanged(before, s.world)
 }
 
 func (s *server) inWorkspaceLocked(p string) bool {

@@ -81,6 +81,7 @@ func (s *server) applySettings(set Settings) {
 	s.mu.Lock()
 	old := s.settings
 	s.settings = set
+	s.changedLocked()
 	s.mu.Unlock()
 	s.log.Info("settings applied", "crossplaneVersion", set.CrossplaneVersion, "unknownKind", set.Validation.UnknownKind)
 	if old.documentLimits() != set.documentLimits() {
@@ -201,10 +202,10 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 		if _, open := s.open[c.uri]; open || s.world == nil {
 			continue // the buffer wins while the file is open; a load under way reads the disk
 		}
-		gen := s.world.SchemaGen()
+		gen, before := s.world.SchemaGen(), s.world
 		s.world = s.world.WithFile(c.path, c.content)
 		s.changedLocked()
-		changed = changed || s.world.SchemaGen() != gen
+		changed = changed || s.world.SchemaGen() != gen || functionsChanged(before, s.world)
 		metaChanged = metaChanged || filepath.Base(c.path) == "crossplane.yaml"
 	}
 	s.mu.Unlock()

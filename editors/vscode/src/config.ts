@@ -14,9 +14,31 @@ export const settingKeys = [
   "validation.clientKinds",
   "registries.default",
   "registries.insecure",
+  "registries.timeout",
+  "registries.pullTimeout",
   "cacheDir",
   "logLevel",
+  "maxFileSize",
+  "maxDocuments",
+  "functions",
+  "functionsFiles",
+  "workspaceFunctions",
+  "functionTimeout",
+  "functionStartTimeout",
+  "realPatchAndTransform",
+  "functionsDocker",
+  "allowRemoteFunctions",
 ] as const;
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null || value === "") {
+    return true;
+  }
+  if (Array.isArray(value)) {
+    return value.length === 0;
+  }
+  return typeof value === "object" && Object.keys(value as object).length === 0;
+}
 
 /**
  * serverSettings builds the crdLsp object the server reads (from
@@ -27,7 +49,7 @@ export function serverSettings(get: (key: string) => unknown): Record<string, un
   const out: Record<string, unknown> = {};
   for (const key of settingKeys) {
     const value = get(key);
-    if (value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0)) {
+    if (isEmpty(value)) {
       continue;
     }
     const parts = key.split(".");

@@ -23,6 +23,27 @@ test("serverSettings nests dotted keys and leaves unset values out", () => {
   assert.deepEqual(serverSettings(() => undefined), {});
 });
 
+test("serverSettings passes the functions crd-lsp runs and the timeouts", () => {
+  const flat: Record<string, unknown> = {
+    functions: { "function-go-templating": "/opt/fn/go-templating" },
+    functionsFiles: ["dev/functions.yaml"],
+    functionTimeout: 5,
+    realPatchAndTransform: false,
+    "registries.timeout": 30,
+    maxDocuments: 10000,
+  };
+  assert.deepEqual(serverSettings((k) => flat[k]), {
+    functions: { "function-go-templating": "/opt/fn/go-templating" },
+    functionsFiles: ["dev/functions.yaml"],
+    functionTimeout: 5,
+    realPatchAndTransform: false,
+    registries: { timeout: 30 },
+    maxDocuments: 10000,
+  });
+  // VS Code's default for an object setting is {}: left out.
+  assert.deepEqual(serverSettings((k) => (k === "functions" ? {} : undefined)), {});
+});
+
 test("serverArgs passes --stdio and the log level", () => {
   assert.deepEqual(serverArgs({}), ["--stdio"]);
   assert.deepEqual(serverArgs({ logLevel: "info" }), ["--stdio", "--log-level", "info"]);

@@ -1,0 +1,45 @@
+package lsp
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestFunctionSettings: the crdLsp function settings as the registry is
+// built from them: relative paths against the workspace folder that holds
+// them, a single functions file as a string, defaults for what is unset.
+func TestFunctionSettings(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(b, "functions.yaml"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err := parseSettings([]byte(`{"crdLsp": {"functions": {"fn": "bin/fn", "abs": "/opt/fn", "": "x"}, "functionsFiles": "functions.yaml",
+		"functionTimeout": 2.5, "workspaceFunctions": false, "realPatchAndTransform": true, "functionsDocker": true, "allowRemoteFunctions": true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := set.functionSettings([]string{a, b})
+	want := fnSettings{
+		Executables:  map[string]string{"fn": filepath.Join(a, "bin", "fn"), "abs": "/opt/fn"},
+		Files:        []string{filepath.Join(b, "functions.yaml")},
+		UseWorkspace: false,
+		Timeout:      2500 * time.Millisecond,
+		PreferReal:   true,
+		Docker:       true,
+		AllowRemote:  true,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("functionSettings = %+v\nwant %+v", got, want)
+	}
+
+	def := defaultSettings().functionSettings(nil)
+	if !def.UseWorkspace || def.Timeout != defaultFunctionTimeout || len(def.Executables) != 0 || len(def.Files) != 0 || def.PreferReal || def.Docker || def.AllowRemote {
+		t.Errorf("defaults = %+v", def)
+	}
+	if _, err := parseSettings([]byte(`{"functionsFiles": 3}`)); err == nil {
+		t.Error("a number for functionsFiles was accepted")
+	}
+}
