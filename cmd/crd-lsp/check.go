@@ -126,6 +126,11 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer reg.Close()
 		cfg.Analysis.Pipeline = pipeline
 	}
+	// The built-in schemas of the Crossplane major the setting targets are
+	// loaded (once per process) while the files are read: the World needs
+	// them next.
+	major, _ := workspace.CrossplaneMajor(nil, cfg.CrossplaneVersion)
+	go func() { _, _ = workspace.Builtins(major) }()
 	world, files, err := gatherCheck(context.Background(), cfg, paths, stdin, log, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp check:", err)
