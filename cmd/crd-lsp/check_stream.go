@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
@@ -33,6 +34,8 @@ var (
 	// checkPartBytes is the size from which a file's documents are cut
 	// into several parts (each at least this large, or one document).
 	checkPartBytes = 8 << 10
+	// partsChecked counts the parts diagnosed (tests watch the window).
+	partsChecked atomic.Int64
 )
 
 // checkPart is a run of consecutive documents of one file.
@@ -155,6 +158,7 @@ func diagnosePart(ctx context.Context, p *checkPart) []finding {
 	f := p.file
 	doc := document.ParsePart(f.path, f.text, f.mapper, p.spans, p.first)
 	diags := analysis.Diagnose(ctx, doc, f.env)
+	partsChecked.Add(1)
 	out := make([]finding, 0, len(diags))
 	for _, d := range diags {
 		if d.Severity == analysis.SeverityHint {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func streamWorkspace(t *testing.T) (dir string, long string, want []int) {
 		}
 		line += 7
 	}
-	long = filepath.Join(dir, "long.yaml")
+	long = filepath.Join(dir, "zz-long.yaml") // after the services
 	if err := os.WriteFile(long, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -107,5 +108,39 @@ func TestCheckLongFileInDocumentOrder(t *testing.T) {
 	}
 	if !strings.Contains(out, fmt.Sprintf(`mapping key "name" already defined at line %d`, want[3]-1)) {
 		t.Errorf("duplicate key message does not name the file's line:\n%s", out)
+	}
+}
+
+// firstWrite records how many parts had been diagnosed when check first
+// wrote to stdout.
+type firstWrite struct {
+	bytes.Buffer
+	at int64
+}
+
+func (w *firstWrite) Write(b []byte) (int, error) {
+	if w.Len() == 0 {
+		w.at = partsChecked.Load()
+	}
+	return w.Buffer.Write(b)
+}
+
+// TestCheckStreams: the first findings (svc-01.yaml's, svc-00.yaml has
+// none) are written while at most those two files' parts and a window of
+// parts (2 x workers + 2) have been diagnosed, not after every file.
+func TestCheckStreams(t *testing.T) {
+	dir, _, _ := streamWorkspace(t)
+	oldJobs, oldPart := checkJobs, checkPartBytes
+	checkJobs, checkPartBytes = 2, 1
+	defer func() { checkJobs, checkPartBytes = oldJobs, oldPart }()
+	before := partsChecked.Load()
+	var out firstWrite
+	var errb bytes.Buffer
+	if code := run([]string{"check", dir}, strings.NewReader(""), &out, &errb); code != 1 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	total := partsChecked.Load() - before
+	if first := out.at - before; first > 2+2*2+2 || total < 300 {
+		t.Fatalf("first output after %d of %d parts were diagnosed", first, total)
 	}
 }
