@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
-	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -94,8 +91,9 @@ type summary struct {
 	Infos    int `json:"infos"`
 }
 
-// check gathers the files and the workspace they belong to, analyses each
-// file and prints the findings.
+// check gathers the files and the workspace they belong to, then analyses
+// the files on all cores, writing each one's findings as it is done, in
+// path order (see streamCheck).
 func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var opts checkOptions
 	fs := checkFlags(stderr, &opts)
@@ -128,13 +126,20 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer reg.Close()
 		cfg.Analysis.Pipeline = pipeline
 	}
+	// The built-in schemas of the Crossplane major the setting targets are
+	// loaded (once per process) while the files are read: the World needs
+	// them next.
+	major, ok := workspace.ParseMajor(cfg.CrossplaneVersion)
+	if !ok {
+		major = workspace.DefaultCrossplaneMajor
+	}
+	go func() { _, _ = workspace.Builtins(major) }()
 	world, files, err := gatherCheck(context.Background(), cfg, paths, stdin, log, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp check:", err)
 		return 2
 	}
-	results, sum := analyseFiles(context.Background(), world, files, log)
-	printCheck(stdout, opts.output, results, sum)
+	sum := streamCheck(context.Background(), world, files, log, stdout, opts.output)
 	if sum.Errors > 0 {
 		return 1
 	}
@@ -220,69 +225,6 @@ func gatherCheck(ctx context.Context, cfg loader.Config, paths []string, stdin i
 		}
 	}
 	return world, files, nil
-}
-
-// analyseFiles diagnoses every file against the World, as the editor
-// does (package metadata problems included), and counts the findings.
-// Hints (editor suggestions) are left out.
-func analyseFiles(ctx context.Context, world *loader.World, files loader.Files, log *slog.Logger) ([]checkedFile, summary) {
-	var results []checkedFile
-	var sum summary
-	for _, in := range files {
-		if major, from := world.MajorOf(in.Path); from != "default" {
-			log.Debug("targeting Crossplane", "file", in.Path, "major", major, "from", from)
-		}
-		f := document.Parse(in.Path, 0, in.Content)
-		diags := analysis.Diagnose(ctx, f, world.Env(in.Path))
-		if m, ok := world.Meta(in.Path); ok {
-			diags = append(diags, loader.PackageProblems(m, world.Results(in.Path), false)...)
-			sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
-		}
-		cf := checkedFile{Path: in.Path, Diagnostics: []jsonDiagnostic{}}
-		for _, d := range diags {
-			if d.Severity == analysis.SeverityHint {
-				continue // suggestions (deprecated but supported forms) are for the editor
-			}
-			line, col := f.Mapper.LineCol(d.Span.Start)
-			eline, ecol := f.Mapper.LineCol(d.Span.End)
-			cf.Diagnostics = append(cf.Diagnostics, jsonDiagnostic{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message})
-			switch d.Severity {
-			case analysis.SeverityError:
-				sum.Errors++
-			case analysis.SeverityWarning:
-				sum.Warnings++
-			default:
-				sum.Infos++
-			}
-		}
-		results = append(results, cf)
-	}
-	sum.Files = len(results)
-	return results, sum
-}
-
-// printCheck writes the findings as text lines and a summary, or as JSON.
-func printCheck(stdout io.Writer, output string, results []checkedFile, sum summary) {
-	if output == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(struct {
-			Files   []checkedFile `json:"files"`
-			Summary summary       `json:"summary"`
-		}{results, sum})
-		return
-	}
-	for _, r := range results {
-		for _, d := range r.Diagnostics {
-			code := ""
-			if d.Code != "" {
-				code = " [" + d.Code + "]"
-			}
-			fmt.Fprintf(stdout, "%s:%d:%d: %s: %s%s\n", r.Path, d.Line, d.Column, d.Severity, d.Message, code)
-		}
-	}
-	fmt.Fprintf(stdout, "%d %s checked: %d %s, %d %s, %d info\n", sum.Files, plural(sum.Files, "file", "files"),
-		sum.Errors, plural(sum.Errors, "error", "errors"), sum.Warnings, plural(sum.Warnings, "warning", "warnings"), sum.Infos)
 }
 
 func plural(n int, one, many string) string {

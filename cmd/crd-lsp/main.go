@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 )
 
@@ -37,7 +38,28 @@ crdLsp section of workspace/configuration and from initializationOptions.
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
+}
+
+// profiled runs f, writing a CPU profile to the file CRD_LSP_CPUPROFILE
+// names, if set (for go tool pprof; see bench/).
+func profiled(f func() int) int {
+	p := os.Getenv("CRD_LSP_CPUPROFILE")
+	if p == "" {
+		return f()
+	}
+	out, err := os.Create(p)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "crd-lsp: CRD_LSP_CPUPROFILE:", err)
+		return f()
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		fmt.Fprintln(os.Stderr, "crd-lsp: CRD_LSP_CPUPROFILE:", err)
+		return f()
+	}
+	defer pprof.StopCPUProfile()
+	return f()
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

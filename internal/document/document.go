@@ -398,6 +398,15 @@ func (d *Doc) Object() (v any, err error) {
 	if d.Root == nil {
 		return nil, nil
 	}
+	if v, ok := d.fastObject(); ok {
+		return v, nil
+	}
+	return d.slowObject()
+}
+
+// slowObject is Object for any document: the text decoded again as
+// kubectl decodes it.
+func (d *Doc) slowObject() (v any, err error) {
 	from := d.Span.Start
 	if from == 0 {
 		from = d.File.bom

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
+)
+
+// check streams: a producer cuts every file (in path order) into parts of
+// a few YAML documents, workers parse and diagnose the parts on all
+// cores, and the writer puts the parts back in order, writing each file's
+// findings as soon as its last part is in. At most a window of parts is
+// parsed or waiting at any time, so memory depends on the size of a part
+// and the number of cores, not on how many documents there are; only the
+// findings of the file being written are held until it is complete
+// (they are sorted as a whole, as analysis.Diagnose sorts them).
+
+var (
+	// checkJobs is the number of workers (0: GOMAXPROCS). Tests set it to
+	// compare sequential and parallel runs.
+	checkJobs = 0
+	// checkPartBytes is the size from which a file's documents are cut
+	// into several parts (each at least this large, or one document).
+	checkPartBytes = 8 << 10
+	// partsChecked counts the parts diagnosed (tests watch the window).
+	partsChecked atomic.Int64
+)
+
+// checkPart is a run of consecutive documents of one file.
+type checkPart struct {
+	seq   int
+	file  *checkFile
+	spans []document.Span
+	first int // the index of the first document
+	last  bool
+}
+
+// checkFile is what the parts of one file share.
+type checkFile struct {
+	path   string
+	text   []byte
+	mapper *document.Mapper
+	env    analysis.Env
+}
+
+// finding is a diagnostic ready to print, with what sorts it.
+type finding struct {
+	start int
+	diag  jsonDiagnostic
+}
+
+type partResult struct {
+	part     *checkPart
+	findings []finding
+}
+
+// checkWriter writes the findings, in text or JSON, as files complete,
+// and counts them.
+type checkWriter struct {
+	out    *bufio.Writer
+	json   bool
+	sum    summary
+	nfiles int
+}
+
+// streamCheck diagnoses every file against the World, as the editor does
+// (package metadata problems included), writing each file's findings in
+// path order as soon as it is done, then the summary. Hints (editor
+// suggestions) are left out.
+func streamCheck(ctx context.Context, world *loader.World, files loader.Files, log *slog.Logger, stdout io.Writer, output string) summary {
+	workers := checkJobs
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	window := 2*workers + 2
+	slots := make(chan struct{}, window) // parts in flight or waiting to be written
+	parts := make(chan *checkPart, window)
+	results := make(chan partResult, window)
+
+	go func() {
+		defer close(parts)
+		seq := 0
+		for i := range files {
+			in := files[i]
+			files[i].Content = nil // the parts hold it until they are written
+			if major, from := world.MajorOf(in.Path); from != "default" {
+				log.Debug("targeting Crossplane", "file", in.Path, "major", major, "from", from)
+			}
+			m, spans := document.Split(in.Content)
+			cf := &checkFile{path: in.Path, text: in.Content, mapper: m, env: world.Env(in.Path)}
+			for first := 0; first < len(spans); {
+				end, size := first, 0
+				for end < len(spans) && (end == first || size < checkPartBytes) {
+					size += spans[end].Len()
+					end++
+				}
+				slots <- struct{}{}
+				parts <- &checkPart{seq: seq, file: cf, spans: spans[first:end], first: first, last: end == len(spans)}
+				seq++
+				first = end
+			}
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range parts {
+				results <- partResult{part: p, findings: diagnosePart(ctx, p)}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	w := &checkWriter{out: bufio.NewWriter(stdout), json: output == "json"}
+	w.begin()
+	pending := map[int]partResult{}
+	next := 0
+	var cur []finding // the findings of the file being completed
+	for r := range results {
+		pending[r.part.seq] = r
+		for {
+			r, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			<-slots
+			cur = append(cur, r.findings...)
+			if r.part.last {
+				w.file(r.part.file.path, finishFile(world, r.part.file, cur))
+				cur = nil
+			}
+		}
+	}
+	w.end()
+	return w.sum
+}
+
+// diagnosePart parses and diagnoses one part, returning its findings in
+// the order analysis.Diagnose gives them, hints left out.
+func diagnosePart(ctx context.Context, p *checkPart) []finding {
+	f := p.file
+	doc := document.ParsePart(f.path, f.text, f.mapper, p.spans, p.first)
+	diags := analysis.Diagnose(ctx, doc, f.env)
+	partsChecked.Add(1)
+	out := make([]finding, 0, len(diags))
+	for _, d := range diags {
+		if d.Severity == analysis.SeverityHint {
+			continue // suggestions (deprecated but supported forms) are for the editor
+		}
+		out = append(out, toFinding(f.mapper, d))
+	}
+	return out
+}
+
+func toFinding(m *document.Mapper, d analysis.Diagnostic) finding {
+	line, col := m.LineCol(d.Span.Start)
+	eline, ecol := m.LineCol(d.Span.End)
+	return finding{start: d.Span.Start, diag: jsonDiagnostic{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message}}
+}
+
+// finishFile orders a file's findings as analysis.Diagnose orders those of
+// the whole file (each part is already in that order: a stable sort of
+// their concatenation is the same), then adds the package metadata
+// problems of a crossplane.yaml, ordered by start only.
+func finishFile(world *loader.World, f *checkFile, fs []finding) []finding {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].start != fs[j].start {
+			return fs[i].start < fs[j].start
+		}
+		return fs[i].diag.Message < fs[j].diag.Message
+	})
+	if m, ok := world.Meta(f.path); ok {
+		for _, d := range loader.PackageProblems(m, world.Results(f.path), false) {
+			if d.Severity != analysis.SeverityHint {
+				fs = append(fs, toFinding(f.mapper, d))
+			}
+		}
+		sort.SliceStable(fs, func(i, j int) bool { return fs[i].start < fs[j].start })
+	}
+	return fs
+}
+
+// The JSON output is what encoding/json's Encoder with a two-space
+// indent writes for {"files": [...], "summary": {...}}, one file at a
+// time.
+
+func (w *checkWriter) begin() {
+	if w.json {
+		w.out.WriteString("{\n  \"files\": ")
+	}
+}
+
+func (w *checkWriter) file(path string, fs []finding) {
+	w.nfiles++
+	for _, f := range fs {
+		switch f.diag.Severity {
+		case analysis.SeverityError.String():
+			w.sum.Errors++
+		case analysis.SeverityWarning.String():
+			w.sum.Warnings++
+		default:
+			w.sum.Infos++
+		}
+	}
+	if w.json {
+		cf := checkedFile{Path: path, Diagnostics: make([]jsonDiagnostic, len(fs))}
+		for i, f := range fs {
+			cf.Diagnostics[i] = f.diag
+		}
+		b, err := json.MarshalIndent(cf, "    ", "  ")
+		if err != nil {
+			panic(err) // plain strings and ints: cannot fail
+		}
+		if w.nfiles == 1 {
+			w.out.WriteString("[\n    ")
+		} else {
+			w.out.WriteString(",\n    ")
+		}
+		w.out.Write(b)
+		return
+	}
+	for _, f := range fs {
+		d := f.diag
+		w.out.WriteString(path)
+		w.out.WriteByte(':')
+		w.out.WriteString(strconv.Itoa(d.Line))
+		w.out.WriteByte(':')
+		w.out.WriteString(strconv.Itoa(d.Column))
+		w.out.WriteString(": ")
+		w.out.WriteString(d.Severity)
+		w.out.WriteString(": ")
+		w.out.WriteString(d.Message)
+		if d.Code != "" {
+			w.out.WriteString(" [" + d.Code + "]")
+		}
+		w.out.WriteByte('\n')
+	}
+	// A file's findings reach the reader as soon as it is done.
+	_ = w.out.Flush()
+}
+
+func (w *checkWriter) end() {
+	sum := &w.sum
+	sum.Files = w.nfiles
+	if w.json {
+		if w.nfiles == 0 {
+			w.out.WriteString("null")
+		} else {
+			w.out.WriteString("\n  ]")
+		}
+		b, err := json.MarshalIndent(sum, "  ", "  ")
+		if err != nil {
+			panic(err)
+		}
+		w.out.WriteString(",\n  \"summary\": ")
+		w.out.Write(b)
+		w.out.WriteString("\n}\n")
+		_ = w.out.Flush()
+		return
+	}
+	fmt.Fprintf(w.out, "%d %s checked: %d %s, %d %s, %d info\n", sum.Files, plural(sum.Files, "file", "files"),
+		sum.Errors, plural(sum.Errors, "error", "errors"), sum.Warnings, plural(sum.Warnings, "warning", "warnings"), sum.Infos)
+	_ = w.out.Flush()
+}
