@@ -75,7 +75,7 @@ type fnSettings struct {
 func (set Settings) functionSettings(roots []string) fnSettings {
 	fs := fnSettings{
 		Executables:  map[string]string{},
-		UseWorkspace: set.WorkspaceFunctions == nil || *set.WorkspaceFunctions,
+		UseWorkspace: set.WorkspaceFunctions != nil && *set.WorkspaceFunctions,
 		Timeout:      seconds(set.FunctionTimeout, defaultFunctionTimeout),
 		StartTimeout: seconds(set.FunctionStartTimeout, 0),
 		PreferReal:   set.RealPatchAndTransform,

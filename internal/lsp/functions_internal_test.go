@@ -17,7 +17,7 @@ func TestFunctionSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	set, err := parseSettings([]byte(`{"crdLsp": {"functions": {"fn": "bin/fn", "abs": "/opt/fn", "": "x"}, "functionsFiles": "functions.yaml",
-		"functionTimeout": 2.5, "workspaceFunctions": false, "realPatchAndTransform": true, "functionsDocker": true, "allowRemoteFunctions": true}}`))
+		"functionTimeout": 2.5, "workspaceFunctions": true, "realPatchAndTransform": true, "functionsDocker": true, "allowRemoteFunctions": true}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestFunctionSettings(t *testing.T) {
 	want := fnSettings{
 		Executables:  map[string]string{"fn": filepath.Join(a, "bin", "fn"), "abs": "/opt/fn"},
 		Files:        []string{filepath.Join(b, "functions.yaml")},
-		UseWorkspace: false,
+		UseWorkspace: true,
 		Timeout:      2500 * time.Millisecond,
 		PreferReal:   true,
 		Docker:       true,
@@ -36,7 +36,7 @@ func TestFunctionSettings(t *testing.T) {
 	}
 
 	def := defaultSettings().functionSettings(nil)
-	if !def.UseWorkspace || def.Timeout != defaultFunctionTimeout || len(def.Executables) != 0 || len(def.Files) != 0 || def.PreferReal || def.Docker || def.AllowRemote {
+	if def.UseWorkspace || def.Timeout != defaultFunctionTimeout || len(def.Executables) != 0 || len(def.Files) != 0 || def.PreferReal || def.Docker || def.AllowRemote {
 		t.Errorf("defaults = %+v", def)
 	}
 	if _, err := parseSettings([]byte(`{"functionsFiles": 3}`)); err == nil {

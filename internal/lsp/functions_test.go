@@ -276,7 +276,7 @@ spec:
 	if err := os.WriteFile(filepath.Join(dir, "functions.yaml"), []byte(fnYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	settings := map[string]any{"functionTimeout": 600}
+	settings := map[string]any{"functionTimeout": 600, "workspaceFunctions": true}
 	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: settings})
 	e.AwaitSchemas(30 * time.Second)
 	e.Open("composition.yaml", hangingComposition(true))
@@ -363,7 +363,7 @@ metadata:
 	if err := os.WriteFile(filepath.Join(dir, "functions.yaml"), []byte(fnYAML(addr)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir})
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"workspaceFunctions": true}})
 	e.AwaitSchemas(30 * time.Second)
 	e.Open("composition.yaml", hangingComposition(false))
 	rendered := `the resource "bucket" that step "maybe-hang" composed lacks it`

@@ -73,7 +73,11 @@ type Settings struct {
 	// runtime-development-target (--functions).
 	FunctionsFiles stringOrList `json:"functionsFiles,omitempty"`
 	// WorkspaceFunctions uses the workspace's own Development Functions
-	// too (default true); a setting's function of the same name wins.
+	// too (default false: a repository's functions.yaml names a function
+	// its author runs by hand for crossplane render; calling it unasked
+	// would put "not reachable" errors on every step, and check calls
+	// nothing without --functions); a setting's function of the same
+	// name wins.
 	WorkspaceFunctions *bool `json:"workspaceFunctions,omitempty"`
 	// FunctionTimeout bounds one function call (seconds, default 10);
 	// FunctionStartTimeout starting a function (seconds, default 30,
