@@ -174,7 +174,7 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 					for _, a := range actions {
 						for _, fd := range a.Diagnostics {
 							if fd.Severity != d.Severity {
-								t.Errorf("%s: the quick fix %q carries its diagnostic as %s, published as %s", p, a.Title, severityName(fd.Severity), severityName(d.Severity))
+								t.Errorf("%s: the quick fix %q carries its diagnostic as %s, published as %s", p, a.Title, lsptest.SeverityName(fd.Severity), lsptest.SeverityName(d.Severity))
 							}
 							strictFix = strictFix || fd.Severity == protocol.DiagnosticSeverityError
 						}
@@ -205,18 +205,6 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 	}
 }
 
-func severityName(s protocol.DiagnosticSeverity) string {
-	switch s {
-	case protocol.DiagnosticSeverityError:
-		return "error"
-	case protocol.DiagnosticSeverityWarning:
-		return "warning"
-	case protocol.DiagnosticSeverityInformation:
-		return "info"
-	}
-	return "hint"
-}
-
 // checkFindings runs crd-lsp check --output json with flags on dir and
 // returns its findings by file (relative to dir), one line each:
 // "file:line:col-endline:endcol severity code message".
@@ -245,7 +233,7 @@ func editorFinding(rel string, d protocol.Diagnostic) string {
 	code, _ := d.Code.(protocol.String)
 	msg, _ := d.Message.(protocol.String)
 	r := d.Range
-	return fmt.Sprintf("%s:%d:%d-%d:%d %s %s %s", rel, r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1, severityName(d.Severity), code, msg)
+	return fmt.Sprintf("%s:%d:%d-%d:%d %s %s %s", rel, r.Start.Line+1, r.Start.Character+1, r.End.Line+1, r.End.Character+1, lsptest.SeverityName(d.Severity), code, msg)
 }
 
 // sameFindings reports every file of paths whose findings differ between

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -81,14 +80,8 @@ func (o *functionOptions) pipeline(log *slog.Logger, stderr io.Writer) (*functio
 		cfg.Executables[name] = functions.Executable{Path: abs}
 	}
 	reg := functions.New(cfg)
-	problems := reg.Problems()
-	names := make([]string, 0, len(problems))
-	for n := range problems {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(stderr, "crd-lsp: function %s: %v\n", n, problems[n])
+	for _, line := range reg.ProblemLines() {
+		fmt.Fprintf(stderr, "crd-lsp: %s\n", line)
 	}
 	return &functions.Pipeline{Registry: reg, PreferReal: o.realPT, Timeout: o.timeout}, reg, nil
 }

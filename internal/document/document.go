@@ -167,6 +167,16 @@ func withoutBOM(src []byte) (out []byte, bomLine int) {
 	return src, -1
 }
 
+// parseSpan parses the document's span of the file's text (its byte-order
+// mark left out).
+func (d *Doc) parseSpan(text []byte) {
+	from := d.Span.Start
+	if from == 0 {
+		from = d.File.bom
+	}
+	d.parse(text[from:max(from, d.Span.End)])
+}
+
 func (d *Doc) parse(src []byte) {
 	var n yaml.Node
 	if err := unmarshal(src, &n); err != nil {

@@ -66,11 +66,7 @@ func ParseWithin(uri string, version int32, text []byte, lim Limits, prev *File)
 		if o := old.take(f.Text[sp.Start:sp.End], sp.Start == 0); o != nil {
 			d.adopt(o)
 		} else {
-			from := sp.Start
-			if from == 0 {
-				from = f.bom
-			}
-			d.parse(text[from:max(from, sp.End)])
+			d.parseSpan(text)
 		}
 		f.Docs = append(f.Docs, d)
 	}

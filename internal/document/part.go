@@ -33,11 +33,7 @@ func ParsePart(uri string, text []byte, m *Mapper, spans []Span, first int) *Fil
 	f.Docs = make([]*Doc, 0, len(spans))
 	for i, sp := range spans {
 		d := &Doc{File: f, Index: first + i, Span: sp, firstLine: m.LineOf(sp.Start)}
-		from := sp.Start
-		if from == 0 {
-			from = f.bom
-		}
-		d.parse(text[from:max(from, sp.End)])
+		d.parseSpan(text)
 		f.Docs = append(f.Docs, d)
 	}
 	return f

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -207,6 +208,21 @@ func (r *Registry) Problems() map[string]error {
 	}
 	if len(out) == 0 {
 		return nil
+	}
+	return out
+}
+
+// ProblemLines are Problems as "function NAME: why" lines, sorted by name.
+func (r *Registry) ProblemLines() []string {
+	problems := r.Problems()
+	names := make([]string, 0, len(problems))
+	for n := range problems {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("function %s: %v", n, problems[n])
 	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
-	"github.com/crd-lsp/crd-lsp/internal/document"
 )
 
 // CodeAction offers the quick fixes of crd-lsp's diagnostics in the range:
@@ -26,11 +25,7 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 	if f == nil {
 		return out, nil
 	}
-	r := params.Range
-	sp, err := f.Mapper.Span(document.Range{
-		Start: document.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
-		End:   document.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
-	}, enc)
+	sp, err := fromProtocolRange(f, params.Range, enc)
 	if err != nil {
 		return out, nil
 	}

@@ -45,6 +45,14 @@ func toProtocolDiagnostic(f *document.File, d analysis.Diagnostic, enc document.
 	return out
 }
 
+// fromProtocolRange is the byte span of an LSP range in f.
+func fromProtocolRange(f *document.File, r protocol.Range, enc document.Encoding) (document.Span, error) {
+	return f.Mapper.Span(document.Range{
+		Start: document.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
+		End:   document.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
+	}, enc)
+}
+
 // fixData is what a published diagnostic carries for its quick fix, as
 // LSP 3.16 data that the client sends back with textDocument/codeAction.
 type fixData struct {
@@ -58,11 +66,7 @@ func fromProtocolDiagnostic(f *document.File, pd protocol.Diagnostic, enc docume
 	if src, ok := pd.Source.Get(); !ok || src != "crd-lsp" {
 		return analysis.Diagnostic{}, false
 	}
-	r := pd.Range
-	sp, err := f.Mapper.Span(document.Range{
-		Start: document.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
-		End:   document.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
-	}, enc)
+	sp, err := fromProtocolRange(f, pd.Range, enc)
 	if err != nil {
 		return analysis.Diagnostic{}, false
 	}

@@ -310,15 +310,7 @@ func (r *fnRuntime) build(set fnSettings, ws []functions.Function) *fnHandle {
 		return nil
 	}
 	reg := functions.New(cfg)
-	bad := reg.Problems()
-	badNames := make([]string, 0, len(bad))
-	for n := range bad {
-		badNames = append(badNames, n)
-	}
-	sort.Strings(badNames)
-	for _, n := range badNames {
-		problems = append(problems, fmt.Sprintf("function %s: %v", n, bad[n]))
-	}
+	problems = append(problems, reg.ProblemLines()...)
 	var reach []string
 	for _, n := range sortedNames(cfg) {
 		if src, where, ok := reg.Configured(n); ok {
