@@ -7,12 +7,15 @@
 // builder of analysis.Env.
 //
 // Invariants: a World is immutable (With* methods return a new one) and
-// reading it never touches the disk; Load reads the disk only through
-// internal/workspace and the package cache only through internal/packages
-// (Cached: never the network).
+// reading it never touches the disk, but for schema files: Load indexes
+// them as it reads them and keeps no text (schemas.FileInput.Open), so a
+// schema's first use reads its file again through internal/workspace;
+// Load reads the disk only through internal/workspace and the package
+// cache only through internal/packages (Cached: never the network).
 package loader
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -75,8 +78,10 @@ type World struct {
 	cfg      Config
 	setMajor int // the setting's major (DefaultCrossplaneMajor without one)
 
-	// shared are the schema inputs of every store: workspace files,
-	// --schemas files and cached packages, by path.
+	// shared are the schema inputs of every store: workspace files and
+	// --schemas files, by path, indexed once (FileInput.Indexed; files
+	// read from disk keep no text: the stores read them again on first
+	// use of a schema).
 	shared map[string]schemas.FileInput
 	stores map[int]*schemas.Store
 
@@ -121,38 +126,45 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 	w.setMajor, _ = workspace.CrossplaneMajor(nil, cfg.CrossplaneVersion)
 	var kept Files
 	var skipped []workspace.Skipped
+	builtins := mustBuiltins()
 	for _, dir := range cfg.SchemaDirs {
-		files, sk, err := scanPath(ctx, dir, workspace.Options{MaxFileSize: workspace.DefaultMaxFileSize}, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		skipped = append(skipped, sk...)
-		for _, f := range files {
-			w.shared[f.Path] = schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content}
-		}
-	}
-	for _, root := range cfg.Roots {
-		files, sk, err := scanPath(ctx, root, cfg.Options, func(p string, c []byte) bool {
-			return cfg.KeepAll || workspace.MayDefineSchemas(c) || filepath.Base(p) == "crossplane.yaml" || len(workspace.Headers(c)) > 0
+		// Each file is indexed as it is read and its content dropped:
+		// unused definitions cost their index entries only.
+		limit := int64(workspace.DefaultMaxFileSize)
+		_, sk, err := scanPath(ctx, dir, workspace.Options{MaxFileSize: limit}, func(p string, c []byte) bool {
+			if workspace.MayDefineSchemas(c) {
+				w.shared[p] = indexFile(p, c, reopen(p, limit))
+			}
+			return false
 		})
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		skipped = append(skipped, sk...)
-		for _, f := range files {
-			w.addFile(f.Path, f.Content)
-			if cfg.KeepAll {
-				kept = append(kept, f)
-			}
+	}
+	for _, root := range cfg.Roots {
+		limit := cfg.Options.MaxFileSize
+		if limit <= 0 {
+			limit = workspace.DefaultMaxFileSize
+		}
+		files, sk, err := scanPath(ctx, root, cfg.Options, func(p string, c []byte) bool {
+			w.addFile(builtins, p, c, reopen(p, limit))
+			return cfg.KeepAll
+		})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		skipped = append(skipped, sk...)
+		if cfg.KeepAll {
+			kept = append(kept, files...)
 		}
 	}
 	for _, f := range cfg.Files {
-		w.addFile(f.Path, f.Content)
+		w.addFile(builtins, f.Path, f.Content, nil)
 		kept = append(kept, f)
 	}
 	w.loadCachedPackages()
 	w.buildStores()
-	w.keepExampleTexts()
 	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
 	return w, kept, skipped, nil
 }
@@ -180,8 +192,27 @@ func scanPath(ctx context.Context, p string, opts workspace.Options, keep func(s
 	return workspace.Scan(ctx, p, opts, keep)
 }
 
+// indexFile indexes a schema file of the workspace or --schemas; with
+// open, the index keeps no text.
+func indexFile(p string, content []byte, open func() ([]byte, error)) schemas.FileInput {
+	in := schemas.FileInput{Source: workspace.Source(p), Path: p, Content: content, Open: open}
+	in.Indexed = schemas.IndexInput(in)
+	in.Content, in.Open = nil, nil
+	return in
+}
+
+// reopen reads a workspace file again (the stores' FileInput.Open).
+func reopen(p string, limit int64) func() ([]byte, error) {
+	return func() ([]byte, error) { return workspace.ReadFile(p, limit) }
+}
+
 // addFile records one workspace file's content (nil content forgets it).
-func (w *World) addFile(p string, content []byte) {
+// open reads the file again (nil: content is not on disk as given, an
+// open buffer or stdin); with it, schema files keep no text. Only the
+// texts of files that may hold example composites are kept: objects of
+// custom kinds (builtins is the built-in store that says which kinds are
+// not).
+func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open func() ([]byte, error)) {
 	delete(w.shared, p)
 	delete(w.metas, p)
 	delete(w.headers, p)
@@ -190,24 +221,19 @@ func (w *World) addFile(p string, content []byte) {
 		return
 	}
 	if workspace.MayDefineSchemas(content) {
-		w.shared[p] = schemas.FileInput{Source: workspace.Source(p), Path: p, Content: content}
+		text := content
+		if open == nil {
+			text = bytes.Clone(content) // the index keeps sub-slices of it
+		}
+		w.shared[p] = indexFile(p, text, open)
 	}
 	if filepath.Base(p) == "crossplane.yaml" {
 		w.metas[p] = packages.ParseMeta(p, content)
 	}
 	if h := workspace.Headers(content); len(h) > 0 {
 		w.headers[p] = h
-		w.texts[p] = content // trimmed to possible examples by keepExampleTexts
-	}
-}
-
-// keepExampleTexts drops the texts of files holding only built-in kinds:
-// only custom objects can be example composites.
-func (w *World) keepExampleTexts() {
-	st, _ := workspace.Builtins(workspace.DefaultCrossplaneMajor)
-	for p := range w.texts {
-		if !mayHoldExample(st, w.headers[p]) {
-			delete(w.texts, p)
+		if mayHoldExample(builtins, h) {
+			w.texts[p] = content
 		}
 	}
 }
@@ -427,12 +453,9 @@ func (w *World) clone() *World {
 // file changed on disk); nil content removes the file.
 func (w *World) WithFile(path string, content []byte) *World {
 	c := w.clone()
-	wasSchema, wasMeta := w.shared[path].Content != nil, w.metas[path] != nil
-	c.addFile(path, content)
-	if _, ok := c.texts[path]; ok && !mayHoldExample(mustBuiltins(), c.headers[path]) {
-		delete(c.texts, path)
-	}
-	isSchema, isMeta := c.shared[path].Content != nil, c.metas[path] != nil
+	wasSchema, wasMeta := w.shared[path].Indexed != nil, w.metas[path] != nil
+	c.addFile(mustBuiltins(), path, content, nil)
+	isSchema, isMeta := c.shared[path].Indexed != nil, c.metas[path] != nil
 	if wasSchema || isSchema || wasMeta || isMeta {
 		c.schemaGen++
 	}
@@ -440,7 +463,7 @@ func (w *World) WithFile(path string, content []byte) *World {
 		stores := make(map[int]*schemas.Store, len(w.stores))
 		for m, st := range w.stores {
 			if isSchema {
-				stores[m] = st.WithFile(workspace.Source(path), path, content)
+				stores[m] = st.WithFiles([]schemas.FileInput{c.shared[path]})
 			} else {
 				stores[m] = st.WithoutFile(path)
 			}

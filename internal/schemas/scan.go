@@ -22,6 +22,7 @@ type definition struct {
 	kind        defKind
 	apiVersion  string
 	docIndex    int
+	off         int // the document's byte offset in the file
 	text        []byte
 	name        string
 	group       string
@@ -48,6 +49,9 @@ type scannedVersion struct {
 func scanDefinitions(content []byte) []*definition {
 	var out []*definition
 	for i, doc := range splitDocs(content) {
+		// Documents are sub-slices of content: their offset follows from
+		// their capacity.
+		off := cap(content) - cap(doc)
 		if !bytes.Contains(doc, []byte("ResourceDefinition")) {
 			continue
 		}
@@ -59,6 +63,7 @@ func scanDefinitions(content []byte) []*definition {
 			continue
 		}
 		d.docIndex = i
+		d.off = off
 		d.text = doc
 		out = append(out, d)
 	}
@@ -123,6 +128,10 @@ const (
 // maxDepth is the deepest key path the scan records (pDescription).
 const maxDepth = 6
 
+// spaces is the indentation compared with the limit: longer than any
+// limit set from a real indentation unit.
+var spaces = []byte(strings.Repeat(" ", 256))
+
 type frame struct {
 	indent int
 	key    string
@@ -133,6 +142,7 @@ type frame struct {
 func scanDoc(doc []byte) (d *definition, ok bool) {
 	d = &definition{}
 	var kind string
+	groupSet := false // spec.group stated, possibly "" (the core group)
 	var stack [maxDepth + 2]frame
 	depth := 0
 	// limit: lines indented deeper than this cannot hold an index key; it
@@ -153,6 +163,9 @@ lines:
 		}
 		line := doc[off:end]
 		off = end + 1
+		if !collecting && len(line) > limit && bytes.HasPrefix(line, spaces[:limit+1]) {
+			continue // deeper than any index key (most of a CRD's lines)
+		}
 		indent := 0
 		for indent < len(line) && line[indent] == ' ' {
 			indent++
@@ -193,7 +206,7 @@ lines:
 		if limit == 1<<30 && indent > 0 {
 			// The first indented line sets the unit; the deepest recorded
 			// key sits maxDepth-1 levels down, plus one "- " per list.
-			limit = indent*(maxDepth-1) + 2
+			limit = min(indent*(maxDepth-1)+2, len(spaces)-1)
 		}
 		isItem := rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ')
 		for depth > 0 && (stack[depth-1].indent > indent || stack[depth-1].indent == indent && (!isItem || stack[depth-1].key == "[]")) {
@@ -241,7 +254,7 @@ lines:
 			case pathIs(p, pName):
 				d.name = value
 			case pathIs(p, pGroup):
-				d.group = value
+				d.group, groupSet = value, true
 			case pathIs(p, pNamesKind):
 				d.kindName = value
 			case pathIs(p, pNamesPlural):
@@ -276,7 +289,9 @@ lines:
 		return nil, true
 	}
 	d.kind = k
-	if d.group == "" || d.kindName == "" || len(d.versions) == 0 {
+	// The empty group is the Kubernetes core group: the built-in bundle
+	// serves its kinds as CRDs of group "" (parseDoc reads them alike).
+	if (d.group == "" && !(groupSet && k == defCRD)) || d.kindName == "" || len(d.versions) == 0 {
 		return nil, false
 	}
 	for _, v := range d.versions {

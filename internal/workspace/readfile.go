@@ -53,13 +53,35 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if limit > 0 && info.Size() > limit {
 		return nil, tooLarge(path, info.Size(), limit)
 	}
-	r := io.Reader(f)
-	if limit > 0 {
-		r = io.LimitReader(f, limit+1)
+	// One buffer of the file's size (and a byte more, to see the end
+	// without growing), never more than limit+1 bytes read.
+	size := info.Size() + 1
+	if size < 512 {
+		size = 512
 	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
+	if limit > 0 && size > limit+1 {
+		size = limit + 1
+	}
+	b := make([]byte, 0, size)
+	for {
+		if len(b) == cap(b) {
+			if limit > 0 && int64(len(b)) > limit {
+				return nil, tooLarge(path, int64(len(b)), limit)
+			}
+			b = append(b, 0)[:len(b)] // the file grew: let append pick the size
+		}
+		room := b[len(b):cap(b)]
+		if limit > 0 && int64(len(b)+len(room)) > limit+1 {
+			room = room[:limit+1-int64(len(b))]
+		}
+		n, err := f.Read(room)
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if limit > 0 && int64(len(b)) > limit {
 		return nil, tooLarge(path, int64(len(b)), limit)

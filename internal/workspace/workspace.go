@@ -191,7 +191,14 @@ func Headers(content []byte) []Header {
 		}
 		cur = Header{}
 	}
-	for _, line := range bytes.Split(content, []byte("\n")) {
+	for rest := content; len(rest) > 0; {
+		// Line by line without splitting: a large file costs no slice of
+		// its lines.
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		rest = after
+		if len(line) == 0 || (line[0] != '-' && line[0] != 'a' && line[0] != 'k') {
+			continue
+		}
 		line = bytes.TrimRight(line, "\r")
 		switch {
 		case bytes.HasPrefix(line, []byte("---")):
