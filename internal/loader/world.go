@@ -128,14 +128,14 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 	var skipped []workspace.Skipped
 	builtins := mustBuiltins()
 	for _, dir := range cfg.SchemaDirs {
-		// Each file is indexed as it is read and its content dropped:
-		// unused definitions cost their index entries only.
+		// Each file is indexed as it is read (into one reused buffer) and
+		// its content dropped: unused definitions cost their index
+		// entries only.
 		limit := int64(workspace.DefaultMaxFileSize)
-		_, sk, err := scanPath(ctx, dir, workspace.Options{MaxFileSize: limit}, func(p string, c []byte) bool {
+		sk, err := visitPath(ctx, dir, workspace.Options{MaxFileSize: limit}, true, func(p string, c []byte) {
 			if workspace.MayDefineSchemas(c) {
 				w.shared[p] = indexFile(p, c, reopen(p, limit))
 			}
-			return false
 		})
 		if err != nil {
 			return nil, nil, nil, err
@@ -147,20 +147,21 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 		if limit <= 0 {
 			limit = workspace.DefaultMaxFileSize
 		}
-		files, sk, err := scanPath(ctx, root, cfg.Options, func(p string, c []byte) bool {
-			w.addFile(builtins, p, c, reopen(p, limit))
-			return cfg.KeepAll
+		// Without KeepAll, files are read into one reused buffer: addFile
+		// copies what it keeps.
+		sk, err := visitPath(ctx, root, cfg.Options, !cfg.KeepAll, func(p string, c []byte) {
+			w.addFile(builtins, p, c, reopen(p, limit), !cfg.KeepAll)
+			if cfg.KeepAll {
+				kept = append(kept, workspace.File{Path: p, Content: c})
+			}
 		})
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		skipped = append(skipped, sk...)
-		if cfg.KeepAll {
-			kept = append(kept, files...)
-		}
 	}
 	for _, f := range cfg.Files {
-		w.addFile(builtins, f.Path, f.Content, nil)
+		w.addFile(builtins, f.Path, f.Content, nil, false)
 		kept = append(kept, f)
 	}
 	w.loadCachedPackages()
@@ -169,11 +170,13 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 	return w, kept, skipped, nil
 }
 
-// scanPath scans a folder, or reads one file.
-func scanPath(ctx context.Context, p string, opts workspace.Options, keep func(string, []byte) bool) ([]workspace.File, []workspace.Skipped, error) {
+// visitPath hands each YAML file under a folder (or the one file p) to
+// visit; transient reads them into one reused buffer, valid only during
+// the call.
+func visitPath(ctx context.Context, p string, opts workspace.Options, transient bool, visit func(string, []byte)) ([]workspace.Skipped, error) {
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !info.IsDir() {
 		limit := opts.MaxFileSize
@@ -182,14 +185,19 @@ func scanPath(ctx context.Context, p string, opts workspace.Options, keep func(s
 		}
 		content, err := workspace.ReadFile(p, limit)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		if keep != nil && !keep(p, content) {
-			return nil, nil, nil
-		}
-		return []workspace.File{{Path: p, Content: content}}, nil, nil
+		visit(p, content)
+		return nil, nil
 	}
-	return workspace.Scan(ctx, p, opts, keep)
+	if transient {
+		return workspace.ScanTransient(ctx, p, opts, visit)
+	}
+	_, skipped, err := workspace.Scan(ctx, p, opts, func(path string, content []byte) bool {
+		visit(path, content)
+		return false
+	})
+	return skipped, err
 }
 
 // indexFile indexes a schema file of the workspace or --schemas; with
@@ -211,8 +219,9 @@ func reopen(p string, limit int64) func() ([]byte, error) {
 // open buffer or stdin); with it, schema files keep no text. Only the
 // texts of files that may hold example composites are kept: objects of
 // custom kinds (builtins is the built-in store that says which kinds are
-// not).
-func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open func() ([]byte, error)) {
+// not). transient: content is valid only during the call (copied where
+// kept).
+func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open func() ([]byte, error), transient bool) {
 	delete(w.shared, p)
 	delete(w.metas, p)
 	delete(w.headers, p)
@@ -227,13 +236,23 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 		}
 		w.shared[p] = indexFile(p, text, open)
 	}
+	var kept []byte // content, copied once if transient
+	keep := func() []byte {
+		if kept == nil {
+			kept = content
+			if transient {
+				kept = bytes.Clone(content)
+			}
+		}
+		return kept
+	}
 	if filepath.Base(p) == "crossplane.yaml" {
-		w.metas[p] = packages.ParseMeta(p, content)
+		w.metas[p] = packages.ParseMeta(p, keep())
 	}
 	if h := workspace.Headers(content); len(h) > 0 {
 		w.headers[p] = h
 		if mayHoldExample(builtins, h) {
-			w.texts[p] = content
+			w.texts[p] = keep()
 		}
 	}
 }
@@ -454,7 +473,7 @@ func (w *World) clone() *World {
 func (w *World) WithFile(path string, content []byte) *World {
 	c := w.clone()
 	wasSchema, wasMeta := w.shared[path].Indexed != nil, w.metas[path] != nil
-	c.addFile(mustBuiltins(), path, content, nil)
+	c.addFile(mustBuiltins(), path, content, nil, false)
 	isSchema, isMeta := c.shared[path].Indexed != nil, c.metas[path] != nil
 	if wasSchema || isSchema || wasMeta || isMeta {
 		c.schemaGen++

@@ -48,51 +48,49 @@ type scannedVersion struct {
 // properly instead.
 func scanDefinitions(content []byte) []*definition {
 	var out []*definition
-	for i, doc := range splitDocs(content) {
-		// Documents are sub-slices of content: their offset follows from
-		// their capacity.
-		off := cap(content) - cap(doc)
-		if !bytes.Contains(doc, []byte("ResourceDefinition")) {
-			continue
-		}
-		d, ok := scanDoc(doc)
-		if !ok {
+	for i, start := 0, 0; ; i++ {
+		d, ok, end, next := scanFrom(content, start)
+		doc := content[start:end:end]
+		if !ok && bytes.Contains(doc, []byte("ResourceDefinition")) {
 			d = parseDoc(doc)
 		}
-		if d == nil {
-			continue
+		if d != nil {
+			d.docIndex = i
+			d.off = start
+			d.text = doc
+			out = append(out, d)
 		}
-		d.docIndex = i
-		d.off = off
-		d.text = doc
-		out = append(out, d)
+		if next < 0 {
+			return out
+		}
+		start = next
 	}
-	return out
 }
 
-// splitDocs splits a YAML stream at "---" lines.
-func splitDocs(content []byte) [][]byte {
-	var docs [][]byte
-	start := 0
-	for off := 0; off < len(content); {
-		end := bytes.IndexByte(content[off:], '\n')
-		if end < 0 {
-			end = len(content)
+// isSeparator reports whether a line (without its newline) is a "---"
+// document separator.
+func isSeparator(line []byte) bool {
+	return len(line) >= 3 && line[0] == '-' && line[1] == '-' && line[2] == '-' &&
+		(len(line) == 3 || line[3] == ' ' || line[3] == '\r' || line[3] == '\t')
+}
+
+// docEnd finds the end of the document whose lines continue at from:
+// the offset of the next separator line and of the line after it (-1
+// when the document runs to the end of content).
+func docEnd(content []byte, from int) (end, next int) {
+	for off := from; off < len(content); {
+		e := bytes.IndexByte(content[off:], '\n')
+		if e < 0 {
+			e = len(content)
 		} else {
-			end += off
+			e += off
 		}
-		line := content[off:end]
-		if len(line) >= 3 && line[0] == '-' && line[1] == '-' && line[2] == '-' &&
-			(len(line) == 3 || line[3] == ' ' || line[3] == '\r' || line[3] == '\t') {
-			docs = append(docs, content[start:off])
-			start = end + 1
-			if start > len(content) {
-				start = len(content)
-			}
+		if isSeparator(content[off:e]) {
+			return off, min(e+1, len(content))
 		}
-		off = end + 1
+		off = e + 1
 	}
-	return append(docs, content[start:])
+	return len(content), -1
 }
 
 func classify(apiVersion, kind string) (defKind, bool) {
@@ -140,6 +138,14 @@ type frame struct {
 // scanDoc reads the index fields of one document. ok is false when the
 // document needs a real parse.
 func scanDoc(doc []byte) (d *definition, ok bool) {
+	d, ok, _, _ = scanFrom(doc, 0)
+	return d, ok
+}
+
+// scanFrom is scanDoc of the document starting at content[start:], which
+// ends at the next separator line: end is where the document ends, next
+// where the following one starts (-1: none follows).
+func scanFrom(content []byte, start int) (d *definition, ok bool, end, next int) {
 	d = &definition{}
 	var kind string
 	groupSet := false // spec.group stated, possibly "" (the core group)
@@ -153,18 +159,25 @@ func scanDoc(doc []byte) (d *definition, ok bool) {
 	// contIndent: deeper lines continue the scalar value of the key at
 	// this indentation.
 	contIndent := 1 << 30
+	end, next = len(content), -1
+	off := start
 lines:
-	for off := 0; off < len(doc); {
-		end := bytes.IndexByte(doc[off:], '\n')
-		if end < 0 {
-			end = len(doc)
+	for off < len(content) {
+		lineStart := off
+		e := bytes.IndexByte(content[off:], '\n')
+		if e < 0 {
+			e = len(content)
 		} else {
-			end += off
+			e += off
 		}
-		line := doc[off:end]
-		off = end + 1
+		line := content[off:e]
+		off = e + 1
 		if !collecting && len(line) > limit && bytes.HasPrefix(line, spaces[:limit+1]) {
 			continue // deeper than any index key (most of a CRD's lines)
+		}
+		if isSeparator(line) {
+			end, next = lineStart, min(off, len(content))
+			break
 		}
 		indent := 0
 		for indent < len(line) && line[indent] == ' ' {
@@ -198,7 +211,8 @@ lines:
 		}
 		contIndent = 1 << 30
 		if rest[0] == '\t' {
-			return nil, false
+			end, next = docEnd(content, off)
+			return nil, false, end, next
 		}
 		if indent == 0 && bytes.HasPrefix(rest, []byte("---")) {
 			continue
@@ -231,7 +245,8 @@ lines:
 			continue
 		}
 		if rest[0] == '{' || rest[0] == '[' || rest[0] == '&' || rest[0] == '*' || rest[0] == '?' {
-			return nil, false // flow style, anchors, complex keys: parse properly
+			end, next = docEnd(content, off)
+			return nil, false, end, next // flow style, anchors, complex keys: parse properly
 		}
 		if key, value, isKey := splitKey(rest); isKey {
 			if depth == len(stack) {
@@ -286,20 +301,20 @@ lines:
 	}
 	k, known := classify(d.apiVersion, kind)
 	if !known {
-		return nil, true
+		return nil, true, end, next
 	}
 	d.kind = k
 	// The empty group is the Kubernetes core group: the built-in bundle
 	// serves its kinds as CRDs of group "" (parseDoc reads them alike).
 	if (d.group == "" && !(groupSet && k == defCRD)) || d.kindName == "" || len(d.versions) == 0 {
-		return nil, false
+		return nil, false, end, next
 	}
 	for _, v := range d.versions {
 		if v.name == "" {
-			return nil, false
+			return nil, false, end, next
 		}
 	}
-	return d, true
+	return d, true, end, next
 }
 
 // pathIs reports whether the stack spells path (keys joined by ".", list

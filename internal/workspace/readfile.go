@@ -31,6 +31,19 @@ func (e *FileError) Error() string { return e.Path + ": " + e.Reason }
 // bytes are read, even from a file that grows. Other failures are the
 // os package's errors.
 func ReadFile(path string, limit int64) ([]byte, error) {
+	return readFile(path, limit, nil)
+}
+
+// ReadFileInto is ReadFile reading into buf (its capacity reused, grown
+// when the file needs more); the result aliases buf.
+func ReadFileInto(path string, limit int64, buf []byte) ([]byte, error) {
+	if buf == nil {
+		buf = []byte{}
+	}
+	return readFile(path, limit, buf)
+}
+
+func readFile(path string, limit int64, buf []byte) ([]byte, error) {
 	// Refuse what is visibly not a file before opening: opening some
 	// devices has effects of its own.
 	if info, err := os.Stat(path); err != nil {
@@ -62,7 +75,12 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if limit > 0 && size > limit+1 {
 		size = limit + 1
 	}
-	b := make([]byte, 0, size)
+	var b []byte
+	if int64(cap(buf)) >= size {
+		b = buf[:0]
+	} else {
+		b = make([]byte, 0, size)
+	}
 	for {
 		if len(b) == cap(b) {
 			if limit > 0 && int64(len(b)) > limit {
