@@ -132,7 +132,7 @@ var spaces = []byte(strings.Repeat(" ", 256))
 
 type frame struct {
 	indent int
-	key    string
+	key    []byte // nil for a list item
 }
 
 // scanDoc reads the index fields of one document. ok is false when the
@@ -223,7 +223,7 @@ lines:
 			limit = min(indent*(maxDepth-1)+2, len(spaces)-1)
 		}
 		isItem := rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ')
-		for depth > 0 && (stack[depth-1].indent > indent || stack[depth-1].indent == indent && (!isItem || stack[depth-1].key == "[]")) {
+		for depth > 0 && (stack[depth-1].indent > indent || stack[depth-1].indent == indent && (!isItem || stack[depth-1].key == nil)) {
 			// A "- " at its parent key's indentation is that key's value
 			// (an indentless sequence); a sibling item ends the previous one.
 			depth--
@@ -232,7 +232,7 @@ lines:
 			if depth == len(stack) {
 				continue lines
 			}
-			stack[depth] = frame{indent, "[]"}
+			stack[depth] = frame{indent, nil}
 			depth++
 			if pathIs(stack[:depth], pVersion) {
 				d.versions = append(d.versions, scannedVersion{served: true})
@@ -248,50 +248,51 @@ lines:
 			end, next = docEnd(content, off)
 			return nil, false, end, next // flow style, anchors, complex keys: parse properly
 		}
-		if key, value, isKey := splitKey(rest); isKey {
+		if key, v, isKey := splitKey(rest); isKey {
 			if depth == len(stack) {
 				continue
 			}
 			stack[depth] = frame{indent, key}
 			depth++
-			if value != "" {
+			if len(v) > 0 {
 				contIndent = indent
 			}
 			if depth > maxDepth+1 {
 				continue
 			}
 			p := stack[:depth]
+			value := func() string { return string(v) } // only recorded values become strings
 			switch {
 			case pathIs(p, pAPIVersion):
-				d.apiVersion = value
+				d.apiVersion = value()
 			case pathIs(p, pKind):
-				kind = value
+				kind = value()
 			case pathIs(p, pName):
-				d.name = value
+				d.name = value()
 			case pathIs(p, pGroup):
-				d.group, groupSet = value, true
+				d.group, groupSet = value(), true
 			case pathIs(p, pNamesKind):
-				d.kindName = value
+				d.kindName = value()
 			case pathIs(p, pNamesPlural):
-				d.plural = value
+				d.plural = value()
 			case pathIs(p, pScope):
-				d.scope = value
+				d.scope = value()
 			case pathIs(p, pClaimKind):
-				d.claimKind = value
+				d.claimKind = value()
 			case pathIs(p, pClaimPlural):
-				d.claimPlural = value
+				d.claimPlural = value()
 			case pathIs(p, pVersionName):
 				if n := len(d.versions); n > 0 {
-					d.versions[n-1].name = value
+					d.versions[n-1].name = value()
 				}
 			case pathIs(p, pServed):
 				if n := len(d.versions); n > 0 {
-					d.versions[n-1].served = value == "true"
+					d.versions[n-1].served = string(v) == "true"
 				}
 			case d.description == "" && pathIs(p, pDescription):
 				collecting, descIndent, desc = true, indent, desc[:0]
-				if value != "" && value[0] != '|' && value[0] != '>' {
-					desc = append(desc, value...)
+				if len(v) > 0 && v[0] != '|' && v[0] != '>' {
+					desc = append(desc, v...)
 				}
 			}
 		}
@@ -322,7 +323,7 @@ lines:
 func pathIs(stack []frame, path string) bool {
 	i := 0
 	for n, f := range stack {
-		if f.key == "[]" {
+		if f.key == nil {
 			if !strings.HasPrefix(path[i:], "[]") {
 				return false
 			}
@@ -335,7 +336,7 @@ func pathIs(stack []frame, path string) bool {
 			}
 			i++
 		}
-		if !strings.HasPrefix(path[i:], f.key) {
+		if len(path)-i < len(f.key) || path[i:i+len(f.key)] != string(f.key) {
 			return false
 		}
 		i += len(f.key)
@@ -344,30 +345,30 @@ func pathIs(stack []frame, path string) bool {
 }
 
 // splitKey reads "key: value" (the value without quotes or a trailing
-// comment). Only the key and value of index lines become strings.
-func splitKey(s []byte) (key, value string, ok bool) {
+// comment), as sub-slices of s.
+func splitKey(s []byte) (key, value []byte, ok bool) {
 	var k []byte
 	rest := s
 	if s[0] == '"' || s[0] == '\'' {
 		end := bytes.IndexByte(s[1:], s[0])
 		if end < 0 {
-			return "", "", false
+			return nil, nil, false
 		}
 		k, rest = s[1:end+1], s[end+2:]
 		if len(rest) == 0 || rest[0] != ':' {
-			return "", "", false
+			return nil, nil, false
 		}
 	} else {
 		i := bytes.IndexByte(s, ':')
 		for i > 0 && i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\t' {
 			j := bytes.IndexByte(s[i+1:], ':')
 			if j < 0 {
-				return "", "", false
+				return nil, nil, false
 			}
 			i += j + 1
 		}
 		if i <= 0 {
-			return "", "", false
+			return nil, nil, false
 		}
 		k, rest = s[:i], s[i:]
 	}
@@ -379,7 +380,7 @@ func splitKey(s []byte) (key, value string, ok bool) {
 	} else if j := bytes.Index(v, []byte(" #")); j >= 0 {
 		v = bytes.TrimSpace(v[:j])
 	}
-	return string(k), string(v), true
+	return k, v, true
 }
 
 // unquote reads a (multi-line) quoted scalar whose quotes splitKey left
