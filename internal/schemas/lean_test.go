@@ -126,3 +126,53 @@ func TestBuildBudgetEvictsLeastRecentlyUsed(t *testing.T) {
 		t.Errorf("the most recent build was evicted: %d reads, %v", reads.Load(), err)
 	}
 }
+
+// An XRD indexed without its text serves its composite and claim kinds
+// from one read of the file: both are derived from the one build.
+func TestLeanIndexXRD(t *testing.T) {
+	xrd := []byte(`apiVersion: apiextensions.crossplane.io/v1
+kind: CompositeResourceDefinition
+metadata:
+  name: xleans.example.org
+spec:
+  group: example.org
+  names: {kind: XLean, plural: xleans}
+  claimNames: {kind: Lean, plural: leans}
+  versions:
+  - name: v1
+    served: true
+    referenceable: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+`)
+	var reads atomic.Int64
+	disk := bytes.Clone(xrd)
+	st := NewStore().WithFiles([]FileInput{{Source: Source{Kind: SourceWorkspace}, Path: "xrd.yaml", Content: xrd, Open: func() ([]byte, error) {
+		reads.Add(1)
+		return disk, nil
+	}}})
+	clear(xrd)
+	xr, ok1 := st.Lookup(GVK{"example.org", "v1", "XLean"})
+	claim, ok2 := st.Lookup(GVK{"example.org", "v1", "Lean"})
+	if !ok1 || !ok2 || xr.ClaimKind != "Lean" || !xr.LegacyXR || claim.Scope != Namespaced {
+		t.Fatalf("XR %+v, claim %+v", xr, claim)
+	}
+	bad := func(kind string) map[string]any {
+		return map[string]any{"apiVersion": "example.org/v1", "kind": kind, "metadata": map[string]any{"name": "x", "namespace": "n"}, "spec": map[string]any{"size": "big"}}
+	}
+	for _, sc := range []*Schema{claim, xr} {
+		errs := sc.Validate(context.Background(), bad(sc.GVK.Kind))
+		if !strings.Contains(dump(errs), "spec.size") {
+			t.Errorf("%s: %s", sc.GVK.Kind, dump(errs))
+		}
+	}
+	if reads.Load() != 1 {
+		t.Errorf("%d reads, want 1", reads.Load())
+	}
+}
