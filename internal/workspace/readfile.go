@@ -31,7 +31,7 @@ func (e *FileError) Error() string { return e.Path + ": " + e.Reason }
 // bytes are read, even from a file that grows. Other failures are the
 // os package's errors.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	return readFile(path, limit, nil)
+	return readFile(path, limit, nil, false)
 }
 
 // ReadFileInto is ReadFile reading into buf (its capacity reused, grown
@@ -40,16 +40,24 @@ func ReadFileInto(path string, limit int64, buf []byte) ([]byte, error) {
 	if buf == nil {
 		buf = []byte{}
 	}
-	return readFile(path, limit, buf)
+	return readFile(path, limit, buf, false)
 }
 
-func readFile(path string, limit int64, buf []byte) ([]byte, error) {
+// readFile: regular says the caller's directory entry already shows a
+// regular file (not a link), so the look before opening is skipped.
+func readFile(path string, limit int64, buf []byte, regular bool) ([]byte, error) {
 	// Refuse what is visibly not a file before opening: opening some
-	// devices has effects of its own.
-	if info, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if !info.Mode().IsRegular() {
-		return nil, &FileError{Path: path, Reason: notRegular(info.Mode())}
+	// devices has effects of its own. (With regular, the directory entry
+	// said so; a file swapped for something else since is caught on the
+	// open descriptor below.)
+	if !regular {
+		info, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !info.Mode().IsRegular() {
+			return nil, &FileError{Path: path, Reason: notRegular(info.Mode())}
+		}
 	}
 	f, err := os.OpenFile(path, openFlags, 0)
 	if err != nil {

@@ -103,14 +103,9 @@ func walk(ctx context.Context, root string, opts Options, buf []byte, visit func
 		}
 		// Links are followed to regular files; pipes, devices and files
 		// over the limit are reported, never read.
-		var content []byte
-		if buf != nil {
-			content, err = ReadFileInto(p, opts.MaxFileSize, buf)
-			if err == nil {
-				buf = content
-			}
-		} else {
-			content, err = ReadFile(p, opts.MaxFileSize)
+		content, err := readFile(p, opts.MaxFileSize, buf, d.Type().IsRegular())
+		if err == nil && buf != nil {
+			buf = content
 		}
 		if err != nil {
 			reason := err.Error()
