@@ -25,18 +25,16 @@ func Metas(ctx context.Context, roots []string, opts workspace.Options) ([]MetaF
 	var skipped []workspace.Skipped
 	seen := map[string]bool{}
 	for _, root := range roots {
-		named := func(p string, _ []byte) bool { return p == root || filepath.Base(p) == "crossplane.yaml" }
-		files, sk, err := scanPath(ctx, root, opts, named)
+		sk, err := visitPath(ctx, root, opts, false, func(p string, content []byte) {
+			if (p == root || filepath.Base(p) == "crossplane.yaml") && !seen[p] {
+				seen[p] = true
+				out = append(out, MetaFile{Meta: packages.ParseMeta(p, content), Text: content})
+			}
+		})
 		if err != nil {
 			return nil, nil, err
 		}
 		skipped = append(skipped, sk...)
-		for _, f := range files {
-			if !seen[f.Path] {
-				seen[f.Path] = true
-				out = append(out, MetaFile{Meta: packages.ParseMeta(f.Path, f.Content), Text: f.Content})
-			}
-		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Meta.Path < out[j].Meta.Path })
 	return out, skipped, nil

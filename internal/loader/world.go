@@ -7,12 +7,15 @@
 // builder of analysis.Env.
 //
 // Invariants: a World is immutable (With* methods return a new one) and
-// reading it never touches the disk; Load reads the disk only through
-// internal/workspace and the package cache only through internal/packages
-// (Cached: never the network).
+// reading it never touches the disk, but for schema files: Load indexes
+// them as it reads them and keeps no text (schemas.FileInput.Open), so a
+// schema's first use reads its file again through internal/workspace;
+// Load reads the disk only through internal/workspace and the package
+// cache only through internal/packages (Cached: never the network).
 package loader
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -78,8 +81,10 @@ type World struct {
 	cfg      Config
 	setMajor int // the setting's major (DefaultCrossplaneMajor without one)
 
-	// shared are the schema inputs of every store: workspace files,
-	// --schemas files and cached packages, by path.
+	// shared are the schema inputs of every store: workspace files and
+	// --schemas files, by path, indexed once (FileInput.Indexed; files
+	// read from disk keep no text: the stores read them again on first
+	// use of a schema).
 	shared map[string]schemas.FileInput
 	stores map[int]*schemas.Store
 
@@ -132,47 +137,57 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 	}
 	var kept Files
 	var skipped []workspace.Skipped
+	builtins := mustBuiltins()
 	for _, dir := range cfg.SchemaDirs {
-		files, sk, err := scanPath(ctx, dir, workspace.Options{MaxFileSize: workspace.DefaultMaxFileSize}, func(_ string, c []byte) bool { return workspace.MayDefineSchemas(c) })
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		skipped = append(skipped, sk...)
-		for _, f := range files {
-			w.shared[f.Path] = schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content}
-		}
-	}
-	for _, root := range cfg.Roots {
-		files, sk, err := scanPath(ctx, root, cfg.Options, func(p string, c []byte) bool {
-			return cfg.KeepAll || workspace.MayDefineSchemas(c) || filepath.Base(p) == "crossplane.yaml" || len(workspace.Headers(c)) > 0
+		// Each file is indexed as it is read (into one reused buffer) and
+		// its content dropped: unused definitions cost their index
+		// entries only.
+		limit := int64(workspace.DefaultMaxFileSize)
+		sk, err := visitPath(ctx, dir, workspace.Options{MaxFileSize: limit}, true, func(p string, c []byte) {
+			if workspace.MayDefineSchemas(c) {
+				w.shared[p] = indexFile(p, c, reopen(p, limit))
+			}
 		})
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		skipped = append(skipped, sk...)
-		for _, f := range files {
-			w.addFile(f.Path, f.Content)
-			if cfg.KeepAll {
-				kept = append(kept, f)
-			}
+	}
+	for _, root := range cfg.Roots {
+		limit := cfg.Options.MaxFileSize
+		if limit <= 0 {
+			limit = workspace.DefaultMaxFileSize
 		}
+		// Without KeepAll, files are read into one reused buffer: addFile
+		// copies what it keeps.
+		sk, err := visitPath(ctx, root, cfg.Options, !cfg.KeepAll, func(p string, c []byte) {
+			w.addFile(builtins, p, c, reopen(p, limit), !cfg.KeepAll)
+			if cfg.KeepAll {
+				kept = append(kept, workspace.File{Path: p, Content: c})
+			}
+		})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		skipped = append(skipped, sk...)
 	}
 	for _, f := range cfg.Files {
-		w.addFile(f.Path, f.Content)
+		w.addFile(builtins, f.Path, f.Content, nil, false)
 		kept = append(kept, f)
 	}
 	w.loadCachedPackages()
 	w.buildStores()
-	w.keepExampleTexts()
 	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
 	return w, kept, skipped, nil
 }
 
-// scanPath scans a folder, or reads one file.
-func scanPath(ctx context.Context, p string, opts workspace.Options, keep func(string, []byte) bool) ([]workspace.File, []workspace.Skipped, error) {
+// visitPath hands each YAML file under a folder (or the one file p) to
+// visit; transient reads them into one reused buffer, valid only during
+// the call.
+func visitPath(ctx context.Context, p string, opts workspace.Options, transient bool, visit func(string, []byte)) ([]workspace.Skipped, error) {
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !info.IsDir() {
 		limit := opts.MaxFileSize
@@ -181,18 +196,43 @@ func scanPath(ctx context.Context, p string, opts workspace.Options, keep func(s
 		}
 		content, err := workspace.ReadFile(p, limit)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		if keep != nil && !keep(p, content) {
-			return nil, nil, nil
-		}
-		return []workspace.File{{Path: p, Content: content}}, nil, nil
+		visit(p, content)
+		return nil, nil
 	}
-	return workspace.Scan(ctx, p, opts, keep)
+	if transient {
+		return workspace.ScanTransient(ctx, p, opts, visit)
+	}
+	_, skipped, err := workspace.Scan(ctx, p, opts, func(path string, content []byte) bool {
+		visit(path, content)
+		return false
+	})
+	return skipped, err
+}
+
+// indexFile indexes a schema file of the workspace or --schemas; with
+// open, the index keeps no text.
+func indexFile(p string, content []byte, open func() ([]byte, error)) schemas.FileInput {
+	in := schemas.FileInput{Source: workspace.Source(p), Path: p, Content: content, Open: open}
+	in.Indexed = schemas.IndexInput(in)
+	in.Content, in.Open = nil, nil
+	return in
+}
+
+// reopen reads a workspace file again (the stores' FileInput.Open).
+func reopen(p string, limit int64) func() ([]byte, error) {
+	return func() ([]byte, error) { return workspace.ReadFile(p, limit) }
 }
 
 // addFile records one workspace file's content (nil content forgets it).
-func (w *World) addFile(p string, content []byte) {
+// open reads the file again (nil: content is not on disk as given, an
+// open buffer or stdin); with it, schema files keep no text. Only the
+// texts of files that may hold example composites are kept: objects of
+// custom kinds (builtins is the built-in store that says which kinds are
+// not). transient: content is valid only during the call (copied where
+// kept).
+func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open func() ([]byte, error), transient bool) {
 	delete(w.shared, p)
 	delete(w.metas, p)
 	delete(w.headers, p)
@@ -202,14 +242,30 @@ func (w *World) addFile(p string, content []byte) {
 		return
 	}
 	if workspace.MayDefineSchemas(content) {
-		w.shared[p] = schemas.FileInput{Source: workspace.Source(p), Path: p, Content: content}
+		text := content
+		if open == nil {
+			text = bytes.Clone(content) // the index keeps sub-slices of it
+		}
+		w.shared[p] = indexFile(p, text, open)
+	}
+	var kept []byte // content, copied once if transient
+	keep := func() []byte {
+		if kept == nil {
+			kept = content
+			if transient {
+				kept = bytes.Clone(content)
+			}
+		}
+		return kept
 	}
 	if filepath.Base(p) == "crossplane.yaml" {
-		w.metas[p] = packages.ParseMeta(p, content)
+		w.metas[p] = packages.ParseMeta(p, keep())
 	}
 	if h := workspace.Headers(content); len(h) > 0 {
 		w.headers[p] = h
-		w.texts[p] = content // trimmed to possible examples by keepExampleTexts
+		if mayHoldExample(builtins, h) {
+			w.texts[p] = keep()
+		}
 		if holdsFunction(h) {
 			// A document that does not parse is skipped; the file's own
 			// diagnostics say why.
@@ -279,17 +335,6 @@ func (w *World) Functions() []functions.Function {
 		out = append(out, w.functions[p]...)
 	}
 	return out
-}
-
-// keepExampleTexts drops the texts of files holding only built-in kinds:
-// only custom objects can be example composites.
-func (w *World) keepExampleTexts() {
-	st, _ := workspace.Builtins(workspace.DefaultCrossplaneMajor)
-	for p := range w.texts {
-		if !mayHoldExample(st, w.headers[p]) {
-			delete(w.texts, p)
-		}
-	}
 }
 
 func mayHoldExample(builtins *schemas.Store, hs []workspace.Header) bool {
@@ -529,12 +574,9 @@ func (w *World) clone() *World {
 // file changed on disk); nil content removes the file.
 func (w *World) WithFile(path string, content []byte) *World {
 	c := w.clone()
-	wasSchema, wasMeta := w.shared[path].Content != nil, w.metas[path] != nil
-	c.addFile(path, content)
-	if _, ok := c.texts[path]; ok && !mayHoldExample(mustBuiltins(), c.headers[path]) {
-		delete(c.texts, path)
-	}
-	isSchema, isMeta := c.shared[path].Content != nil, c.metas[path] != nil
+	wasSchema, wasMeta := w.shared[path].Indexed != nil, w.metas[path] != nil
+	c.addFile(mustBuiltins(), path, content, nil, false)
+	isSchema, isMeta := c.shared[path].Indexed != nil, c.metas[path] != nil
 	if wasSchema || isSchema || wasMeta || isMeta {
 		c.schemaGen++
 	}
@@ -542,7 +584,7 @@ func (w *World) WithFile(path string, content []byte) *World {
 		stores := make(map[int]*schemas.Store, len(w.stores))
 		for m, st := range w.stores {
 			if isSchema {
-				stores[m] = st.WithFile(workspace.Source(path), path, content)
+				stores[m] = st.WithFiles([]schemas.FileInput{c.shared[path]})
 			} else {
 				stores[m] = st.WithoutFile(path)
 			}

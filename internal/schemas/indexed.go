@@ -14,10 +14,23 @@ type Indexed struct {
 // Index indexes content as WithFile would for src and path. content is
 // not copied (unlike WithFile): the caller must not change it afterwards.
 func Index(src Source, path string, content []byte) *Indexed {
-	ix := &Indexed{src: src, path: path}
-	for _, d := range scanDefinitions(content) {
+	return IndexInput(FileInput{Source: src, Path: path, Content: content})
+}
+
+// IndexInput indexes one input as WithFiles would. Without in.Open, the
+// definitions' text (sub-slices of in.Content, not copied) is kept; with
+// it, only the index is, and in.Content may be dropped or reused.
+func IndexInput(in FileInput) *Indexed {
+	if in.Indexed != nil {
+		return in.Indexed
+	}
+	ix := &Indexed{src: in.Source, path: in.Path}
+	if len(in.Content) == 0 {
+		return ix
+	}
+	for _, d := range scanDefinitions(in.Content) {
 		ix.found = true
-		ix.schemas = append(ix.schemas, indexedSchemas(d, src, path)...)
+		ix.schemas = append(ix.schemas, indexedSchemas(d, in.Source, in.Path, in.Open)...)
 	}
 	return ix
 }

@@ -22,6 +22,7 @@ type definition struct {
 	kind        defKind
 	apiVersion  string
 	docIndex    int
+	off         int // the document's byte offset in the file
 	text        []byte
 	name        string
 	group       string
@@ -47,47 +48,49 @@ type scannedVersion struct {
 // properly instead.
 func scanDefinitions(content []byte) []*definition {
 	var out []*definition
-	for i, doc := range splitDocs(content) {
-		if !bytes.Contains(doc, []byte("ResourceDefinition")) {
-			continue
-		}
-		d, ok := scanDoc(doc)
-		if !ok {
+	for i, start := 0, 0; ; i++ {
+		d, ok, end, next := scanFrom(content, start)
+		doc := content[start:end:end]
+		if !ok && bytes.Contains(doc, []byte("ResourceDefinition")) {
 			d = parseDoc(doc)
 		}
-		if d == nil {
-			continue
+		if d != nil {
+			d.docIndex = i
+			d.off = start
+			d.text = doc
+			out = append(out, d)
 		}
-		d.docIndex = i
-		d.text = doc
-		out = append(out, d)
+		if next < 0 {
+			return out
+		}
+		start = next
 	}
-	return out
 }
 
-// splitDocs splits a YAML stream at "---" lines.
-func splitDocs(content []byte) [][]byte {
-	var docs [][]byte
-	start := 0
-	for off := 0; off < len(content); {
-		end := bytes.IndexByte(content[off:], '\n')
-		if end < 0 {
-			end = len(content)
+// isSeparator reports whether a line (without its newline) is a "---"
+// document separator.
+func isSeparator(line []byte) bool {
+	return len(line) >= 3 && line[0] == '-' && line[1] == '-' && line[2] == '-' &&
+		(len(line) == 3 || line[3] == ' ' || line[3] == '\r' || line[3] == '\t')
+}
+
+// docEnd finds the end of the document whose lines continue at from:
+// the offset of the next separator line and of the line after it (-1
+// when the document runs to the end of content).
+func docEnd(content []byte, from int) (end, next int) {
+	for off := from; off < len(content); {
+		e := bytes.IndexByte(content[off:], '\n')
+		if e < 0 {
+			e = len(content)
 		} else {
-			end += off
+			e += off
 		}
-		line := content[off:end]
-		if len(line) >= 3 && line[0] == '-' && line[1] == '-' && line[2] == '-' &&
-			(len(line) == 3 || line[3] == ' ' || line[3] == '\r' || line[3] == '\t') {
-			docs = append(docs, content[start:off])
-			start = end + 1
-			if start > len(content) {
-				start = len(content)
-			}
+		if isSeparator(content[off:e]) {
+			return off, min(e+1, len(content))
 		}
-		off = end + 1
+		off = e + 1
 	}
-	return append(docs, content[start:])
+	return len(content), -1
 }
 
 func classify(apiVersion, kind string) (defKind, bool) {
@@ -123,16 +126,29 @@ const (
 // maxDepth is the deepest key path the scan records (pDescription).
 const maxDepth = 6
 
+// spaces is the indentation compared with the limit: longer than any
+// limit set from a real indentation unit.
+var spaces = []byte(strings.Repeat(" ", 256))
+
 type frame struct {
 	indent int
-	key    string
+	key    []byte // nil for a list item
 }
 
 // scanDoc reads the index fields of one document. ok is false when the
 // document needs a real parse.
 func scanDoc(doc []byte) (d *definition, ok bool) {
+	d, ok, _, _ = scanFrom(doc, 0)
+	return d, ok
+}
+
+// scanFrom is scanDoc of the document starting at content[start:], which
+// ends at the next separator line: end is where the document ends, next
+// where the following one starts (-1: none follows).
+func scanFrom(content []byte, start int) (d *definition, ok bool, end, next int) {
 	d = &definition{}
 	var kind string
+	groupSet := false // spec.group stated, possibly "" (the core group)
 	var stack [maxDepth + 2]frame
 	depth := 0
 	// limit: lines indented deeper than this cannot hold an index key; it
@@ -143,16 +159,26 @@ func scanDoc(doc []byte) (d *definition, ok bool) {
 	// contIndent: deeper lines continue the scalar value of the key at
 	// this indentation.
 	contIndent := 1 << 30
+	end, next = len(content), -1
+	off := start
 lines:
-	for off := 0; off < len(doc); {
-		end := bytes.IndexByte(doc[off:], '\n')
-		if end < 0 {
-			end = len(doc)
+	for off < len(content) {
+		lineStart := off
+		e := bytes.IndexByte(content[off:], '\n')
+		if e < 0 {
+			e = len(content)
 		} else {
-			end += off
+			e += off
 		}
-		line := doc[off:end]
-		off = end + 1
+		line := content[off:e]
+		off = e + 1
+		if !collecting && len(line) > limit && bytes.HasPrefix(line, spaces[:limit+1]) {
+			continue // deeper than any index key (most of a CRD's lines)
+		}
+		if isSeparator(line) {
+			end, next = lineStart, min(off, len(content))
+			break
+		}
 		indent := 0
 		for indent < len(line) && line[indent] == ' ' {
 			indent++
@@ -185,7 +211,8 @@ lines:
 		}
 		contIndent = 1 << 30
 		if rest[0] == '\t' {
-			return nil, false
+			end, next = docEnd(content, off)
+			return nil, false, end, next
 		}
 		if indent == 0 && bytes.HasPrefix(rest, []byte("---")) {
 			continue
@@ -193,10 +220,10 @@ lines:
 		if limit == 1<<30 && indent > 0 {
 			// The first indented line sets the unit; the deepest recorded
 			// key sits maxDepth-1 levels down, plus one "- " per list.
-			limit = indent*(maxDepth-1) + 2
+			limit = min(indent*(maxDepth-1)+2, len(spaces)-1)
 		}
 		isItem := rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ')
-		for depth > 0 && (stack[depth-1].indent > indent || stack[depth-1].indent == indent && (!isItem || stack[depth-1].key == "[]")) {
+		for depth > 0 && (stack[depth-1].indent > indent || stack[depth-1].indent == indent && (!isItem || stack[depth-1].key == nil)) {
 			// A "- " at its parent key's indentation is that key's value
 			// (an indentless sequence); a sibling item ends the previous one.
 			depth--
@@ -205,7 +232,7 @@ lines:
 			if depth == len(stack) {
 				continue lines
 			}
-			stack[depth] = frame{indent, "[]"}
+			stack[depth] = frame{indent, nil}
 			depth++
 			if pathIs(stack[:depth], pVersion) {
 				d.versions = append(d.versions, scannedVersion{served: true})
@@ -218,52 +245,54 @@ lines:
 			continue
 		}
 		if rest[0] == '{' || rest[0] == '[' || rest[0] == '&' || rest[0] == '*' || rest[0] == '?' {
-			return nil, false // flow style, anchors, complex keys: parse properly
+			end, next = docEnd(content, off)
+			return nil, false, end, next // flow style, anchors, complex keys: parse properly
 		}
-		if key, value, isKey := splitKey(rest); isKey {
+		if key, v, isKey := splitKey(rest); isKey {
 			if depth == len(stack) {
 				continue
 			}
 			stack[depth] = frame{indent, key}
 			depth++
-			if value != "" {
+			if len(v) > 0 {
 				contIndent = indent
 			}
 			if depth > maxDepth+1 {
 				continue
 			}
 			p := stack[:depth]
+			value := func() string { return string(v) } // only recorded values become strings
 			switch {
 			case pathIs(p, pAPIVersion):
-				d.apiVersion = value
+				d.apiVersion = value()
 			case pathIs(p, pKind):
-				kind = value
+				kind = value()
 			case pathIs(p, pName):
-				d.name = value
+				d.name = value()
 			case pathIs(p, pGroup):
-				d.group = value
+				d.group, groupSet = value(), true
 			case pathIs(p, pNamesKind):
-				d.kindName = value
+				d.kindName = value()
 			case pathIs(p, pNamesPlural):
-				d.plural = value
+				d.plural = value()
 			case pathIs(p, pScope):
-				d.scope = value
+				d.scope = value()
 			case pathIs(p, pClaimKind):
-				d.claimKind = value
+				d.claimKind = value()
 			case pathIs(p, pClaimPlural):
-				d.claimPlural = value
+				d.claimPlural = value()
 			case pathIs(p, pVersionName):
 				if n := len(d.versions); n > 0 {
-					d.versions[n-1].name = value
+					d.versions[n-1].name = value()
 				}
 			case pathIs(p, pServed):
 				if n := len(d.versions); n > 0 {
-					d.versions[n-1].served = value == "true"
+					d.versions[n-1].served = string(v) == "true"
 				}
 			case d.description == "" && pathIs(p, pDescription):
 				collecting, descIndent, desc = true, indent, desc[:0]
-				if value != "" && value[0] != '|' && value[0] != '>' {
-					desc = append(desc, value...)
+				if len(v) > 0 && v[0] != '|' && v[0] != '>' {
+					desc = append(desc, v...)
 				}
 			}
 		}
@@ -273,18 +302,20 @@ lines:
 	}
 	k, known := classify(d.apiVersion, kind)
 	if !known {
-		return nil, true
+		return nil, true, end, next
 	}
 	d.kind = k
-	if d.group == "" || d.kindName == "" || len(d.versions) == 0 {
-		return nil, false
+	// The empty group is the Kubernetes core group: the built-in bundle
+	// serves its kinds as CRDs of group "" (parseDoc reads them alike).
+	if (d.group == "" && !(groupSet && k == defCRD)) || d.kindName == "" || len(d.versions) == 0 {
+		return nil, false, end, next
 	}
 	for _, v := range d.versions {
 		if v.name == "" {
-			return nil, false
+			return nil, false, end, next
 		}
 	}
-	return d, true
+	return d, true, end, next
 }
 
 // pathIs reports whether the stack spells path (keys joined by ".", list
@@ -292,7 +323,7 @@ lines:
 func pathIs(stack []frame, path string) bool {
 	i := 0
 	for n, f := range stack {
-		if f.key == "[]" {
+		if f.key == nil {
 			if !strings.HasPrefix(path[i:], "[]") {
 				return false
 			}
@@ -305,7 +336,7 @@ func pathIs(stack []frame, path string) bool {
 			}
 			i++
 		}
-		if !strings.HasPrefix(path[i:], f.key) {
+		if len(path)-i < len(f.key) || path[i:i+len(f.key)] != string(f.key) {
 			return false
 		}
 		i += len(f.key)
@@ -314,30 +345,30 @@ func pathIs(stack []frame, path string) bool {
 }
 
 // splitKey reads "key: value" (the value without quotes or a trailing
-// comment). Only the key and value of index lines become strings.
-func splitKey(s []byte) (key, value string, ok bool) {
+// comment), as sub-slices of s.
+func splitKey(s []byte) (key, value []byte, ok bool) {
 	var k []byte
 	rest := s
 	if s[0] == '"' || s[0] == '\'' {
 		end := bytes.IndexByte(s[1:], s[0])
 		if end < 0 {
-			return "", "", false
+			return nil, nil, false
 		}
 		k, rest = s[1:end+1], s[end+2:]
 		if len(rest) == 0 || rest[0] != ':' {
-			return "", "", false
+			return nil, nil, false
 		}
 	} else {
 		i := bytes.IndexByte(s, ':')
 		for i > 0 && i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\t' {
 			j := bytes.IndexByte(s[i+1:], ':')
 			if j < 0 {
-				return "", "", false
+				return nil, nil, false
 			}
 			i += j + 1
 		}
 		if i <= 0 {
-			return "", "", false
+			return nil, nil, false
 		}
 		k, rest = s[:i], s[i:]
 	}
@@ -349,7 +380,7 @@ func splitKey(s []byte) (key, value string, ok bool) {
 	} else if j := bytes.Index(v, []byte(" #")); j >= 0 {
 		v = bytes.TrimSpace(v[:j])
 	}
-	return string(k), string(v), true
+	return k, v, true
 }
 
 // unquote reads a (multi-line) quoted scalar whose quotes splitKey left

@@ -1,7 +1,10 @@
 package schemas
 
 import (
+	"bytes"
+	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -139,5 +142,97 @@ func TestXRDScopeAndClaims(t *testing.T) {
 		if want := map[bool]string{true: "App"}[c.claim]; ok && sch.ClaimKind != want {
 			t.Errorf("%s scope %q: ClaimKind %q, want %q", c.version, c.scope, sch.ClaimKind, want)
 		}
+	}
+}
+
+// splitDocs splits a YAML stream at "---" lines, line by line: the
+// reference scanDefinitions is checked against.
+func splitDocs(content []byte) [][]byte {
+	var docs [][]byte
+	start := 0
+	for off := 0; off < len(content); {
+		end := bytes.IndexByte(content[off:], '\n')
+		if end < 0 {
+			end = len(content)
+		} else {
+			end += off
+		}
+		if isSeparator(content[off:end]) {
+			docs = append(docs, content[start:off])
+			start = min(end+1, len(content))
+		}
+		off = end + 1
+	}
+	return append(docs, content[start:])
+}
+
+// scanDefinitions scans a whole file in one pass, finding the document
+// separators as it goes; it indexes exactly what splitting the file first
+// and scanning (or parsing) each definition document does, document
+// numbers and offsets included.
+func TestScanDefinitionsOnePass(t *testing.T) {
+	bySplit := func(content []byte) []*definition {
+		var out []*definition
+		for i, doc := range splitDocs(content) {
+			if !bytes.Contains(doc, []byte("ResourceDefinition")) {
+				continue
+			}
+			d, ok := scanDoc(doc)
+			if !ok {
+				d = parseDoc(doc)
+			}
+			if d == nil {
+				continue
+			}
+			d.docIndex, d.off, d.text = i, cap(content)-cap(doc), doc
+			out = append(out, d)
+		}
+		return out
+	}
+	check := func(name string, b []byte) {
+		t.Helper()
+		got, want := scanDefinitions(b), bySplit(b)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %d definitions, want %d", name, len(got), len(want))
+			for i := range min(len(got), len(want)) {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Errorf("%s #%d:\n%+v\nwant\n%+v", name, i, got[i], want[i])
+					break
+				}
+			}
+		}
+	}
+	widget := stCRD("example.org", "Widget", "Namespaced", "v1", "v2")
+	flow := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: gadgets.example.org}\nspec:\n  group: example.org\n  scope: Cluster\n  names: {kind: Gadget, plural: gadgets}\n  versions: [{name: v1, served: true, storage: true}]\n"
+	tabbed := strings.Replace(widget, "  group:", "\tgroup:", 1)
+	pieces := []string{widget, flow, tabbed, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "# c\n", "", "key: |\n  ---\n  text\n"}
+	seps := []string{"---\n", "--- # doc\n", "---\r\n", "----\n", "---"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := range 3000 {
+		var b []byte
+		for range rng.IntN(5) {
+			b = append(b, seps[rng.IntN(len(seps))]...)
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		check(fmt.Sprintf("random #%d %q", n, b), b)
+	}
+	if testing.Short() {
+		return
+	}
+	files := 0
+	err := filepath.WalkDir(filepath.Join(corpus(t), "crds"), func(path string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		check(path, b)
+		return nil
+	})
+	if err != nil || files < 2000 {
+		t.Fatalf("%d files: %v", files, err)
 	}
 }

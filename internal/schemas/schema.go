@@ -2,12 +2,9 @@ package schemas
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
-	"weak"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -56,26 +53,30 @@ type Schema struct {
 	def      *defRef
 }
 
-// defRef is one definition document as indexed. It resolves, on first use,
-// to the built definition shared by every document with the same content.
+// defRef is one definition document as indexed: its content key and,
+// when the store keeps texts, the text; otherwise the way to read its file
+// again and where the document sits in it. The build is looked up in the
+// build cache (cache.go) on every use.
 type defRef struct {
-	text []byte
 	kind defKind
+	key  docKey
+	text []byte // nil when open is set
 
-	once sync.Once
-	b    *built
+	open func() ([]byte, error)
+	off  int    // the document's byte offset in what open returns
+	path string // for messages
 }
 
-func (r *defRef) built() *built {
-	r.once.Do(func() { r.b = sharedBuilt(r.text, r.kind) })
-	return r.b
-}
+func (r *defRef) built() *built { return cache.get(r) }
 
 // built holds what is derived from one definition document's content.
 type built struct {
-	text   []byte
-	kind   defKind
-	digest [32]byte
+	text []byte // until load has read it
+	kind defKind
+	// readErr: the document could not be read again as indexed; transient:
+	// the cache does not keep this build.
+	readErr   error
+	transient bool
 
 	once sync.Once
 	crds map[role]*apiextensionsv1.CustomResourceDefinition
@@ -107,54 +108,32 @@ type versionValidator struct {
 	err           error // the schema cannot be served
 }
 
-// The digest cache shares built definitions across stores, sources and
-// edits that restore earlier content. It holds them weakly: a definition no
-// store references any more is collected and its entry removed.
-var (
-	digestMu    sync.Mutex
-	digestCache = map[[32]byte]weak.Pointer[built]{}
-	// builds counts structural schema builds, for tests.
-	builds atomic.Int64
-)
-
-func sharedBuilt(text []byte, kind defKind) *built {
-	d := sha256.Sum256(text)
-	digestMu.Lock()
-	defer digestMu.Unlock()
-	if wp, ok := digestCache[d]; ok {
-		if b := wp.Value(); b != nil {
-			return b
-		}
-	}
-	b := &built{text: text, kind: kind, digest: d}
-	digestCache[d] = weak.Make(b)
-	runtime.AddCleanup(b, func(d [32]byte) {
-		digestMu.Lock()
-		if wp, ok := digestCache[d]; ok && wp.Value() == nil {
-			delete(digestCache, d)
-		}
-		digestMu.Unlock()
-	}, d)
-	return b
-}
+// builds counts structural schema builds, for tests.
+var builds atomic.Int64
 
 func (b *built) load() {
 	b.once.Do(func() {
 		b.crds = map[role]*apiextensionsv1.CustomResourceDefinition{}
 		b.errs = map[role]error{}
+		text := b.text
+		b.text = nil // the build keeps what it derives, not the text
+		if b.readErr != nil {
+			b.errs[roleMain], b.errs[roleClaim] = b.readErr, b.readErr
+			return
+		}
 		switch b.kind {
 		case defCRD, defMRD:
 			// An MRD's spec mirrors a CRD's; its apiVersion and kind are
 			// not read by the conversion.
 			var crd apiextensionsv1.CustomResourceDefinition
-			if err := sigsyaml.Unmarshal(b.text, &crd); err != nil {
+			if err := sigsyaml.Unmarshal(text, &crd); err != nil {
 				b.errs[roleMain] = fmt.Errorf("reading the definition: %w", err)
 				return
 			}
 			b.crds[roleMain] = &crd
 		case defXRD:
 			var obj map[string]any
-			if err := sigsyaml.Unmarshal(b.text, &obj); err != nil {
+			if err := sigsyaml.Unmarshal(text, &obj); err != nil {
 				b.errs[roleMain] = fmt.Errorf("reading the XRD: %w", err)
 				b.errs[roleClaim] = b.errs[roleMain]
 				return

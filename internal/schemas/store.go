@@ -90,7 +90,7 @@ func NewStore() *Store { return &Store{} }
 // content is copied: the caller may reuse it.
 func (s *Store) WithFile(src Source, path string, content []byte) *Store {
 	n := s.clone()
-	n.setFile(src, path, content)
+	n.setIndexed(IndexInput(FileInput{Source: src, Path: path, Content: bytes.Clone(content)}))
 	return n
 }
 
@@ -99,7 +99,14 @@ type FileInput struct {
 	Source  Source
 	Path    string
 	Content []byte
-	// Indexed, if set, is Index(Source, Path, Content), done beforehand;
+	// Open, if set, reads the file again (it returns what Content was):
+	// the store then keeps only the index of Content (kinds, names,
+	// versions, where each definition sits) and reads the file through
+	// Open when a schema is first needed or rebuilt after eviction,
+	// checking the definition is unchanged. Without it the store keeps the
+	// definitions' text.
+	Open func() ([]byte, error)
+	// Indexed, if set, is IndexInput of the same input, done beforehand;
 	// WithFiles then only inserts it.
 	Indexed *Indexed
 }
@@ -112,7 +119,7 @@ func (s *Store) WithFiles(in []FileInput) *Store {
 			n.setIndexed(f.Indexed)
 			continue
 		}
-		n.setFile(f.Source, f.Path, f.Content)
+		n.setIndexed(IndexInput(f))
 	}
 	return n
 }
@@ -131,22 +138,8 @@ func (s *Store) clone() *Store {
 	return &Store{files: s.files, gvks: s.gvks, n: s.n}
 }
 
-// setFile and removeFile mutate a Store that nobody else has seen yet.
-func (s *Store) setFile(src Source, path string, content []byte) {
-	s.removeFile(path)
-	var defs []*definition
-	if len(content) > 0 {
-		defs = scanDefinitions(bytes.Clone(content))
-	}
-	if len(defs) == 0 {
-		return
-	}
-	e := &fileEntry{path: path, src: src}
-	for _, d := range defs {
-		e.schemas = append(e.schemas, indexedSchemas(d, src, path)...)
-	}
-	s.addEntry(e)
-}
+// removeFile, addEntry and setIndexed mutate a Store that nobody else has
+// seen yet.
 
 // addEntry inserts a file's entry and its schemas.
 func (s *Store) addEntry(e *fileEntry) {
@@ -262,8 +255,14 @@ func (s *Store) String() string { return fmt.Sprintf("schemas.Store(%d files)", 
 
 // indexedSchemas turns an indexed definition into the Schemas of every GVK
 // it serves (an XRD's claim too, when it offers one). Nothing is built.
-func indexedSchemas(d *definition, src Source, path string) []*Schema {
-	ref := &defRef{text: d.text, kind: d.kind}
+// With open set, the text is not kept.
+func indexedSchemas(d *definition, src Source, path string, open func() ([]byte, error)) []*Schema {
+	ref := &defRef{kind: d.kind, key: keyOf(d.text), off: d.off, path: path}
+	if open != nil {
+		ref.open = open
+	} else {
+		ref.text = d.text
+	}
 	if src.File == "" {
 		src.File = path
 	}

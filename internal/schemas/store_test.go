@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -236,6 +237,42 @@ func BenchmarkIndexAWSFull(b *testing.B) {
 		if st.Len() == 0 {
 			b.Fatal("nothing indexed")
 		}
+	}
+}
+
+// BenchmarkIndexAWSFullLean indexes the full AWS provider as the loader
+// does for files on disk (FileInput.Open: no text kept) and reports what
+// the index holds once built (index-MiB: the heap the store adds).
+func BenchmarkIndexAWSFullLean(b *testing.B) {
+	paths, contents := stAWSFull(b)
+	var total int64
+	for _, c := range contents {
+		total += int64(len(c))
+	}
+	in := make([]FileInput, len(paths))
+	for i := range paths {
+		c := contents[i]
+		in[i] = FileInput{Source: stSrc(SourcePackage, "provider-aws"), Path: paths[i], Content: c, Open: func() ([]byte, error) { return c, nil }}
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	var st *Store
+	before := heap()
+	b.ResetTimer()
+	for range b.N {
+		st = nil
+		st = NewStore().WithFiles(in)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(heap()-before)/(1<<20), "index-MiB")
+	if st.Len() == 0 {
+		b.Fatal("nothing indexed")
 	}
 }
 

@@ -31,12 +31,33 @@ func (e *FileError) Error() string { return e.Path + ": " + e.Reason }
 // bytes are read, even from a file that grows. Other failures are the
 // os package's errors.
 func ReadFile(path string, limit int64) ([]byte, error) {
+	return readFile(path, limit, nil, false)
+}
+
+// ReadFileInto is ReadFile reading into buf (its capacity reused, grown
+// when the file needs more); the result aliases buf.
+func ReadFileInto(path string, limit int64, buf []byte) ([]byte, error) {
+	if buf == nil {
+		buf = []byte{}
+	}
+	return readFile(path, limit, buf, false)
+}
+
+// readFile: regular says the caller's directory entry already shows a
+// regular file (not a link), so the look before opening is skipped.
+func readFile(path string, limit int64, buf []byte, regular bool) ([]byte, error) {
 	// Refuse what is visibly not a file before opening: opening some
-	// devices has effects of its own.
-	if info, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if !info.Mode().IsRegular() {
-		return nil, &FileError{Path: path, Reason: notRegular(info.Mode())}
+	// devices has effects of its own. (With regular, the directory entry
+	// said so; a file swapped for something else since is caught on the
+	// open descriptor below.)
+	if !regular {
+		info, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !info.Mode().IsRegular() {
+			return nil, &FileError{Path: path, Reason: notRegular(info.Mode())}
+		}
 	}
 	f, err := os.OpenFile(path, openFlags, 0)
 	if err != nil {
@@ -53,13 +74,40 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if limit > 0 && info.Size() > limit {
 		return nil, tooLarge(path, info.Size(), limit)
 	}
-	r := io.Reader(f)
-	if limit > 0 {
-		r = io.LimitReader(f, limit+1)
+	// One buffer of the file's size (and a byte more, to see the end
+	// without growing), never more than limit+1 bytes read.
+	size := info.Size() + 1
+	if size < 512 {
+		size = 512
 	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
+	if limit > 0 && size > limit+1 {
+		size = limit + 1
+	}
+	var b []byte
+	if int64(cap(buf)) >= size {
+		b = buf[:0]
+	} else {
+		b = make([]byte, 0, size)
+	}
+	for {
+		if len(b) == cap(b) {
+			if limit > 0 && int64(len(b)) > limit {
+				return nil, tooLarge(path, int64(len(b)), limit)
+			}
+			b = append(b, 0)[:len(b)] // the file grew: let append pick the size
+		}
+		room := b[len(b):cap(b)]
+		if limit > 0 && int64(len(b)+len(room)) > limit+1 {
+			room = room[:limit+1-int64(len(b))]
+		}
+		n, err := f.Read(room)
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if limit > 0 && int64(len(b)) > limit {
 		return nil, tooLarge(path, int64(len(b)), limit)

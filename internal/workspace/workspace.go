@@ -61,6 +61,25 @@ func skipDir(name string) bool {
 // returns true for the path and size, else Content is nil), sorted by path.
 func Scan(ctx context.Context, root string, opts Options, keep func(path string, content []byte) bool) ([]File, []Skipped, error) {
 	var files []File
+	skipped, err := walk(ctx, root, opts, nil, func(p string, content []byte) {
+		if keep == nil || keep(p, content) {
+			files = append(files, File{Path: p, Content: content})
+		}
+	})
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, skipped, err
+}
+
+// ScanTransient walks root like Scan and hands each YAML file's content to
+// visit, in walk order, reading every file into one reused buffer: the
+// content is valid only during the call (visit copies what it keeps). A
+// large folder then costs the largest file, not the sum.
+func ScanTransient(ctx context.Context, root string, opts Options, visit func(path string, content []byte)) ([]Skipped, error) {
+	return walk(ctx, root, opts, []byte{}, visit)
+}
+
+// walk visits root's YAML files; buf non-nil reads them into it.
+func walk(ctx context.Context, root string, opts Options, buf []byte, visit func(path string, content []byte)) ([]Skipped, error) {
 	var skipped []Skipped
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
@@ -84,7 +103,10 @@ func Scan(ctx context.Context, root string, opts Options, keep func(path string,
 		}
 		// Links are followed to regular files; pipes, devices and files
 		// over the limit are reported, never read.
-		content, err := ReadFile(p, opts.MaxFileSize)
+		content, err := readFile(p, opts.MaxFileSize, buf, d.Type().IsRegular())
+		if err == nil && buf != nil {
+			buf = content
+		}
 		if err != nil {
 			reason := err.Error()
 			if fe, ok := IsFileError(err); ok {
@@ -95,14 +117,10 @@ func Scan(ctx context.Context, root string, opts Options, keep func(path string,
 			skipped = append(skipped, Skipped{Path: p, Reason: reason, Err: err})
 			return nil
 		}
-		if keep != nil && !keep(p, content) {
-			return nil
-		}
-		files = append(files, File{Path: p, Content: content})
+		visit(p, content)
 		return nil
 	})
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, skipped, err
+	return skipped, err
 }
 
 // Matches applies the include/exclude globs to p, a path under root. Globs
@@ -191,7 +209,14 @@ func Headers(content []byte) []Header {
 		}
 		cur = Header{}
 	}
-	for _, line := range bytes.Split(content, []byte("\n")) {
+	for rest := content; len(rest) > 0; {
+		// Line by line without splitting: a large file costs no slice of
+		// its lines.
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		rest = after
+		if len(line) == 0 || (line[0] != '-' && line[0] != 'a' && line[0] != 'k') {
+			continue
+		}
 		line = bytes.TrimRight(line, "\r")
 		switch {
 		case bytes.HasPrefix(line, []byte("---")):

@@ -1,0 +1,132 @@
+package loader
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+// awsFull is the folder of every upjet AWS CRD (2,043 files, 98 MB) in the
+// shared corpus.
+func awsFull(tb testing.TB) string {
+	root := os.Getenv("CRD_LSP_CORPUS")
+	if root == "" {
+		root = filepath.Join("..", "..", "..", "shared", "corpus")
+	}
+	dir := filepath.Join(root, "crds", "provider-aws-full", "v2.6.0", "crds")
+	if _, err := os.Stat(dir); err != nil {
+		tb.Skipf("no full AWS provider corpus: %v", err)
+	}
+	return dir
+}
+
+// BenchmarkLoadSchemasAWSFull is what 2,043 CRDs given to check with
+// --schemas cost before any is used: reading, indexing and the stores.
+func BenchmarkLoadSchemasAWSFull(b *testing.B) {
+	dir := awsFull(b)
+	if _, err := workspace.Builtins(workspace.DefaultCrossplaneMajor); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var w *World
+	for b.Loop() {
+		var err error
+		w, _, _, err = Load(context.Background(), Config{SchemaDirs: []string{dir}})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "MiB-live")
+	if w.SchemaFiles() != 2043 {
+		b.Fatalf("%d schema files", w.SchemaFiles())
+	}
+}
+
+const loadCRDs = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.load.example.org
+spec:
+  group: load.example.org
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.load.example.org
+spec:
+  group: load.example.org
+  scope: Cluster
+  names: {kind: Gadget, plural: gadgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+`
+
+// Schema files, in the workspace and under --schemas, are indexed as they
+// are read and their text is not kept: a schema is built from the file
+// read again on first use. So a file changed on disk behind the World's
+// back is said to have changed, never read as the index described it.
+func TestLoadKeepsNoSchemaText(t *testing.T) {
+	for _, where := range []string{"roots", "schemas"} {
+		t.Run(where, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "crds.yaml")
+			// The folder in the content keeps each subtest's builds apart.
+			content := strings.ReplaceAll(loadCRDs, "type: object\n", "type: object\n# "+where+"\n")
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := Config{Roots: []string{dir}}
+			if where == "schemas" {
+				cfg = Config{SchemaDirs: []string{dir}}
+			}
+			w, _, _, err := Load(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := w.DefaultStore()
+			widget, ok := st.Lookup(schemas.GVK{Group: "load.example.org", Version: "v1", Kind: "Widget"})
+			gadget, ok2 := st.Lookup(schemas.GVK{Group: "load.example.org", Version: "v1", Kind: "Gadget"})
+			if !ok || !ok2 || gadget.Scope != schemas.Cluster || w.SchemaFiles() != 1 {
+				t.Fatalf("not indexed: %v %v, %d schema files", ok, ok2, w.SchemaFiles())
+			}
+			errs := widget.Validate(context.Background(), map[string]any{"apiVersion": "load.example.org/v1", "kind": "Widget", "metadata": map[string]any{"name": "w", "namespace": "n"}, "spec": map[string]any{"size": "big"}})
+			if len(errs) != 1 || errs[0].Path.String() != "spec.size" {
+				t.Errorf("Widget validation: %+v", errs)
+			}
+			if err := os.WriteFile(p, []byte("# a new first line\n"+content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := gadget.Structural(); err == nil || !strings.Contains(err.Error(), "changed on disk since it was indexed") {
+				t.Errorf("Gadget after the file changed: %v", err)
+			}
+		})
+	}
+}
