@@ -130,3 +130,32 @@ func TestLoadKeepsNoSchemaText(t *testing.T) {
 		})
 	}
 }
+
+// A schema file changed on disk while the server runs is indexed as a
+// load indexes it (its text dropped, read again on first use), not held.
+func TestWithDiskFileKeepsNoSchemaText(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "crds.yaml")
+	w, _, _, err := Load(context.Background(), Config{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := strings.ReplaceAll(loadCRDs, "type: object\n", "type: object\n# disk\n")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w = w.WithDiskFile(p, []byte(content), 0)
+	if in := w.shared[p]; in.Indexed == nil || in.Content != nil {
+		t.Fatalf("the changed file is held as %d bytes of text (indexed: %v)", len(in.Content), in.Indexed != nil)
+	}
+	widget, ok := w.DefaultStore().Lookup(schemas.GVK{Group: "load.example.org", Version: "v1", Kind: "Widget"})
+	if !ok {
+		t.Fatal("Widget not indexed")
+	}
+	if _, err := widget.Structural(); err != nil {
+		t.Errorf("Widget built from the file read again: %v", err)
+	}
+	if w = w.WithDiskFile(p, nil, 0); w.SchemaFiles() != 0 {
+		t.Errorf("a deleted file is still indexed")
+	}
+}

@@ -573,9 +573,26 @@ func (w *World) clone() *World {
 // WithFile is the World with path's content replaced (an open buffer, a
 // file changed on disk); nil content removes the file.
 func (w *World) WithFile(path string, content []byte) *World {
+	return w.withFile(path, content, nil)
+}
+
+// WithDiskFile is WithFile for content just read from the file at path
+// (within limit bytes): as in a load, a schema file's text is dropped once
+// indexed and read again on first use.
+func (w *World) WithDiskFile(path string, content []byte, limit int64) *World {
+	if content == nil {
+		return w.withFile(path, nil, nil)
+	}
+	if limit <= 0 {
+		limit = workspace.DefaultMaxFileSize
+	}
+	return w.withFile(path, content, reopen(path, limit))
+}
+
+func (w *World) withFile(path string, content []byte, open func() ([]byte, error)) *World {
 	c := w.clone()
 	wasSchema, wasMeta := w.shared[path].Indexed != nil, w.metas[path] != nil
-	c.addFile(mustBuiltins(), path, content, nil, false)
+	c.addFile(mustBuiltins(), path, content, open, false)
 	isSchema, isMeta := c.shared[path].Indexed != nil, c.metas[path] != nil
 	if wasSchema || isSchema || wasMeta || isMeta {
 		c.schemaGen++

@@ -203,7 +203,7 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 			continue // the buffer wins while the file is open; a load under way reads the disk
 		}
 		gen, before := s.world.SchemaGen(), s.world
-		s.world = s.world.WithFile(c.path, c.content)
+		s.world = s.world.WithDiskFile(c.path, c.content, limit)
 		s.changedLocked()
 		changed = changed || s.world.SchemaGen() != gen || functionsChanged(before, s.world)
 		metaChanged = metaChanged || filepath.Base(c.path) == "crossplane.yaml"
