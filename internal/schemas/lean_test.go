@@ -29,8 +29,8 @@ func leanFile(t *testing.T, tag string) (in FileInput, disk *[]byte, reads *atom
 }
 
 var (
-	leanWidget = GVK{"lean.example.org", "v2", "Widget"}
-	leanGadget = GVK{"lean.example.org", "v1", "Gadget"}
+	leanWidget = GVK{Group: "lean.example.org", Version: "v2", Kind: "Widget"}
+	leanGadget = GVK{Group: "lean.example.org", Version: "v1", Kind: "Gadget"}
 )
 
 func leanGadgetObj() map[string]any {
@@ -158,8 +158,8 @@ spec:
 		return disk, nil
 	}}})
 	clear(xrd)
-	xr, ok1 := st.Lookup(GVK{"example.org", "v1", "XLean"})
-	claim, ok2 := st.Lookup(GVK{"example.org", "v1", "Lean"})
+	xr, ok1 := st.Lookup(GVK{Group: "example.org", Version: "v1", Kind: "XLean"})
+	claim, ok2 := st.Lookup(GVK{Group: "example.org", Version: "v1", Kind: "Lean"})
 	if !ok1 || !ok2 || xr.ClaimKind != "Lean" || !xr.LegacyXR || claim.Scope != Namespaced {
 		t.Fatalf("XR %+v, claim %+v", xr, claim)
 	}
