@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,5 +158,36 @@ func TestWithDiskFileKeepsNoSchemaText(t *testing.T) {
 	}
 	if w = w.WithDiskFile(p, nil, 0); w.SchemaFiles() != 0 {
 		t.Errorf("a deleted file is still indexed")
+	}
+}
+
+// Metas finds the crossplane.yaml files of a tree as a load scans it
+// (hidden folders skipped), and reads nothing else.
+func TestMetas(t *testing.T) {
+	dir := t.TempDir()
+	meta := "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: c\n"
+	for p, text := range map[string]string{
+		"crossplane.yaml": meta, "a/b/crossplane.yaml": meta, ".git/crossplane.yaml": meta,
+		"a/other.yaml": "kind: X\n", "c/crossplane.yml": meta,
+	} {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	metas, _, err := Metas(context.Background(), []string{dir}, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range metas {
+		rel, _ := filepath.Rel(dir, m.Meta.Path)
+		got = append(got, rel+" "+m.Meta.Name)
+	}
+	if want := []string{"a/b/crossplane.yaml c", "crossplane.yaml c"}; !slices.Equal(got, want) {
+		t.Errorf("Metas = %v, want %v", got, want)
 	}
 }

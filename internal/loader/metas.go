@@ -21,6 +21,11 @@ type MetaFile struct {
 // front ends that need the package metadata only (crd-lsp pull): no
 // schema is read or indexed. They are sorted by path.
 func Metas(ctx context.Context, roots []string, opts workspace.Options) ([]MetaFile, []workspace.Skipped, error) {
+	if len(opts.Include) == 0 {
+		// Only crossplane.yaml files are read (the scan's other rules,
+		// skipped folders and excludes, still apply).
+		opts.Include = []string{"**/crossplane.yaml"}
+	}
 	var out []MetaFile
 	var skipped []workspace.Skipped
 	seen := map[string]bool{}
