@@ -145,7 +145,7 @@ func TestWithDiskFileKeepsNoSchemaText(t *testing.T) {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w = w.WithDiskFile(p, []byte(content), 0)
+	w = w.WithDiskFiles([]workspace.File{{Path: p, Content: []byte(content)}}, 0)
 	if in := w.shared[p]; in.Indexed == nil || in.Content != nil {
 		t.Fatalf("the changed file is held as %d bytes of text (indexed: %v)", len(in.Content), in.Indexed != nil)
 	}
@@ -156,7 +156,7 @@ func TestWithDiskFileKeepsNoSchemaText(t *testing.T) {
 	if _, err := widget.Structural(); err != nil {
 		t.Errorf("Widget built from the file read again: %v", err)
 	}
-	if w = w.WithDiskFile(p, nil, 0); w.SchemaFiles() != 0 {
+	if w = w.WithDiskFiles([]workspace.File{{Path: p}}, 0); w.SchemaFiles() != 0 {
 		t.Errorf("a deleted file is still indexed")
 	}
 }
@@ -189,5 +189,36 @@ func TestMetas(t *testing.T) {
 	}
 	if want := []string{"a/b/crossplane.yaml c", "crossplane.yaml c"}; !slices.Equal(got, want) {
 		t.Errorf("Metas = %v, want %v", got, want)
+	}
+}
+
+// Edits cost what they change: one that leaves everything the World
+// records of a file as it was returns the same World; a batch of schema
+// files is one step; Function objects bump FunctionsGen.
+func TestWorldEdits(t *testing.T) {
+	w, _, _, err := Load(context.Background(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := "/ws/cm.yaml"
+	w1 := w.WithFile(cm, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"))
+	if w2 := w1.WithFile(cm, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n")); w2 != w1 {
+		t.Error("an edit inside a built-in kind made a new World")
+	}
+	a := strings.ReplaceAll(loadCRDs, "load.example.org", "a.example.org")
+	b := strings.ReplaceAll(loadCRDs, "load.example.org", "b.example.org")
+	w3 := w1.WithDiskFiles([]workspace.File{{Path: "/ws/a.yaml", Content: []byte(a)}, {Path: "/ws/b.yaml", Content: []byte(b)}}, 0)
+	if w3.SchemaGen() != w1.SchemaGen()+1 || w3.SchemaFiles() != 2 {
+		t.Errorf("a batch of two schema files: SchemaGen %d → %d, %d schema files", w1.SchemaGen(), w3.SchemaGen(), w3.SchemaFiles())
+	}
+	for _, g := range []string{"a.example.org", "b.example.org"} {
+		if _, ok := w3.DefaultStore().Lookup(schemas.GVK{Group: g, Version: "v1", Kind: "Widget"}); !ok {
+			t.Errorf("%s Widget not served", g)
+		}
+	}
+	fn := "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata:\n  name: f\n  annotations:\n    render.crossplane.io/runtime: Development\nspec:\n  package: xpkg.crossplane.io/f:v1\n"
+	w4 := w3.WithFile("/ws/functions.yaml", []byte(fn))
+	if w4.FunctionsGen() == w3.FunctionsGen() || len(w4.Functions()) != 1 || w4.SchemaGen() != w3.SchemaGen() {
+		t.Errorf("a Function file: FunctionsGen %d → %d, %d functions, SchemaGen %d → %d", w3.FunctionsGen(), w4.FunctionsGen(), len(w4.Functions()), w3.SchemaGen(), w4.SchemaGen())
 	}
 }

@@ -19,8 +19,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 
@@ -107,14 +109,18 @@ type World struct {
 	parsed sync.Map // path → []analysis.Example, parsed once per World
 
 	// schemaGen grows whenever what a file's schemas are changes: a store,
-	// or the Crossplane major a crossplane.yaml targets.
-	schemaGen uint64
+	// or the Crossplane major a crossplane.yaml targets; functionsGen
+	// whenever a file's Function objects change.
+	schemaGen, functionsGen uint64
 }
 
 // SchemaGen identifies the World's schemas: two Worlds with the same
 // SchemaGen, one derived from the other, give every file the same store
 // and Crossplane major.
 func (w *World) SchemaGen() uint64 { return w.schemaGen }
+
+// FunctionsGen is SchemaGen for the workspace's Function objects.
+func (w *World) FunctionsGen() uint64 { return w.functionsGen }
 
 // DefaultStore is the store of files no crossplane.yaml pins to a
 // Crossplane major.
@@ -548,72 +554,126 @@ func (w *World) Meta(path string) (*packages.Meta, bool) {
 func (w *World) Results(path string) []packages.Result { return w.results[path] }
 
 // clone copies the World's maps for a With* method.
-func (w *World) clone() *World {
-	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, shared: make(map[string]schemas.FileInput, len(w.shared)), metas: make(map[string]*packages.Meta, len(w.metas)),
-		results: w.results, pkgs: w.pkgs, headers: make(map[string][]workspace.Header, len(w.headers)), texts: make(map[string][]byte, len(w.texts)), stores: w.stores,
-		functions: make(map[string][]functions.Function, len(w.functions))}
-	for k, v := range w.functions {
-		c.functions[k] = v
-	}
-	for k, v := range w.shared {
-		c.shared[k] = v
-	}
-	for k, v := range w.metas {
-		c.metas[k] = v
-	}
-	for k, v := range w.headers {
-		c.headers[k] = v
-	}
-	for k, v := range w.texts {
-		c.texts[k] = v
-	}
+func (w *World) clone(changed map[string]bool) *World {
+	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
+		results: w.results, pkgs: w.pkgs, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
+		functions: maps.Clone(w.functions)}
+	// The objects of files that did not change stay parsed.
+	w.parsed.Range(func(k, v any) bool {
+		if !changed[k.(string)] {
+			c.parsed.Store(k, v)
+		}
+		return true
+	})
 	return c
 }
 
-// WithFile is the World with path's content replaced (an open buffer, a
-// file changed on disk); nil content removes the file.
-func (w *World) WithFile(path string, content []byte) *World {
-	return w.withFile(path, content, nil)
+// A fileChange is a file's new content (nil: removed); open, when set,
+// reads it again from disk (a schema file's text is then dropped once
+// indexed, as in a load).
+type fileChange struct {
+	path    string
+	content []byte
+	open    func() ([]byte, error)
 }
 
-// WithDiskFile is WithFile for content just read from the file at path
-// (within limit bytes): as in a load, a schema file's text is dropped once
-// indexed and read again on first use.
-func (w *World) WithDiskFile(path string, content []byte, limit int64) *World {
-	if content == nil {
-		return w.withFile(path, nil, nil)
-	}
+// WithFile is the World with path's content replaced (an open buffer);
+// nil content removes the file.
+func (w *World) WithFile(path string, content []byte) *World {
+	return w.withFiles([]fileChange{{path: path, content: content}})
+}
+
+// WithDiskFiles is the World with files just read from disk (within limit
+// bytes; nil Content: removed) in place of what it held of them, in one
+// step: as in a load, a schema file's text is dropped once indexed and
+// read again on first use.
+func (w *World) WithDiskFiles(files []workspace.File, limit int64) *World {
 	if limit <= 0 {
 		limit = workspace.DefaultMaxFileSize
 	}
-	return w.withFile(path, content, reopen(path, limit))
+	changes := make([]fileChange, len(files))
+	for i, f := range files {
+		changes[i] = fileChange{path: f.Path, content: f.Content}
+		if f.Content != nil {
+			changes[i].open = reopen(f.Path, limit)
+		}
+	}
+	return w.withFiles(changes)
 }
 
-func (w *World) withFile(path string, content []byte, open func() ([]byte, error)) *World {
-	c := w.clone()
-	wasSchema, wasMeta := w.shared[path].Indexed != nil, w.metas[path] != nil
-	c.addFile(mustBuiltins(), path, content, open, false)
-	isSchema, isMeta := c.shared[path].Indexed != nil, c.metas[path] != nil
-	if wasSchema || isSchema || wasMeta || isMeta {
+func (w *World) withFiles(changes []fileChange) *World {
+	builtins := mustBuiltins()
+	changed := map[string]bool{}
+	for _, ch := range changes {
+		if !w.unaffected(builtins, ch.path, ch.content) {
+			changed[ch.path] = true
+		}
+	}
+	if len(changed) == 0 {
+		return w // (the usual keystroke in a Composition or a built-in kind)
+	}
+	c := w.clone(changed)
+	var schemaPaths []string
+	metaChanged, functionsChanged := false, false
+	for _, ch := range changes {
+		if !changed[ch.path] {
+			continue
+		}
+		wasSchema, wasMeta := w.shared[ch.path].Indexed != nil, w.metas[ch.path] != nil
+		c.addFile(builtins, ch.path, ch.content, ch.open, false)
+		functionsChanged = functionsChanged || w.functions[ch.path] != nil || c.functions[ch.path] != nil
+		if wasSchema || c.shared[ch.path].Indexed != nil {
+			schemaPaths = append(schemaPaths, ch.path)
+		}
+		metaChanged = metaChanged || wasMeta || c.metas[ch.path] != nil
+	}
+	if len(schemaPaths) > 0 || metaChanged {
 		c.schemaGen++
 	}
-	if wasSchema || isSchema {
+	if functionsChanged {
+		c.functionsGen++
+	}
+	if len(schemaPaths) > 0 {
+		var add []schemas.FileInput
+		for _, p := range schemaPaths {
+			if in := c.shared[p]; in.Indexed != nil {
+				add = append(add, in)
+			}
+		}
 		stores := make(map[int]*schemas.Store, len(w.stores))
 		for m, st := range w.stores {
-			if isSchema {
-				stores[m] = st.WithFiles([]schemas.FileInput{c.shared[path]})
-			} else {
-				stores[m] = st.WithoutFile(path)
+			for _, p := range schemaPaths {
+				if c.shared[p].Indexed == nil {
+					st = st.WithoutFile(p)
+				}
 			}
+			stores[m] = st.WithFiles(add)
 		}
 		c.stores = stores
 	}
-	if wasMeta || isMeta {
+	if metaChanged {
 		// A crossplane.yaml may target a Crossplane major no store serves
 		// yet (its dependencies change with the next package refresh).
 		c.addMissingStores()
 	}
 	return c
+}
+
+// unaffected reports whether content (nil: removed) for p leaves
+// everything the World records of p as it is: no schema, package
+// metadata, example text or Function before or after, and the same kinds.
+func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bool {
+	if w.shared[p].Indexed != nil || w.metas[p] != nil || w.texts[p] != nil || w.functions[p] != nil {
+		return false
+	}
+	if content == nil {
+		return w.headers[p] == nil
+	}
+	if filepath.Base(p) == "crossplane.yaml" || workspace.MayDefineSchemas(content) {
+		return false
+	}
+	h := workspace.Headers(content)
+	return slices.Equal(h, w.headers[p]) && !mayHoldExample(builtins, h) && !holdsFunction(h)
 }
 
 // addMissingStores builds the stores of majors that files now target and
@@ -648,7 +708,7 @@ func (w *World) addMissingStores() {
 // schemas already indexed by the caller (see schemas.Index); else they are
 // taken from the results.
 func (w *World) WithPackages(results map[string][]packages.Result, files []schemas.FileInput) *World {
-	c := w.clone()
+	c := w.clone(nil)
 	c.results = results
 	if files == nil {
 		files = PackageFiles(results)

@@ -130,10 +130,11 @@ func workspaceFunctions(w *loader.World) []functions.Function {
 	return w.Functions()
 }
 
-// functionsChanged says whether two worlds' Function objects differ: the
-// registry is then rebuilt, and open Compositions are diagnosed again.
-func functionsChanged(a, b *loader.World) bool {
-	return !reflect.DeepEqual(workspaceFunctions(a), workspaceFunctions(b))
+// functionsChanged says whether a world's Function objects differ from
+// those of the world it was derived from: the registry is then rebuilt,
+// and open Compositions are diagnosed again.
+func functionsChanged(before, after *loader.World) bool {
+	return before.FunctionsGen() != after.FunctionsGen()
 }
 
 // snapshotWithFunctions is snapshot with the function pipeline for

@@ -194,6 +194,7 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 	}
 	changed, metaChanged := false, false
 	var problemsChanged []string
+	var files []workspace.File
 	s.mu.Lock()
 	for _, c := range todo {
 		if s.setFileProblemLocked(c.path, c.problem) {
@@ -202,11 +203,16 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 		if _, open := s.open[c.uri]; open || s.world == nil {
 			continue // the buffer wins while the file is open; a load under way reads the disk
 		}
-		gen, before := s.world.SchemaGen(), s.world
-		s.world = s.world.WithDiskFile(c.path, c.content, limit)
-		s.changedLocked()
-		changed = changed || s.world.SchemaGen() != gen || functionsChanged(before, s.world)
+		files = append(files, workspace.File{Path: c.path, Content: c.content})
 		metaChanged = metaChanged || filepath.Base(c.path) == "crossplane.yaml"
+	}
+	if len(files) > 0 {
+		// One new World for the whole batch (a branch switch reports
+		// hundreds of files).
+		gen, before := s.world.SchemaGen(), s.world
+		s.world = s.world.WithDiskFiles(files, limit)
+		s.changedLocked()
+		changed = s.world.SchemaGen() != gen || functionsChanged(before, s.world)
 	}
 	s.mu.Unlock()
 	s.publishFileProblems(problemsChanged)
