@@ -94,7 +94,7 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	// Gather: the crossplane.yaml files, found as check and the editor
 	// find them.
-	metas, skipped, err := loader.Metas(ctx, []string{root}, workspace.Options{})
+	metas, skipped, err := loader.FindMetas(ctx, []string{root}, workspace.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "crd-lsp pull: %v\n", err)
 		return 2
@@ -127,8 +127,7 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 	failed, warnings := 0, 0
 	printed := map[string]bool{}
 	var problems []string
-	for _, mf := range metas {
-		m := mf.Meta
+	for _, m := range metas {
 		var results []packages.Result
 		if len(m.Deps) > 0 {
 			results = client.Resolve(ctx, m.Deps)
@@ -142,7 +141,6 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 				}
 			}
 		}
-		f := document.Parse(m.Path, 0, mf.Text)
 		diags := loader.PackageProblems(m, results, true)
 		for _, pr := range m.Problems {
 			if pr.Syntax { // (check and the editor have them from the document's own diagnostics)
@@ -154,7 +152,7 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 			if d.Severity > analysis.SeverityWarning {
 				continue
 			}
-			line, col := f.Mapper.LineCol(d.Span.Start)
+			line, col := m.Pos(d.Span.Start)
 			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s [%s]", m.Path, line, col, d.Severity, d.Message, d.Code))
 			if d.Severity == analysis.SeverityError {
 				failed++

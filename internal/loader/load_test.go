@@ -161,9 +161,9 @@ func TestWithDiskFileKeepsNoSchemaText(t *testing.T) {
 	}
 }
 
-// Metas finds the crossplane.yaml files of a tree as a load scans it
+// FindMetas finds the crossplane.yaml files of a tree as a load scans it
 // (hidden folders skipped), and reads nothing else.
-func TestMetas(t *testing.T) {
+func TestFindMetas(t *testing.T) {
 	dir := t.TempDir()
 	meta := "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: c\n"
 	for p, text := range map[string]string{
@@ -178,14 +178,14 @@ func TestMetas(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	metas, _, err := Metas(context.Background(), []string{dir}, workspace.Options{})
+	metas, _, err := FindMetas(context.Background(), []string{dir}, workspace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, m := range metas {
-		rel, _ := filepath.Rel(dir, m.Meta.Path)
-		got = append(got, rel+" "+m.Meta.Name)
+		rel, _ := filepath.Rel(dir, m.Path)
+		got = append(got, rel+" "+m.Name)
 	}
 	if want := []string{"a/b/crossplane.yaml c", "crossplane.yaml c"}; !slices.Equal(got, want) {
 		t.Errorf("Metas = %v, want %v", got, want)

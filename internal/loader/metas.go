@@ -9,31 +9,24 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
-// MetaFile is a crossplane.yaml: its text and what packages.ParseMeta
-// read from it.
-type MetaFile struct {
-	Meta *packages.Meta
-	Text []byte
-}
-
-// Metas finds and parses the crossplane.yaml files under each root (a
-// folder, scanned as Load scans it, or a package metadata file itself), for
-// front ends that need the package metadata only (crd-lsp pull): no
-// schema is read or indexed. They are sorted by path.
-func Metas(ctx context.Context, roots []string, opts workspace.Options) ([]MetaFile, []workspace.Skipped, error) {
+// FindMetas finds and parses the crossplane.yaml files under each root (a
+// folder, scanned as Load scans it, or a package metadata file itself),
+// for front ends that need the package metadata only (crd-lsp pull): no
+// other file is read. They are sorted by path.
+func FindMetas(ctx context.Context, roots []string, opts workspace.Options) ([]*packages.Meta, []workspace.Skipped, error) {
 	if len(opts.Include) == 0 {
 		// Only crossplane.yaml files are read (the scan's other rules,
 		// skipped folders and excludes, still apply).
 		opts.Include = []string{"**/crossplane.yaml"}
 	}
-	var out []MetaFile
+	var out []*packages.Meta
 	var skipped []workspace.Skipped
 	seen := map[string]bool{}
 	for _, root := range roots {
 		sk, err := visitPath(ctx, root, opts, false, func(p string, content []byte) {
 			if (p == root || filepath.Base(p) == "crossplane.yaml") && !seen[p] {
 				seen[p] = true
-				out = append(out, MetaFile{Meta: packages.ParseMeta(p, content), Text: content})
+				out = append(out, packages.ParseMeta(p, content))
 			}
 		})
 		if err != nil {
@@ -41,6 +34,6 @@ func Metas(ctx context.Context, roots []string, opts workspace.Options) ([]MetaF
 		}
 		skipped = append(skipped, sk...)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Meta.Path < out[j].Meta.Path })
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, skipped, nil
 }

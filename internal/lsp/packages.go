@@ -401,6 +401,17 @@ func (s *server) WorkDoneProgressCancel(ctx context.Context, params *protocol.Wo
 	return nil
 }
 
+// meta is the snapshot's crossplane.yaml as parsed: the World's (which
+// holds the open buffer) once loaded, else parsed here.
+func (sn snapshot) meta() *packages.Meta {
+	if sn.world != nil {
+		if m, ok := sn.world.Meta(sn.path()); ok {
+			return m
+		}
+	}
+	return packages.ParseMeta(sn.path(), sn.file.Text)
+}
+
 // packageDiagnostics positions the metadata problems and dependency
 // outcomes of a crossplane.yaml buffer.
 func (s *server) packageDiagnostics(sn snapshot) []analysis.Diagnostic {
@@ -408,19 +419,11 @@ func (s *server) packageDiagnostics(sn snapshot) []analysis.Diagnostic {
 	if filepath.Base(p) != "crossplane.yaml" || sn.world == nil {
 		return nil
 	}
-	m := packages.ParseMeta(p, sn.file.Text)
-	results := sn.world.Results(p)
 	s.mu.Lock()
 	refreshed := s.pkgs.refreshed
 	s.mu.Unlock()
 	// Until the registries were asked, "not in the cache" is not news.
-	return PackageProblems(m, results, refreshed)
-}
-
-// PackageProblems is loader.PackageProblems (check used to import it from
-// here).
-func PackageProblems(m *packages.Meta, results []packages.Result, notCached bool) []analysis.Diagnostic {
-	return loader.PackageProblems(m, results, notCached)
+	return loader.PackageProblems(sn.meta(), sn.world.Results(p), refreshed)
 }
 
 // packageHover describes the dependency under the cursor: the version it
@@ -430,7 +433,7 @@ func (s *server) packageHover(sn snapshot, off int) (string, document.Span, bool
 	if filepath.Base(p) != "crossplane.yaml" {
 		return "", document.Span{}, false
 	}
-	m := packages.ParseMeta(p, sn.file.Text)
+	m := sn.meta()
 	var results []packages.Result
 	if sn.world != nil {
 		results = sn.world.Results(p)
