@@ -59,7 +59,7 @@ func (o *functionOptions) pipeline(log *slog.Logger, stderr io.Writer) (*functio
 		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
 	}
 	for _, p := range o.files {
-		fns, err := readFunctions(p)
+		fns, err := loader.ReadFunctions(p)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--functions %s: %w", p, err)
 		}
@@ -86,6 +86,3 @@ func (o *functionOptions) pipeline(log *slog.Logger, stderr io.Writer) (*functio
 	return &functions.Pipeline{Registry: reg, PreferReal: o.realPT, Timeout: o.timeout}, reg, nil
 }
 
-// readFunctions reads the Function objects of a file, or of every YAML
-// file of a folder, as crossplane render does.
-func readFunctions(p string) ([]functions.Function, error) { return loader.ReadFunctions(p) }

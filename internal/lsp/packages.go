@@ -62,10 +62,7 @@ var (
 
 // timeouts converts the registries' timeout settings (seconds).
 func timeouts(set Settings) packages.Timeouts {
-	t := packages.Timeouts{
-		Answer: time.Duration(set.Registries.Timeout * float64(time.Second)),
-		Pull:   time.Duration(set.Registries.PullTimeout * float64(time.Second)),
-	}
+	t := packages.Timeouts{Answer: seconds(set.Registries.Timeout, 0), Pull: seconds(set.Registries.PullTimeout, 0)}
 	if t.Answer > 0 && t.Answer < 10*time.Second {
 		t.Connect = t.Answer
 	}
