@@ -85,4 +85,3 @@ func (o *functionOptions) pipeline(log *slog.Logger, stderr io.Writer) (*functio
 	}
 	return &functions.Pipeline{Registry: reg, PreferReal: o.realPT, Timeout: o.timeout}, reg, nil
 }
-
