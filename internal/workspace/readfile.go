@@ -34,15 +34,6 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return readFile(path, limit, nil, false)
 }
 
-// ReadFileInto is ReadFile reading into buf (its capacity reused, grown
-// when the file needs more); the result aliases buf.
-func ReadFileInto(path string, limit int64, buf []byte) ([]byte, error) {
-	if buf == nil {
-		buf = []byte{}
-	}
-	return readFile(path, limit, buf, false)
-}
-
 // readFile: regular says the caller's directory entry already shows a
 // regular file (not a link), so the look before opening is skipped.
 func readFile(path string, limit int64, buf []byte, regular bool) ([]byte, error) {
