@@ -42,8 +42,22 @@ func main() {
 }
 
 // profiled runs f, writing a CPU profile to the file CRD_LSP_CPUPROFILE
-// names, if set (for go tool pprof; see bench/).
+// names and an allocation profile to CRD_LSP_MEMPROFILE, if set (for go
+// tool pprof; see bench/).
 func profiled(f func() int) int {
+	if p := os.Getenv("CRD_LSP_MEMPROFILE"); p != "" {
+		runtime.MemProfileRate = 64 << 10
+		defer func() {
+			out, err := os.Create(p)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(out, 0)
+				out.Close()
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "crd-lsp: CRD_LSP_MEMPROFILE:", err)
+			}
+		}()
+	}
 	p := os.Getenv("CRD_LSP_CPUPROFILE")
 	if p == "" {
 		return f()

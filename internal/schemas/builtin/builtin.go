@@ -18,10 +18,12 @@
 //     function-go-templating, function-sequencer and function-cel-filter,
 //     verbatim.
 //
-// Each set is one gzip-compressed multi-document YAML file under data/,
-// where every document is preceded by a "# source: <origin>" comment; it
-// is decompressed on first use (about 20 ms and 7.5 MB for Kubernetes)
-// and shared afterwards.
+// Each set is one multi-document YAML file under data/, where every
+// document is preceded by a "# source: <origin>" comment. The files are
+// embedded uncompressed: a set is split on first use straight from the
+// binary's read-only data (no copy), and every crd-lsp process (each
+// check, each server start) is spared decompressing 7.5 MB of Kubernetes
+// schemas, which cost about 35 ms of CPU; git stores them compressed.
 //
 // The data/ files are generated from the team's shared corpus by
 // ./gen (logic in ./internal/generate) and committed, so a fresh clone
@@ -42,16 +44,22 @@ package builtin
 
 import (
 	"bytes"
-	"compress/gzip"
-	"embed"
-	"encoding/binary"
+	_ "embed"
 	"fmt"
-	"io"
 	"sync"
 )
 
-//go:embed data/*
-var data embed.FS
+// The bundles, as generated (see generate.Sets).
+var (
+	//go:embed data/kubernetes-v1.35.yaml
+	kubernetesData []byte
+	//go:embed data/crossplane-v1.20.11.yaml
+	crossplane1Data []byte
+	//go:embed data/crossplane-v2.3.4.yaml
+	crossplane2Data []byte
+	//go:embed data/functions.yaml
+	functionsData []byte
+)
 
 // separator starts every document of a bundle (see internal/generate).
 const separator = "---\n# source: "
@@ -94,8 +102,8 @@ var (
 	kubernetes, crossplane1, crossplane2, functions loaded
 )
 
-func (l *loaded) get(file, name, version string, kind SetKind) (Set, error) {
-	l.once.Do(func() { l.set, l.err = read(file, name, version, kind) })
+func (l *loaded) get(file string, raw []byte, name, version string, kind SetKind) (Set, error) {
+	l.once.Do(func() { l.set, l.err = read(file, raw, name, version, kind) })
 	set := l.set
 	// Callers get their own Files slice header; the documents themselves
 	// are shared and must not be modified.
@@ -103,14 +111,10 @@ func (l *loaded) get(file, name, version string, kind SetKind) (Set, error) {
 	return set, l.err
 }
 
-// read decompresses one bundle and splits it into its documents. The
-// documents are sub-slices (capacity-clipped) of the single decompressed
-// buffer, so a Set holds no more than that buffer and its File headers.
-func read(file, name, version string, kind SetKind) (Set, error) {
-	raw, err := decompress("data/" + file)
-	if err != nil {
-		return Set{}, fmt.Errorf("built-in schemas %s: %w", file, err)
-	}
+// read splits one bundle into its documents. The documents are
+// sub-slices (capacity-clipped) of the embedded bundle, so a Set holds no
+// more than its File headers.
+func read(file string, raw []byte, name, version string, kind SetKind) (Set, error) {
 	set := Set{Name: name, Version: version, Kind: kind}
 	sep := []byte(separator)
 	if !bytes.HasPrefix(raw, sep) {
@@ -135,38 +139,9 @@ func read(file, name, version string, kind SetKind) (Set, error) {
 	return set, nil
 }
 
-// decompress returns a gzip file of data, in a buffer sized from the gzip
-// trailer so it is allocated once.
-func decompress(path string) ([]byte, error) {
-	f, err := data.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size := 0
-	if ra, ok := f.(io.ReaderAt); ok {
-		if st, err := f.Stat(); err == nil && st.Size() >= 18 {
-			var trailer [4]byte
-			if _, err := ra.ReadAt(trailer[:], st.Size()-4); err == nil {
-				size = int(binary.LittleEndian.Uint32(trailer[:])) // ISIZE: length mod 2^32
-			}
-		}
-	}
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	zr.Multistream(false)
-	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	if _, err := buf.ReadFrom(zr); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 // Kubernetes returns the built-in Kubernetes kinds.
 func Kubernetes() (Set, error) {
-	return kubernetes.get("kubernetes-v1.35.yaml.gz", "kubernetes", "v1.35", KindKubernetes)
+	return kubernetes.get("kubernetes-v1.35.yaml", kubernetesData, "kubernetes", "v1.35", KindKubernetes)
 }
 
 // Crossplane returns Crossplane's core CRDs for a major version: 1 is
@@ -174,14 +149,14 @@ func Kubernetes() (Set, error) {
 func Crossplane(major int) (Set, error) {
 	switch major {
 	case 1:
-		return crossplane1.get("crossplane-v1.20.11.yaml.gz", "crossplane", "v1.20.11", KindCrossplane)
+		return crossplane1.get("crossplane-v1.20.11.yaml", crossplane1Data, "crossplane", "v1.20.11", KindCrossplane)
 	case 2:
-		return crossplane2.get("crossplane-v2.3.4.yaml.gz", "crossplane", "v2.3.4", KindCrossplane)
+		return crossplane2.get("crossplane-v2.3.4.yaml", crossplane2Data, "crossplane", "v2.3.4", KindCrossplane)
 	}
 	return Set{}, fmt.Errorf("no built-in schemas for Crossplane v%d (have v1 and v2)", major)
 }
 
 // Functions returns the input CRDs of common composition functions.
 func Functions() (Set, error) {
-	return functions.get("functions.yaml.gz", "functions", "", KindFunctions)
+	return functions.get("functions.yaml", functionsData, "functions", "", KindFunctions)
 }

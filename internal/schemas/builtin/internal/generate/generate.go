@@ -11,7 +11,6 @@ package generate
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -42,11 +41,11 @@ type Set struct {
 
 // Sets lists the bundles.
 var Sets = []Set{
-	{File: "kubernetes-v1.35.yaml.gz", Globs: []string{"crds/kubernetes/v1.35/*_openapi.json"}, Kubernetes: true},
-	{File: "crossplane-v1.20.11.yaml.gz", Globs: []string{"crds/crossplane/v1.20.11/*.yaml"}},
-	{File: "crossplane-v2.3.4.yaml.gz", Globs: []string{"crds/crossplane/v2.3.4/*.yaml"}},
+	{File: "kubernetes-v1.35.yaml", Globs: []string{"crds/kubernetes/v1.35/*_openapi.json"}, Kubernetes: true},
+	{File: "crossplane-v1.20.11.yaml", Globs: []string{"crds/crossplane/v1.20.11/*.yaml"}},
+	{File: "crossplane-v2.3.4.yaml", Globs: []string{"crds/crossplane/v2.3.4/*.yaml"}},
 	// Only input/: each function's crossplane.yaml is package metadata.
-	{File: "functions.yaml.gz", Globs: []string{"crds/functions/*/*/input/*.yaml"}},
+	{File: "functions.yaml", Globs: []string{"crds/functions/*/*/input/*.yaml"}},
 }
 
 // Run writes every bundle of Sets into out.
@@ -66,7 +65,7 @@ func Run(corpus, out string) error {
 	return nil
 }
 
-// Build returns the compressed bundles of Sets, by file name.
+// Build returns the bundles of Sets, by file name.
 func Build(corpus string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, set := range Sets {
@@ -74,25 +73,12 @@ func Build(corpus string) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		var gz bytes.Buffer
-		// A zero gzip.Header (no name, no mtime) keeps the output
-		// reproducible.
-		w, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := w.Write(raw); err != nil {
-			return nil, err
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-		out[set.File] = gz.Bytes()
+		out[set.File] = raw
 	}
 	return out, nil
 }
 
-// BuildSet returns the uncompressed multi-document YAML of one set.
+// BuildSet returns the multi-document YAML of one set.
 func BuildSet(corpus string, set Set) ([]byte, error) {
 	var files []string
 	for _, g := range set.Globs {
