@@ -98,7 +98,7 @@ type versionValidator struct {
 	scope      Scope
 	gvk        GVK
 	structural *structuralschema.Structural // with defaults pruned, as served
-	validator  validation.SchemaValidator
+	validator  *openAPIValidator
 	cel        *cel.Validator
 	preserve   bool // spec.preserveUnknownFields: no pruning
 	hasStatus  bool // the status subresource: create drops status
@@ -216,12 +216,12 @@ func (vv *versionValidator) build(crd *apiextensionsv1.CustomResourceDefinition,
 		vv.err = fmt.Errorf("converting the schema: %w", err)
 		return
 	}
-	sv, _, err := validation.NewSchemaValidator(internal.OpenAPIV3Schema)
+	_, openapi, err := validation.NewSchemaValidator(internal.OpenAPIV3Schema)
 	if err != nil {
 		vv.err = fmt.Errorf("building the schema validator: %w", err)
 		return
 	}
-	vv.validator = sv
+	vv.validator = newOpenAPIValidator(openapi)
 	ss, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
 	if err != nil {
 		vv.err = fmt.Errorf("the schema is not structural: %w", err)

@@ -108,7 +108,9 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 		out = append(out, Error{Path: fieldpath.Path{fieldpath.Field("metadata"), fieldpath.Field("namespace")}, Severity: SeverityWarning, Code: "metadata",
 			Message: fmt.Sprintf("ignored: %s is cluster-scoped, so the API server clears metadata.namespace", vv.gvk.Kind)})
 	}
-	errs = append(errs, validation.ValidateCustomResource(nil, obj, vv.validator)...)
+	if vv.validator != nil {
+		errs = append(errs, validation.ValidateCustomResource(nil, obj, vv.validator)...)
+	}
 	if ss != nil {
 		embedded = objectmeta.Validate(ctx, nil, obj, ss, false)
 		errs = append(errs, listtype.ValidateListSetsAndMaps(nil, ss, obj)...)
