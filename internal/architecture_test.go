@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"internal/composite":                         {"internal/fieldpath", "internal/render", "internal/severity", "internal/gvk"},
 	"internal/packages":                          {"internal/severity", "internal/document"},
 	"internal/packages/xpkgtest":                 nil,
-	"internal/composition":                       {"internal/fieldpath", "internal/severity", "internal/gvk", "internal/structural"},
+	"internal/composition":                       {"internal/fieldpath", "internal/severity", "internal/gvk", "internal/structural", "internal/render"},
 	"internal/lsp":                               {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader", "internal/functions"},
 	"internal/loader":                            {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/gvk", "internal/functions"},
 	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus"},

@@ -134,3 +134,83 @@ func TestMathOperandBeyondFunctionRange(t *testing.T) {
 		t.Errorf("int64 maximum in a classic Composition: %v", probs)
 	}
 }
+
+// TestTransformProblems: the editor's wording and place for each reason
+// render.ValidateTransform finds, every one of them (the function stops at
+// the first), with a classic Composition's defaults.
+func TestTransformProblems(t *testing.T) {
+	withTransform := func(tr any, classic bool) map[string]any {
+		res := []any{map[string]any{"name": "r", "base": map[string]any{"apiVersion": "v1", "kind": "ConfigMap"},
+			"patches": []any{map[string]any{"fromFieldPath": "spec.a", "toFieldPath": "data.a", "transforms": []any{tr}}}}}
+		if classic {
+			return map[string]any{"spec": map[string]any{"mode": "Resources", "resources": res}}
+		}
+		input := map[string]any{"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources", "resources": res}
+		return map[string]any{"spec": map[string]any{"mode": "Pipeline", "pipeline": []any{map[string]any{"step": "pt", "functionRef": map[string]any{"name": "function-patch-and-transform"}, "input": input}}}}
+	}
+	obj := func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	for name, tc := range map[string]struct {
+		tr      any
+		classic bool
+		want    []string // "path key|value: message", path relative to the transform
+	}{
+		"EveryBadPattern": {
+			tr: obj("type", "match", "match", obj("patterns", []any{obj("type", "regexp", "regexp", "("), obj("type", "glob"), obj("literal", "a"), nil, obj("type", "regexp")})),
+			want: []string{
+				"match.patterns[0].regexp value: invalid regular expression: error parsing regexp: missing closing ): `(`",
+				`match.patterns[1].type value: unknown pattern type "glob" (literal or regexp)`,
+				"match.patterns[3] key: a literal pattern needs literal",
+				"match.patterns[4] key: a regexp pattern needs regexp",
+			},
+		},
+		"NoPatterns":       {tr: obj("type", "match", "match", obj()), want: []string{"match key: a match transform needs at least one pattern"}},
+		"NoType":           {tr: obj("map", obj("a", "b")), want: []string{" key: a transform needs a type"}},
+		"NotAnObject":      {tr: "map", want: []string{" key: a transform needs a type"}},
+		"UnknownType":      {tr: obj("type", "lookup"), want: []string{`type value: unknown transform type "lookup"`}},
+		"NoConfiguration":  {tr: obj("type", "convert"), want: []string{" key: a convert transform needs convert"}},
+		"MapOfWrongType":   {tr: obj("type", "map", "map", "x"), want: []string{"map key: a map transform needs at least one pair"}},
+		"ConvertEnumsLeft": {tr: obj("type", "convert", "convert", obj("toType", "xml", "format", "yaml"))},
+		"MathType":         {tr: obj("type", "math", "math", obj("multiply", 2)), want: []string{"math key: a math transform needs math.type (Multiply, ClampMin or ClampMax)"}},
+		"ClassicMathType":  {tr: obj("type", "math", "math", obj("multiply", 2)), classic: true},
+		"ClassicMultiply":  {tr: obj("type", "math", "math", obj()), classic: true, want: []string{"math key: a Multiply math transform needs multiply"}},
+		"UnknownMathType":  {tr: obj("type", "math", "math", obj("type", "Divide")), want: []string{`math.type value: unknown math transform type "Divide"`}},
+		"StringType":       {tr: obj("type", "string", "string", obj("fmt", "%s")), want: []string{"string key: a string transform needs string.type"}},
+		"ClassicFormat":    {tr: obj("type", "string", "string", obj()), classic: true, want: []string{"string key: a Format string transform needs fmt"}},
+		"Trim":             {tr: obj("type", "string", "string", obj("type", "TrimSuffix")), want: []string{"string key: a TrimSuffix string transform needs trim"}},
+		"RegexpMissing":    {tr: obj("type", "string", "string", obj("type", "Regexp")), want: []string{"string key: a Regexp string transform needs regexp.match"}},
+		"RegexpNoMatch":    {tr: obj("type", "string", "string", obj("type", "Regexp", "regexp", obj("group", 1))), want: []string{"string key: a Regexp string transform needs regexp.match"}},
+		"RegexpBad": {tr: obj("type", "string", "string", obj("type", "Regexp", "regexp", obj("match", "a("))),
+			want: []string{"string.regexp.match value: invalid regular expression: error parsing regexp: missing closing ): `a(`"}},
+		"ReplaceSearch": {tr: obj("type", "string", "string", obj("type", "Replace", "replace", obj("replace", "b"))), want: []string{"string.replace key: a Replace string transform needs replace.search"}},
+		"UnreadableOperand": {tr: obj("type", "math", "math", obj("type", "ClampMax", "clampMax", int64(9223372036854775296))),
+			want: []string{"math.clampMax value: function-patch-and-transform cannot read 9223372036854775296: Crossplane passes a step's input as a protobuf Struct, whose numbers are float64, so it arrives as 9223372036854775808, which does not fit an int64, and the function rejects its whole input; the largest value it reads is 9223372036854775295"}},
+		// The function rejects its whole input for any integer it cannot
+		// read, used by the transform's type or not.
+		"UnreadableUnusedOperand": {tr: obj("type", "math", "math", obj("type", "Multiply", "multiply", 2, "clampMin", int64(9223372036854775807))),
+			want: []string{"math.clampMin value: function-patch-and-transform cannot read 9223372036854775807: Crossplane passes a step's input as a protobuf Struct, whose numbers are float64, so it arrives as 9223372036854775808, which does not fit an int64, and the function rejects its whole input; the largest value it reads is 9223372036854775295"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			at := "spec.pipeline[0].input.resources[0].patches[0].transforms[0]"
+			if tc.classic {
+				at = "spec.resources[0].patches[0].transforms[0]"
+			}
+			var got []string
+			for _, p := range Check(withTransform(tc.tr, tc.classic), Env{}) {
+				if p.Code != "composition-transform" {
+					continue
+				}
+				where := map[bool]string{true: "key", false: "value"}[p.OnKey]
+				got = append(got, fmt.Sprintf("%s %s: %s", strings.TrimPrefix(strings.TrimPrefix(p.Path.String(), at), "."), where, p.Message))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("problems\n got  %q\n want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -3,12 +3,12 @@ package composition
 import (
 	"errors"
 	"fmt"
-	"regexp"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
+	"github.com/crd-lsp/crd-lsp/internal/render"
 )
 
 // Patch types and where they read from and write to.
@@ -181,8 +181,7 @@ func (c *checker) patchFields(pm map[string]any, pp fieldpath.Path, sets map[str
 	}
 	transforms, _ := pm["transforms"].([]any)
 	for i, tr := range transforms {
-		tm, _ := tr.(map[string]any)
-		c.transform(tm, pp.Child(fieldpath.Field("transforms"), fieldpath.Index(i)))
+		c.transform(tr, pp.Child(fieldpath.Field("transforms"), fieldpath.Index(i)))
 	}
 	// fieldPath syntax.
 	for _, key := range []string{"fromFieldPath", "toFieldPath"} {
@@ -215,132 +214,81 @@ func (c *checker) syntax(s string, p fieldpath.Path) {
 	}
 }
 
-// transform checks that a transform carries the configuration its type
-// needs, as function-patch-and-transform validates it. Classic
-// Compositions pass through the API server's defaulting first (math and
-// string types default to Multiply and Format, a readiness check to
-// NonEmpty); P&T inputs are not defaulted, so those fields are required.
-func (c *checker) transform(tm map[string]any, tp fieldpath.Path) {
-	t, _ := tm["type"].(string)
-	need := func(field, what string) bool {
-		if tm[field] == nil {
-			c.add(tp, true, Error, "composition-transform", fmt.Sprintf("a %s transform needs %s", t, what))
-			return false
+// transform reports why a transform is invalid. Whether it is, and why,
+// is decided by render.ValidateTransform alone (the one decider, shared
+// with the renderer, which words the same reasons as
+// function-patch-and-transform does); this only words each reason for
+// the editor and places it: on the key of what lacks something, on the
+// value that is wrong. A classic Composition's transforms are validated
+// after the API server's defaulting (math.type Multiply, string.type
+// Format); P&T inputs are not defaulted, so those fields are required.
+//
+// Where the editor and the function differ:
+//   - the function rejects a field of the wrong JSON type
+//     (render.WrongType) and a convert transform's unknown toType or
+//     format (render.BadValue); the editor leaves those to the input
+//     schemas, which report them at the field;
+//   - a transform that is not an object is reported as one without a
+//     type;
+//   - the function stops at the first reason, the editor reports them all
+//     (each invalid pattern of a match transform; after a field of the
+//     wrong type, what the validator finds reading it as its zero value,
+//     so map: "x" needs at least one pair and replace: 5 needs
+//     replace.search, while a regexp pattern's regexp: 5 is left to the
+//     schema).
+func (c *checker) transform(tv any, tp fieldpath.Path) {
+	for _, e := range render.ValidateTransform(tv, c.classic) {
+		if at, onKey, msg := transformProblem(e); msg != "" {
+			c.add(tp.Child(at...), onKey, Error, "composition-transform", msg)
 		}
-		return true
 	}
-	sub := func(names ...string) fieldpath.Path {
-		q := tp
-		for _, n := range names {
-			q = q.Child(fieldpath.Field(n))
+}
+
+// transformProblem words a reason a transform is invalid for the editor:
+// where, relative to the transform, whether on the key, and the message
+// ("" when the editor leaves it to the schemas).
+func transformProblem(e *render.TransformError) (fieldpath.Path, bool, string) {
+	f, parent := e.Field, e.Field.Parent()
+	last := func() string { s, _ := f.Last(); return s.Field }
+	first := func() string { return f[0].Field }
+	switch e.Reason {
+	case render.MissingField:
+		switch {
+		case len(f) == 1: // the transform type's configuration
+			return nil, true, fmt.Sprintf("a %s transform needs %s", e.Of, last())
+		case first() == "match": // a pattern's literal or regexp
+			return parent, true, fmt.Sprintf("a %s pattern needs %s", e.Of, last())
+		case last() == "type":
+			if first() == "math" {
+				return parent, true, "a math transform needs math.type (Multiply, ClampMin or ClampMax)"
+			}
+			return parent, true, fmt.Sprintf("a %s transform needs %s", first(), f)
+		case first() == "string" && len(f) > 1 && f[1].Field == "regexp":
+			// A Regexp string transform's regexp and regexp.match are one
+			// requirement.
+			return f[:1], true, "a Regexp string transform needs regexp.match"
 		}
-		return q
+		return parent, true, fmt.Sprintf("a %s %s transform needs %s", e.Of, first(), f[1:])
+	case render.EmptyMap:
+		return f, true, "a map transform needs at least one pair"
+	case render.EmptyPatterns:
+		return parent, true, "a match transform needs at least one pattern"
+	case render.UnknownType:
+		switch {
+		case len(f) == 1 && e.Value == "":
+			return nil, true, "a transform needs a type"
+		case len(f) == 1:
+			return f, false, fmt.Sprintf("unknown transform type %q", e.Value)
+		case first() == "match":
+			return f, false, fmt.Sprintf("unknown pattern type %q (literal or regexp)", e.Value)
+		}
+		return f, false, fmt.Sprintf("unknown %s transform type %q", first(), e.Value)
+	case render.BadRegexp:
+		return f, false, "invalid regular expression: " + e.Err.Error()
+	case render.Unreadable:
+		return f, false, fmt.Sprintf("function-patch-and-transform cannot read %s: Crossplane passes a step's input as a protobuf Struct, whose numbers are float64, so it arrives as 9223372036854775808, which does not fit an int64, and the function rejects its whole input; the largest value it reads is %d", e.Value, int64(render.MaxInputInt))
 	}
-	switch t {
-	case "map":
-		if need("map", "map") {
-			if m, _ := tm["map"].(map[string]any); len(m) == 0 {
-				c.add(sub("map"), true, Error, "composition-transform", "a map transform needs at least one pair")
-			}
-		}
-	case "match":
-		if need("match", "match") {
-			m, _ := tm["match"].(map[string]any)
-			pats, _ := m["patterns"].([]any)
-			if len(pats) == 0 {
-				c.add(sub("match"), true, Error, "composition-transform", "a match transform needs at least one pattern")
-			}
-			for i, pt := range pats {
-				pm, _ := pt.(map[string]any)
-				pp := sub("match", "patterns").Child(fieldpath.Index(i))
-				switch ty, _ := pm["type"].(string); ty {
-				case "literal", "":
-					if pm["literal"] == nil {
-						c.add(pp, true, Error, "composition-transform", "a literal pattern needs literal")
-					}
-				case "regexp":
-					re, ok := pm["regexp"].(string)
-					if !ok {
-						c.add(pp, true, Error, "composition-transform", "a regexp pattern needs regexp")
-					} else if _, err := regexp.Compile(re); err != nil {
-						c.add(pp.Child(fieldpath.Field("regexp")), false, Error, "composition-transform", "invalid regular expression: "+err.Error())
-					}
-				default:
-					c.add(pp.Child(fieldpath.Field("type")), false, Error, "composition-transform", fmt.Sprintf("unknown pattern type %q (literal or regexp)", ty))
-				}
-			}
-		}
-	case "math":
-		if need("math", "math") {
-			m, _ := tm["math"].(map[string]any)
-			mt, _ := m["type"].(string)
-			if mt == "" && c.classic {
-				mt = "Multiply"
-			}
-			operand := map[string]string{"Multiply": "multiply", "ClampMin": "clampMin", "ClampMax": "clampMax"}
-			switch key, ok := operand[mt]; {
-			case mt == "":
-				c.add(sub("math"), true, Error, "composition-transform", "a math transform needs math.type (Multiply, ClampMin or ClampMax)")
-			case !ok:
-				c.add(sub("math", "type"), false, Error, "composition-transform", fmt.Sprintf("unknown math transform type %q", mt))
-			case m[key] == nil:
-				c.add(sub("math"), true, Error, "composition-transform", fmt.Sprintf("a %s math transform needs %s", mt, key))
-			case !c.classic:
-				if msg := unreadableOperand(m[key]); msg != "" {
-					c.add(sub("math", key), false, Error, "composition-transform", msg)
-				}
-			}
-		}
-	case "string":
-		if need("string", "string") {
-			s, _ := tm["string"].(map[string]any)
-			st, _ := s["type"].(string)
-			if st == "" && c.classic {
-				st = "Format"
-			}
-			needs := func(key, what string) {
-				if s[key] == nil {
-					c.add(sub("string"), true, Error, "composition-transform", fmt.Sprintf("a %s string transform needs %s", st, what))
-				}
-			}
-			switch st {
-			case "":
-				c.add(sub("string"), true, Error, "composition-transform", "a string transform needs string.type")
-			case "Format":
-				needs("fmt", "fmt")
-			case "Convert":
-				needs("convert", "convert")
-			case "TrimPrefix", "TrimSuffix":
-				needs("trim", "trim")
-			case "Join":
-				needs("join", "join")
-			case "Replace":
-				needs("replace", "replace")
-				if r, ok := s["replace"].(map[string]any); ok {
-					if v, _ := r["search"].(string); v == "" {
-						c.add(sub("string", "replace"), true, Error, "composition-transform", "a Replace string transform needs replace.search")
-					}
-				}
-			case "Regexp":
-				r, _ := s["regexp"].(map[string]any)
-				if m, _ := r["match"].(string); m == "" {
-					c.add(sub("string"), true, Error, "composition-transform", "a Regexp string transform needs regexp.match")
-				} else if _, err := regexp.Compile(m); err != nil {
-					c.add(sub("string", "regexp", "match"), false, Error, "composition-transform", "invalid regular expression: "+err.Error())
-				}
-			default:
-				c.add(sub("string", "type"), false, Error, "composition-transform", fmt.Sprintf("unknown string transform type %q", st))
-			}
-		}
-	case "convert":
-		// toType and format are enums of both input schemas, which
-		// report a missing or unknown value.
-		need("convert", "convert")
-	case "":
-		c.add(tp, true, Error, "composition-transform", "a transform needs a type")
-	default:
-		c.add(tp.Child(fieldpath.Field("type")), false, Error, "composition-transform", fmt.Sprintf("unknown transform type %q", t))
-	}
+	return nil, false, ""
 }
 
 func (c *checker) readinessChecks(res map[string]any, rp fieldpath.Path) {
@@ -474,27 +422,4 @@ func (c *checker) connectionDetail(m map[string]any, dp fieldpath.Path) {
 func isEmptyList(v any) bool {
 	l, _ := v.([]any)
 	return len(l) == 0
-}
-
-// maxFunctionInt is the largest integer a function reads back as an int64:
-// Crossplane hands a step its input as a protobuf Struct, whose numbers
-// are float64, and larger integers round up to 2^63.
-const maxFunctionInt = 1<<63 - 513
-
-// unreadableOperand explains why function-patch-and-transform cannot read
-// a math operand it receives through the Struct ("" when it can).
-func unreadableOperand(v any) string {
-	var n int64
-	switch x := v.(type) {
-	case int64:
-		n = x
-	case int:
-		n = int64(x)
-	default:
-		return "" // not an integer: the input's schema reports it
-	}
-	if n <= maxFunctionInt {
-		return ""
-	}
-	return fmt.Sprintf("function-patch-and-transform cannot read %d: Crossplane passes a step's input as a protobuf Struct, whose numbers are float64, so it arrives as 9223372036854775808, which does not fit an int64, and the function rejects its whole input; the largest value it reads is %d", n, int64(maxFunctionInt))
 }

@@ -668,9 +668,6 @@ func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classi
 		value = x
 	}
 	transforms, _ := pm["transforms"].([]any)
-	if classic {
-		transforms = classicDefaults(transforms)
-	}
 	out, at, err := transformAll(transforms, value, classic)
 	if err != nil {
 		return nil, nil, &transformError{index: at, err: err}
@@ -792,29 +789,4 @@ func ComposedMetadata(obj map[string]any, name string, xr map[string]any, namesp
 			"controller": true, "blockOwnerDeletion": true,
 		}}
 	}
-}
-
-// classicDefaults fills in what the API server's defaulting gives a
-// classic Composition's transforms (its CRD defaults string.type to
-// Format and math.type to Multiply); P&T inputs are not defaulted.
-func classicDefaults(ts []any) []any {
-	out := make([]any, len(ts))
-	for i, t := range ts {
-		tm, ok := t.(map[string]any)
-		if !ok {
-			out[i] = t
-			continue
-		}
-		for key, def := range map[string]string{"string": "Format", "math": "Multiply"} {
-			if sub, ok := tm[key].(map[string]any); ok && tm["type"] == key {
-				if ty, _ := sub["type"].(string); ty == "" {
-					c, _ := DeepCopy(tm).(map[string]any)
-					c[key].(map[string]any)["type"] = def
-					tm = c
-				}
-			}
-		}
-		out[i] = tm
-	}
-	return out
 }

@@ -34,7 +34,10 @@ import (
 // string; numbers that come out of a map or match transform (and out of a
 // JSON convert) are float64, as encoding/json decodes them.
 
-// TransformError is why a transform failed.
+// TransformError is why a transform failed. It is the one decision of
+// whether a transform is valid (ValidateTransform): Reason, Field, Value,
+// Of and Err say why in structured form, and Error words it exactly as
+// function-patch-and-transform does.
 type TransformError struct {
 	// Field is the field of the transform object the failure is about,
 	// relative to the transform (math.multiply, match.patterns[1]), or
@@ -45,31 +48,115 @@ type TransformError struct {
 	// patch ("invalid Function input" or "cannot get Function input").
 	// It is false when the transform failed on this input value.
 	Invalid bool
-	// Msg describes the failure, in the function's words.
-	Msg string
+	// Reason is why the transform is invalid (FailedOnValue when it is
+	// not).
+	Reason Reason
+	// Value is the value Reason is about, as written: the unknown type
+	// (UnknownType), the regular expression (BadRegexp), the format or
+	// type (BadValue), the integer (Unreadable).
+	Value string
+	// Of is, for MissingField, the type whose configuration needs Field:
+	// the transform type (map), the math or string transform type
+	// (Multiply, Format) or the pattern type (literal, regexp).
+	Of string
+	// Detail is the rest of the function's message: its explanation of a
+	// Required or Invalid value, what a field of the wrong type must be,
+	// or which transform could not resolve.
+	Detail string
 	// Err is the underlying error (strconv, regexp, encoding/json,
-	// quantity parsing), if any; Error appends it to Msg.
+	// quantity parsing), if any; Error appends it.
 	Err error
 }
 
+// Reason is why a transform is invalid.
+type Reason int
+
+// The reasons a transform is invalid. WrongType and Unreadable are found
+// while the function decodes its input (it then stops, "cannot get
+// Function input"); the others are its validation ("invalid Function
+// input").
+const (
+	// FailedOnValue: the transform is valid but failed on its input.
+	FailedOnValue Reason = iota
+	// WrongType: Field (nil: the transform itself) is set to a value of
+	// the wrong JSON type, or an integer field to a fraction.
+	WrongType
+	// Unreadable: Field is an integer the function cannot read, as a
+	// step's input reaches it through a protobuf Struct (beyond
+	// MaxInputInt).
+	Unreadable
+	// MissingField: Field is absent or null (or empty, for a string the
+	// function does not hold as optional) but Of needs it.
+	MissingField
+	// EmptyMap: a map transform has no pair.
+	EmptyMap
+	// EmptyPatterns: a match transform has no pattern.
+	EmptyPatterns
+	// UnknownType: Field (type, math.type, string.type or a pattern's
+	// type) holds an unknown Value.
+	UnknownType
+	// BadRegexp: Field's regular expression Value does not compile (Err).
+	BadRegexp
+	// BadValue: Field (convert.format or convert.toType) holds a Value
+	// outside its enum.
+	BadValue
+)
+
+// MaxInputInt is the largest integer a function reads back as an int64:
+// Crossplane hands a step its input as a protobuf Struct, whose numbers
+// are float64, and larger integers round up to 2^63.
+const MaxInputInt = 1<<63 - 513
+
 func (e *TransformError) Error() string {
-	if e.Err != nil {
-		return e.Msg + ": " + e.Err.Error()
+	var msg string
+	switch e.Reason {
+	case MissingField, EmptyMap, EmptyPatterns:
+		msg = fmt.Sprintf("%s: Required value: %s", e.Field, e.Detail)
+	case UnknownType, BadRegexp, BadValue:
+		msg = fmt.Sprintf("%s: Invalid value: %q: %s", e.Field, e.Value, e.Detail)
+	case WrongType, Unreadable:
+		msg = e.Detail
+		if e.Field != nil {
+			msg = fmt.Sprintf("%s: %s", e.Field, e.Detail)
+		}
+	default:
+		msg = e.Detail
 	}
-	return e.Msg
+	if e.Err != nil {
+		return msg + ": " + e.Err.Error()
+	}
+	return msg
 }
 
 func (e *TransformError) Unwrap() error { return e.Err }
 
+// ValidateTransform is the one decision of whether a transform (the
+// object written in a Composition, or anything else found in its place)
+// is valid, as function-patch-and-transform decides it: nil when it is,
+// else every reason it is not, those its decoding finds (WrongType,
+// Unreadable) before those its validation finds. The function stops at
+// the first, which is the one Transform and TransformAll report; the
+// rest are for an editor, which shows them all at once: after a field of
+// the wrong type, validation goes on as if that field were set to its
+// zero value (an empty object, "", 0), and every invalid pattern of a
+// match transform is reported. classic validates a classic Composition's
+// transform (which Crossplane runs itself, after the same validation),
+// with the API server's defaults (math.type Multiply, string.type Format)
+// and its integers exact.
+func ValidateTransform(t any, classic bool) []*TransformError {
+	x, errs := readTransformAs(t, classic)
+	return append(errs, x.validate()...)
+}
+
 // Transform runs one transform on in. The error, if any, is a
 // *TransformError.
 func Transform(t map[string]any, in any) (any, error) {
-	x, err := readTransform(t)
-	if err != nil {
-		return nil, err
+	x, errs := readTransform(t)
+	if len(errs) == 0 {
+		errs = x.validate()
 	}
-	if err := x.validate(); err != nil {
-		return nil, err
+	if len(errs) > 0 {
+		return nil, errs[0]
 	}
 	return x.resolve(normalizeInput(in))
 }
@@ -86,25 +173,21 @@ func TransformAll(ts []any, in any) (any, int, error) {
 }
 
 // transformAll is TransformAll; classic reads a classic Composition's
-// transforms, which Crossplane runs itself on its typed Composition:
-// integers stay exact instead of passing through a protobuf Struct.
+// transforms, which Crossplane runs itself on its typed Composition: the
+// API server has defaulted them, and integers stay exact instead of
+// passing through a protobuf Struct.
 func transformAll(ts []any, in any, classic bool) (any, int, error) {
 	xs := make([]*xform, len(ts))
 	for i, t := range ts {
-		m, ok := t.(map[string]any)
-		if !ok {
-			return nil, i, fmt.Errorf("transform at index %d is invalid: %w", i,
-				&TransformError{Invalid: true, Msg: fmt.Sprintf("a transform must be an object, not %s", jsonKind(t))})
-		}
-		x, err := readTransformAs(m, classic)
-		if err != nil {
-			return nil, i, fmt.Errorf("transform at index %d is invalid: %w", i, err)
+		x, errs := readTransformAs(t, classic)
+		if len(errs) > 0 {
+			return nil, i, fmt.Errorf("transform at index %d is invalid: %w", i, errs[0])
 		}
 		xs[i] = x
 	}
 	for i, x := range xs {
-		if err := x.validate(); err != nil {
-			return nil, i, fmt.Errorf("transform at index %d is invalid: %w", i, err)
+		if errs := x.validate(); len(errs) > 0 {
+			return nil, i, fmt.Errorf("transform at index %d is invalid: %w", i, errs[0])
 		}
 	}
 	v := normalizeInput(in)
@@ -188,17 +271,21 @@ type convertX struct {
 	format *string
 }
 
-// reader reads JSON-typed fields, remembering the first type error.
-// exact keeps integers as written (a classic Composition's transforms).
+// reader reads JSON-typed fields, collecting type errors in the order the
+// function's decoding meets them. A field of the wrong type reads as set
+// to its zero value, so that validation can go on. exact keeps integers
+// as written (a classic Composition's transforms).
 type reader struct {
-	err   *TransformError
+	errs  []*TransformError
 	exact bool
 }
 
-func (r *reader) fail(at fieldpath.Path, msg string) {
-	if r.err == nil {
-		r.err = &TransformError{Field: at, Invalid: true, Msg: fmt.Sprintf("%s: %s", at, msg)}
-	}
+func (r *reader) fail(at fieldpath.Path, reason Reason, value, detail string) {
+	r.errs = append(r.errs, &TransformError{Field: at, Invalid: true, Reason: reason, Value: value, Detail: detail})
+}
+
+func (r *reader) wrongType(at fieldpath.Path, detail string) {
+	r.fail(at, WrongType, "", detail)
 }
 
 // setField returns m[key] and whether it is set (present and not null).
@@ -214,8 +301,8 @@ func (r *reader) object(m map[string]any, key string, at fieldpath.Path) map[str
 	}
 	o, isObj := v.(map[string]any)
 	if !isObj {
-		r.fail(at.Child(fieldpath.Field(key)), "must be an object, not "+jsonKind(v))
-		return nil
+		r.wrongType(at.Child(fieldpath.Field(key)), "must be an object, not "+jsonKind(v))
+		return map[string]any{}
 	}
 	return o
 }
@@ -227,8 +314,8 @@ func (r *reader) str(m map[string]any, key string, at fieldpath.Path) *string {
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		r.fail(at.Child(fieldpath.Field(key)), "must be a string, not "+jsonKind(v))
-		return nil
+		r.wrongType(at.Child(fieldpath.Field(key)), "must be a string, not "+jsonKind(v))
+		return new(string)
 	}
 	return &s
 }
@@ -245,7 +332,7 @@ func (r *reader) plain(m map[string]any, key string, at fieldpath.Path) string {
 // integer reads an integer field. Crossplane hands the function its input
 // as a protobuf Struct, whose numbers are float64: an integer is rounded
 // to the nearest float64 on the way, and one that then no longer fits an
-// int64 is rejected, as are fractions.
+// int64 (beyond MaxInputInt) is rejected, as are fractions.
 func (r *reader) integer(m map[string]any, key string, at fieldpath.Path) *int64 {
 	v, ok := setField(m, key)
 	if !ok {
@@ -258,19 +345,20 @@ func (r *reader) integer(m map[string]any, key string, at fieldpath.Path) *int64
 			return &n
 		}
 		f = float64(n)
-		if f >= 1<<63 {
-			r.fail(at.Child(fieldpath.Field(key)), fmt.Sprintf("cannot be read: %d reaches the function as 9223372036854775808 (a step's input is a protobuf Struct, whose numbers are float64), which does not fit an int64", n))
-			return nil
+		if n > MaxInputInt {
+			r.fail(at.Child(fieldpath.Field(key)), Unreadable, strconv.FormatInt(n, 10),
+				fmt.Sprintf("cannot be read: %d reaches the function as 9223372036854775808 (a step's input is a protobuf Struct, whose numbers are float64), which does not fit an int64", n))
+			return new(int64)
 		}
 	case float64:
 		f = n
 	default:
-		r.fail(at.Child(fieldpath.Field(key)), "must be an integer, not "+jsonKind(v))
-		return nil
+		r.wrongType(at.Child(fieldpath.Field(key)), "must be an integer, not "+jsonKind(v))
+		return new(int64)
 	}
 	if f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
-		r.fail(at.Child(fieldpath.Field(key)), fmt.Sprintf("must be an integer, not %v", v))
-		return nil
+		r.wrongType(at.Child(fieldpath.Field(key)), fmt.Sprintf("must be an integer, not %v", v))
+		return new(int64)
 	}
 	i := int64(f)
 	return &i
@@ -288,18 +376,43 @@ func field(names ...string) fieldpath.Path {
 
 // readTransform decodes a transform object as the function's JSON
 // decoding would, failing on fields of the wrong JSON type.
-func readTransform(t map[string]any) (*xform, error) {
+func readTransform(t map[string]any) (*xform, []*TransformError) {
 	return readTransformAs(t, false)
 }
 
-func readTransformAs(t map[string]any, classic bool) (*xform, error) {
+// readTransformAs is readTransform; classic reads a classic Composition's
+// transform, after the API server's defaulting and with exact integers.
+// It always returns a transform, read as if every field of the wrong type
+// were set to its zero value.
+func readTransformAs(tv any, classic bool) (*xform, []*TransformError) {
 	r := reader{exact: classic}
+	t, ok := tv.(map[string]any)
+	if !ok {
+		r.wrongType(root, "a transform must be an object, not "+jsonKind(tv))
+	}
 	x := &xform{typ: r.plain(t, "type", root)}
+
+	// classicType is the type of a classic Composition's math or string
+	// transform, which the Composition CRD defaults (to def) unless it
+	// is a string.
+	classicType := func(m map[string]any, key, def string) (string, bool) {
+		if !classic || x.typ != key {
+			return "", false
+		}
+		if s, _ := m["type"].(string); s == "" {
+			return def, true
+		}
+		return "", false
+	}
 
 	if m := r.object(t, "math", root); m != nil {
 		at := field("math")
+		typ, defaulted := classicType(m, "math", "Multiply")
+		if !defaulted {
+			typ = r.plain(m, "type", at)
+		}
 		x.math = &mathX{
-			typ:      r.plain(m, "type", at),
+			typ:      typ,
 			multiply: r.integer(m, "multiply", at),
 			clampMin: r.integer(m, "clampMin", at),
 			clampMax: r.integer(m, "clampMax", at),
@@ -317,7 +430,7 @@ func readTransformAs(t map[string]any, classic bool) (*xform, error) {
 		if v, ok := setField(m, "patterns"); ok {
 			list, isList := v.([]any)
 			if !isList {
-				r.fail(field("match", "patterns"), "must be an array, not "+jsonKind(v))
+				r.wrongType(field("match", "patterns"), "must be an array, not "+jsonKind(v))
 			}
 			for i, pv := range list {
 				var pat patternX // a null element is an empty pattern
@@ -330,7 +443,7 @@ func readTransformAs(t map[string]any, classic bool) (*xform, error) {
 					pat.regexp = r.str(pm, "regexp", at)
 					pat.result, _ = setField(pm, "result")
 				default:
-					r.fail(at, "must be an object, not "+jsonKind(pv))
+					r.wrongType(at, "must be an object, not "+jsonKind(pv))
 				}
 				x.match.patterns = append(x.match.patterns, pat)
 			}
@@ -339,8 +452,12 @@ func readTransformAs(t map[string]any, classic bool) (*xform, error) {
 
 	if m := r.object(t, "string", root); m != nil {
 		at := field("string")
+		typ, defaulted := classicType(m, "string", "Format")
+		if !defaulted {
+			typ = r.plain(m, "type", at)
+		}
 		s := &stringX{
-			typ:     r.plain(m, "type", at),
+			typ:     typ,
 			format:  r.str(m, "fmt", at),
 			convert: r.str(m, "convert", at),
 			trim:    r.str(m, "trim", at),
@@ -370,103 +487,125 @@ func readTransformAs(t map[string]any, classic bool) (*xform, error) {
 		x.convert = &convertX{toType: r.plain(m, "toType", at), format: r.str(m, "format", at)}
 	}
 
-	if r.err != nil {
-		return nil, r.err
+	return x, r.errs
+}
+
+// missing is the function's field.Required error for a field that of
+// needs.
+func missing(at fieldpath.Path, of, detail string) *TransformError {
+	return &TransformError{Field: at, Invalid: true, Reason: MissingField, Of: of, Detail: detail}
+}
+
+// invalid is the function's field.Invalid error.
+func invalid(at fieldpath.Path, reason Reason, value, detail string) *TransformError {
+	return &TransformError{Field: at, Invalid: true, Reason: reason, Value: value, Detail: detail}
+}
+
+func badRegexp(at fieldpath.Path, re string) *TransformError {
+	if _, err := regexp.Compile(re); err != nil {
+		e := invalid(at, BadRegexp, re, "invalid regexp")
+		e.Err = err
+		return e
 	}
-	return x, nil
+	return nil
 }
 
-// required and invalid are the function's field.Required and
-// field.Invalid validation errors.
-func required(at fieldpath.Path, detail string) *TransformError {
-	return &TransformError{Field: at, Invalid: true, Msg: fmt.Sprintf("%s: Required value: %s", at, detail)}
+// one is the list of at most one error.
+func one(e *TransformError) []*TransformError {
+	if e == nil {
+		return nil
+	}
+	return []*TransformError{e}
 }
 
-func invalid(at fieldpath.Path, value, detail string) *TransformError {
-	return &TransformError{Field: at, Invalid: true, Msg: fmt.Sprintf("%s: Invalid value: %q: %s", at, value, detail)}
-}
-
-// validate is the function's ValidateTransform.
-func (x *xform) validate() *TransformError {
+// validate is the function's ValidateTransform, except that it reports
+// every invalid pattern of a match transform, where the function stops at
+// the first.
+func (x *xform) validate() []*TransformError {
 	switch x.typ {
 	case "math":
 		if x.math == nil {
-			return required(field("math"), "given transform type math requires configuration")
+			return one(missing(field("math"), "math", "given transform type math requires configuration"))
 		}
-		return x.math.validate()
+		return one(x.math.validate())
 	case "map":
 		if !x.hasMap {
-			return required(field("map"), "given transform type map requires configuration")
+			return one(missing(field("map"), "map", "given transform type map requires configuration"))
 		}
 		if len(x.mapping) == 0 {
-			return required(field("map"), "at least one pair must be specified if a map transform is specified")
+			return one(&TransformError{Field: field("map"), Invalid: true, Reason: EmptyMap,
+				Detail: "at least one pair must be specified if a map transform is specified"})
 		}
 	case "match":
 		if x.match == nil {
-			return required(field("match"), "given transform type match requires configuration")
+			return one(missing(field("match"), "match", "given transform type match requires configuration"))
 		}
-		if len(x.match.patterns) == 0 {
-			return required(field("match", "patterns"), "at least one pattern must be specified if a match transform is specified")
-		}
-		for i, p := range x.match.patterns {
-			at := field("match", "patterns").Child(fieldpath.Index(i))
-			switch p.typ {
-			case "literal", "":
-				if p.literal == nil {
-					return required(at.Child(fieldpath.Field("literal")), "literal pattern type requires a literal")
-				}
-			case "regexp":
-				if p.regexp == nil {
-					return required(at.Child(fieldpath.Field("regexp")), "regexp pattern type requires a regexp")
-				}
-				if _, err := regexp.Compile(*p.regexp); err != nil {
-					e := invalid(at.Child(fieldpath.Field("regexp")), *p.regexp, "invalid regexp")
-					e.Err = err
-					return e
-				}
-			default:
-				return invalid(at.Child(fieldpath.Field("type")), p.typ, "unknown pattern type")
-			}
-		}
+		return x.match.validate()
 	case "string":
 		if x.str == nil {
-			return required(field("string"), "given transform type string requires configuration")
+			return one(missing(field("string"), "string", "given transform type string requires configuration"))
 		}
-		return x.str.validate()
+		return one(x.str.validate())
 	case "convert":
 		if x.convert == nil {
-			return required(field("convert"), "given transform type convert requires configuration")
+			return one(missing(field("convert"), "convert", "given transform type convert requires configuration"))
 		}
 		if f := x.convert.format; f != nil && !validFormat(*f) {
-			return invalid(field("convert", "format"), *f, "invalid format")
+			return one(invalid(field("convert", "format"), BadValue, *f, "invalid format"))
 		}
 		if !validIOType(x.convert.toType) {
-			return invalid(field("convert", "toType"), x.convert.toType, "invalid type")
+			return one(invalid(field("convert", "toType"), BadValue, x.convert.toType, "invalid type"))
 		}
 	default:
-		return invalid(field("type"), x.typ, "unknown transform type")
+		return one(invalid(field("type"), UnknownType, x.typ, "unknown transform type"))
 	}
 	return nil
+}
+
+func (m *matchX) validate() []*TransformError {
+	if len(m.patterns) == 0 {
+		return one(&TransformError{Field: field("match", "patterns"), Invalid: true, Reason: EmptyPatterns,
+			Detail: "at least one pattern must be specified if a match transform is specified"})
+	}
+	var errs []*TransformError
+	for i, p := range m.patterns {
+		at := field("match", "patterns").Child(fieldpath.Index(i))
+		switch p.typ {
+		case "literal", "":
+			if p.literal == nil {
+				errs = append(errs, missing(at.Child(fieldpath.Field("literal")), "literal", "literal pattern type requires a literal"))
+			}
+		case "regexp":
+			if p.regexp == nil {
+				errs = append(errs, missing(at.Child(fieldpath.Field("regexp")), "regexp", "regexp pattern type requires a regexp"))
+			} else if e := badRegexp(at.Child(fieldpath.Field("regexp")), *p.regexp); e != nil {
+				errs = append(errs, e)
+			}
+		default:
+			errs = append(errs, invalid(at.Child(fieldpath.Field("type")), UnknownType, p.typ, "unknown pattern type"))
+		}
+	}
+	return errs
 }
 
 func (m *mathX) validate() *TransformError {
 	switch m.typ {
 	case "":
-		return required(field("math", "type"), "math transform type is required")
+		return missing(field("math", "type"), "math", "math transform type is required")
 	case "Multiply":
 		if m.multiply == nil {
-			return required(field("math", "multiply"), "must specify a value if a multiply math transform is specified")
+			return missing(field("math", "multiply"), m.typ, "must specify a value if a multiply math transform is specified")
 		}
 	case "ClampMin":
 		if m.clampMin == nil {
-			return required(field("math", "clampMin"), "must specify a value if a clamp min math transform is specified")
+			return missing(field("math", "clampMin"), m.typ, "must specify a value if a clamp min math transform is specified")
 		}
 	case "ClampMax":
 		if m.clampMax == nil {
-			return required(field("math", "clampMax"), "must specify a value if a clamp max math transform is specified")
+			return missing(field("math", "clampMax"), m.typ, "must specify a value if a clamp max math transform is specified")
 		}
 	default:
-		return invalid(field("math", "type"), m.typ, "unknown math transform type")
+		return invalid(field("math", "type"), UnknownType, m.typ, "unknown math transform type")
 	}
 	return nil
 }
@@ -474,44 +613,40 @@ func (m *mathX) validate() *TransformError {
 func (s *stringX) validate() *TransformError {
 	switch s.typ {
 	case "":
-		return required(field("string", "type"), "string transform type is required")
+		return missing(field("string", "type"), "string", "string transform type is required")
 	case "Format":
 		if s.format == nil {
-			return required(field("string", "fmt"), "format transform requires a format")
+			return missing(field("string", "fmt"), s.typ, "format transform requires a format")
 		}
 	case "Convert":
 		if s.convert == nil {
-			return required(field("string", "convert"), "convert transform requires a conversion type")
+			return missing(field("string", "convert"), s.typ, "convert transform requires a conversion type")
 		}
 	case "TrimPrefix", "TrimSuffix":
 		if s.trim == nil {
-			return required(field("string", "trim"), "trim transform requires a trim value")
+			return missing(field("string", "trim"), s.typ, "trim transform requires a trim value")
 		}
 	case "Regexp":
 		if s.regexp == nil {
-			return required(field("string", "regexp"), "regexp transform requires a regexp")
+			return missing(field("string", "regexp"), s.typ, "regexp transform requires a regexp")
 		}
 		if s.regexp.match == "" {
-			return required(field("string", "regexp", "match"), "regexp transform requires a match")
+			return missing(field("string", "regexp", "match"), s.typ, "regexp transform requires a match")
 		}
-		if _, err := regexp.Compile(s.regexp.match); err != nil {
-			e := invalid(field("string", "regexp", "match"), s.regexp.match, "invalid regexp")
-			e.Err = err
-			return e
-		}
+		return badRegexp(field("string", "regexp", "match"), s.regexp.match)
 	case "Join":
 		if s.join == nil {
-			return required(field("string", "join"), "join transform requires a join")
+			return missing(field("string", "join"), s.typ, "join transform requires a join")
 		}
 	case "Replace":
 		if s.replace == nil {
-			return required(field("string", "replace"), "replace transform requires a replace")
+			return missing(field("string", "replace"), s.typ, "replace transform requires a replace")
 		}
 		if s.replace.search == "" {
-			return required(field("string", "replace", "search"), "replace transform requires a search")
+			return missing(field("string", "replace", "search"), s.typ, "replace transform requires a search")
 		}
 	default:
-		return invalid(field("string", "type"), s.typ, "unknown string transform type")
+		return invalid(field("string", "type"), UnknownType, s.typ, "unknown string transform type")
 	}
 	return nil
 }
@@ -534,7 +669,7 @@ func validIOType(t string) bool {
 
 // failed is a transform that could not resolve on its input.
 func failed(typ string, at fieldpath.Path, err error) *TransformError {
-	return &TransformError{Field: at, Msg: typ + " transform could not resolve", Err: err}
+	return &TransformError{Field: at, Detail: typ + " transform could not resolve", Err: err}
 }
 
 // resolve is the function's Resolve, on a validated transform.
