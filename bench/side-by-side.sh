@@ -8,6 +8,8 @@
 # (bench/jsonschema: unknown fields are errors, as with kubectl's strict
 # field validation; no CEL, defaulting or metadata rules, which JSON Schema
 # cannot say) and runs with -strict (duplicate keys are errors too).
+# The library floor (crdbench floor-child) is what the libraries crd-lsp
+# validates with cost for the same workload with no crd-lsp code running.
 # yaml-language-server is configured as a user would: yaml.schemas maps
 # the Bucket CRD's converted JSON Schema to the keystroke file.
 set -euo pipefail
@@ -29,7 +31,7 @@ fi
 
 bench_prepare
 echo "# node $(node --version) (yaml-language-server 2.0.0 declares node >= 22.13; it runs on this one)"
-bench_crd_lsp_figures -kubeconform "$KUBECONFORM"
+bench_crd_lsp_figures -kubeconform "$KUBECONFORM" -floor
 
 echo "# keystroke → publishDiagnostics on a 300-document file of S3 Buckets, the same file and edits for both servers"
 c=$("$BENCH_BIN/crdbench" keystroke -work "$BENCH_WORK" -edits "$BENCH_EDITS" -name crd-lsp -- "$BENCH_BIN/crd-lsp" serve)

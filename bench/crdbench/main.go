@@ -4,8 +4,9 @@
 // a bench tool, not shipped, and never runs in CI.
 //
 //	crdbench gen        -work DIR -corpus DIR        generate the workloads (cached by stamp)
-//	crdbench check      -work DIR -crd-lsp BIN [-kubeconform BIN]
-//	                                                 documents per CPU-second, peak RSS
+//	crdbench check      -work DIR -crd-lsp BIN [-kubeconform BIN] [-floor]
+//	                                                 documents per CPU-second, peak RSS;
+//	                                                 -floor adds the library floor (floor.go)
 //	crdbench keystroke  -work DIR [-yamlls] -- SERVER ARGV...
 //	                                                 keystroke → publishDiagnostics latency
 //	crdbench firstdiag  -work DIR -- SERVER ARGV...  first schema-dependent diagnostic with
@@ -35,6 +36,8 @@ func main() {
 		err = keystroke(args)
 	case "firstdiag":
 		err = firstDiag(args)
+	case "floor-child":
+		err = floorChild(args)
 	default:
 		usage()
 	}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/crd-lsp/crd-lsp/bench/workload"
+)
+
+// The library floor: what the libraries crd-lsp is built on cost for a
+// workload when nothing of crd-lsp runs — sigs.k8s.io/yaml decoding every
+// CRD and document, apiextensions-apiserver building what the API server
+// builds to serve each version (internal schema, OpenAPI validator,
+// structural schema, CEL programs), and each document validated by a
+// fresh kube-openapi validator and the CEL rules, as the API server does
+// on create. crd-lsp does all of this and more (pruning, defaulting,
+// metadata, list types, positions), so its CPU cannot go below this
+// figure without replacing these libraries.
+
+var floorSummary = regexp.MustCompile(`(?m)^floor: (\d+) documents, (\d+) errors$`)
+
+// floorTool runs `crdbench floor-child` as the third checker of check
+// (50-CRD scenarios: it builds every CRD it is given, used or not).
+func floorTool(self string, m *workload.Manifest) tool {
+	return tool{
+		name: "floor",
+		argv: func(sc scenario) []string { return []string{self, "floor-child", "-schemas", m.Schemas50, sc.path} },
+		verify: func(sc scenario, r run) error {
+			s := floorSummary.FindStringSubmatch(r.stdout)
+			if s == nil || r.exit != 0 {
+				return fmt.Errorf("no summary (exit %d) in %q", r.exit, tail(r.stdout))
+			}
+			if s[1] != strconv.Itoa(sc.docs) || s[2] != "0" {
+				return fmt.Errorf("not clean: %s", s[0])
+			}
+			return nil
+		},
+	}
+}
+
+type floorVersion struct {
+	openapi    validation.SchemaValidator
+	structural *structuralschema.Structural
+	cel        *cel.Validator
+}
+
+// floorChild is the library floor run as a child process.
+func floorChild(args []string) error {
+	fl := flag.NewFlagSet("floor-child", flag.ExitOnError)
+	schemas := fl.String("schemas", "", "folder of CRD YAML files")
+	_ = fl.Parse(args)
+	if fl.NArg() != 1 {
+		return fmt.Errorf("want one file or folder of documents")
+	}
+	versions := map[string]floorVersion{}
+	crds, err := filepath.Glob(filepath.Join(*schemas, "*.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, f := range crds {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := sigsyaml.Unmarshal(text, &crd); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		for _, v := range crd.Spec.Versions {
+			var internal apiextensions.CustomResourceValidation
+			if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v.Schema, &internal, nil); err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			openapi, _, err := validation.NewSchemaValidator(internal.OpenAPIV3Schema)
+			if err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			ss, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+			if err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			if err := structuraldefaulting.PruneDefaults(ss); err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			versions[crd.Spec.Group+"/"+v.Name+"/"+crd.Spec.Names.Kind] = floorVersion{openapi, ss, cel.NewValidator(ss, true, celconfig.PerCallLimit)}
+		}
+	}
+	docs, errs := 0, 0
+	err = filepath.WalkDir(fl.Arg(0), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, part := range bytes.Split(text, []byte("\n---\n")) {
+			j, err := sigsyaml.YAMLToJSON(part)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			var obj map[string]any
+			if err := utiljson.Unmarshal(j, &obj); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			if obj == nil {
+				continue
+			}
+			apiVersion, _ := obj["apiVersion"].(string)
+			kind, _ := obj["kind"].(string)
+			if !strings.Contains(apiVersion, "/") {
+				apiVersion = "/" + apiVersion
+			}
+			v, ok := versions[apiVersion+"/"+kind]
+			if !ok {
+				return fmt.Errorf("%s: no CRD for %s %s", path, apiVersion, kind)
+			}
+			docs++
+			errs += len(validation.ValidateCustomResource(nil, obj, v.openapi))
+			celErrs, _ := v.cel.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+			errs += len(celErrs)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("floor: %d documents, %d errors\n", docs, errs)
+	return nil
+}
