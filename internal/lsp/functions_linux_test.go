@@ -3,17 +3,11 @@
 package lsp_test
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
-	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 )
 
 // TestKilledBinaryTakesItsFunctions: when crd-lsp is killed (SIGKILL: no
@@ -22,25 +16,10 @@ import (
 // function process, opened while crd-lsp runs, and waits for it to report
 // the exit.
 func TestKilledBinaryTakesItsFunctions(t *testing.T) {
-	bin := fntest.TestFunction(t)
-	pidFile := filepath.Join(t.TempDir(), "pids")
-	exe := pidWrapper(t, bin, pidFile)
-	dir := copyPipeline(t)
-	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, Settings: map[string]any{"functions": map[string]any{"function-test": exe}}})
-	e.AwaitSchemas(30 * time.Second)
-	text, _ := os.ReadFile(filepath.Join(dir, "composition.yaml"))
-	e.Open("composition.yaml", string(text))
-	want := `32:11: warning: function-test: buckets are composed without a region [function-result]`
-	if got := diagLines(e.AwaitDiagnostics("composition.yaml", 1, 60*time.Second)); !hasLine(got, want) {
-		t.Fatalf("diagnostics lack %q:\n%s", want, strings.Join(got, "\n"))
-	}
-	started := pids(t, pidFile)
-	if len(started) != 1 {
-		t.Fatalf("function processes %v, want one", started)
-	}
-	fd, err := unix.PidfdOpen(started[0], 0)
+	e, pid := startBinaryRunningFunction(t)
+	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
-		t.Fatalf("pidfd of the running function %d: %v", started[0], err)
+		t.Fatalf("pidfd of the running function %d: %v", pid, err)
 	}
 	defer unix.Close(fd)
 	if err := syscall.Kill(e.PID(), syscall.SIGKILL); err != nil {
@@ -58,7 +37,7 @@ func TestKilledBinaryTakesItsFunctions(t *testing.T) {
 			t.Fatal(err)
 		}
 		if n == 0 {
-			t.Fatalf("function process %d still runs 10s after crd-lsp was killed", started[0])
+			t.Fatalf("function process %d still runs 10s after crd-lsp was killed", pid)
 		}
 		return
 	}

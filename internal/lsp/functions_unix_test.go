@@ -98,24 +98,9 @@ func TestFunctionProcessesStopAtShutdown(t *testing.T) {
 // function processes it started when the editor goes away without
 // shutdown (stdin closed), and when it is terminated (SIGTERM).
 func TestBinaryStopsFunctionsWhenTheClientGoes(t *testing.T) {
-	bin := fntest.TestFunction(t)
 	for _, how := range []string{"stdin closed", "SIGTERM"} {
 		t.Run(how, func(t *testing.T) {
-			pidFile := filepath.Join(t.TempDir(), "pids")
-			exe := pidWrapper(t, bin, pidFile)
-			dir := copyPipeline(t)
-			e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, Settings: map[string]any{"functions": map[string]any{"function-test": exe}}})
-			e.AwaitSchemas(30 * time.Second)
-			text, _ := os.ReadFile(filepath.Join(dir, "composition.yaml"))
-			e.Open("composition.yaml", string(text))
-			want := `32:11: warning: function-test: buckets are composed without a region [function-result]`
-			if got := diagLines(e.AwaitDiagnostics("composition.yaml", 1, 60*time.Second)); !hasLine(got, want) {
-				t.Fatalf("diagnostics lack %q:\n%s", want, strings.Join(got, "\n"))
-			}
-			started := pids(t, pidFile)
-			if len(started) != 1 || !alive(started[0]) {
-				t.Fatalf("function processes %v, want one running", started)
-			}
+			e, pid := startBinaryRunningFunction(t)
 			if how == "SIGTERM" {
 				if err := syscall.Kill(e.PID(), syscall.SIGTERM); err != nil {
 					t.Fatal(err)
@@ -124,9 +109,34 @@ func TestBinaryStopsFunctionsWhenTheClientGoes(t *testing.T) {
 				e.CloseStdin()
 			}
 			e.WaitExit(10 * time.Second)
-			if alive(started[0]) {
-				t.Errorf("function process %d still runs after crd-lsp exited", started[0])
+			if alive(pid) {
+				t.Errorf("function process %d still runs after crd-lsp exited", pid)
 			}
 		})
 	}
+}
+
+// startBinaryRunningFunction starts the crd-lsp binary on the pipeline
+// workspace with the test function configured, opens the Composition,
+// awaits the function's finding, and returns the editor and the pid of
+// the one function process.
+func startBinaryRunningFunction(t *testing.T) (*lsptest.Editor, int) {
+	t.Helper()
+	bin := fntest.TestFunction(t)
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	exe := pidWrapper(t, bin, pidFile)
+	dir := copyPipeline(t)
+	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, Settings: map[string]any{"functions": map[string]any{"function-test": exe}}})
+	e.AwaitSchemas(30 * time.Second)
+	text, _ := os.ReadFile(filepath.Join(dir, "composition.yaml"))
+	e.Open("composition.yaml", string(text))
+	want := `32:11: warning: function-test: buckets are composed without a region [function-result]`
+	if got := diagLines(e.AwaitDiagnostics("composition.yaml", 1, 60*time.Second)); !hasLine(got, want) {
+		t.Fatalf("diagnostics lack %q:\n%s", want, strings.Join(got, "\n"))
+	}
+	started := pids(t, pidFile)
+	if len(started) != 1 || !alive(started[0]) {
+		t.Fatalf("function processes %v, want one running", started)
+	}
+	return e, started[0]
 }

@@ -66,33 +66,27 @@ func (n *validatorNode) field(name string, schema *spec.Schema, root any, path s
 	if n.patterns {
 		return n.v.build(schema, root, path, formats)
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if c, ok := n.fields[name]; ok {
-		return c
-	}
-	c := n.v.build(schema, root, path, formats)
-	if n.v.cached.Add(1) <= maxCachedValidators {
-		if n.fields == nil {
-			n.fields = map[string]*validate.SchemaValidator{}
-		}
-		n.fields[name] = c
-	}
-	return c
+	return child(n, &n.fields, name, func() *validate.SchemaValidator { return n.v.build(schema, root, path, formats) })
 }
 
 func (n *validatorNode) index(i int, schema *spec.Schema, root any, path string, formats strfmt.Registry, _ ...validate.Option) validate.ValueValidator {
+	return child(n, &n.items, i, func() *validate.SchemaValidator { return n.v.build(schema, root, path, formats) })
+}
+
+// child is the cached validator of key in *m, built (and kept while the
+// cache has room) on first use.
+func child[K comparable](n *validatorNode, m *map[K]*validate.SchemaValidator, key K, build func() *validate.SchemaValidator) *validate.SchemaValidator {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if c, ok := n.items[i]; ok {
+	if c, ok := (*m)[key]; ok {
 		return c
 	}
-	c := n.v.build(schema, root, path, formats)
+	c := build()
 	if n.v.cached.Add(1) <= maxCachedValidators {
-		if n.items == nil {
-			n.items = map[int]*validate.SchemaValidator{}
+		if *m == nil {
+			*m = map[K]*validate.SchemaValidator{}
 		}
-		n.items[i] = c
+		(*m)[key] = c
 	}
 	return c
 }
