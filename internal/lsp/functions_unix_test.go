@@ -53,27 +53,15 @@ func alive(pid int) bool {
 // for crdLsp.functions (one per registry: the settings changed in
 // between) are gone when shutdown has been answered.
 func TestFunctionProcessesStopAtShutdown(t *testing.T) {
-	bin := fntest.TestFunction(t)
-	pidFile := filepath.Join(t.TempDir(), "pids")
-	exe := pidWrapper(t, bin, pidFile)
-	dir := copyPipeline(t)
-	settings := map[string]any{"functions": map[string]any{"function-test": exe}}
-	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: settings})
-	e.AwaitSchemas(30 * time.Second)
-	text, _ := os.ReadFile(filepath.Join(dir, "composition.yaml"))
-	e.Open("composition.yaml", string(text))
-	want := `32:11: warning: function-test: buckets are composed without a region [function-result]`
-	if got := diagLines(e.AwaitDiagnostics("composition.yaml", 1, 60*time.Second)); !hasLine(got, want) {
-		t.Fatalf("diagnostics lack %q:\n%s", want, strings.Join(got, "\n"))
-	}
+	e, f := openRunningFunction(t, lsptest.StartInProcess)
 	// New settings: a new registry, which starts its own process.
-	settings["functionTimeout"] = 20
-	e.SetSettings(settings)
-	e.Change("composition.yaml", string(text)+"\n")
-	if got := diagLines(e.AwaitDiagnostics("composition.yaml", 2, 60*time.Second)); !hasLine(got, want) {
-		t.Fatalf("after the settings changed, diagnostics lack %q:\n%s", want, strings.Join(got, "\n"))
+	f.settings["functionTimeout"] = 20
+	e.SetSettings(f.settings)
+	e.Change("composition.yaml", f.text+"\n")
+	if got := diagLines(e.AwaitDiagnostics("composition.yaml", 2, 60*time.Second)); !hasLine(got, functionFinding) {
+		t.Fatalf("after the settings changed, diagnostics lack %q:\n%s", functionFinding, strings.Join(got, "\n"))
 	}
-	started := pids(t, pidFile)
+	started := pids(t, f.pidFile)
 	if len(started) != 2 {
 		t.Fatalf("started %d function processes, want 2 (one per registry): %v", len(started), started)
 	}
@@ -116,25 +104,44 @@ func TestBinaryStopsFunctionsWhenTheClientGoes(t *testing.T) {
 	}
 }
 
-// startBinaryRunningFunction starts the crd-lsp binary on the pipeline
-// workspace with the test function configured, opens the Composition,
-// awaits the function's finding, and returns the editor and the pid of
-// the one function process.
-func startBinaryRunningFunction(t *testing.T) (*lsptest.Editor, int) {
+// functionFinding is the test function's finding on the pipeline
+// workspace's Composition.
+const functionFinding = `32:11: warning: function-test: buckets are composed without a region [function-result]`
+
+// runningFunction is what openRunningFunction set up.
+type runningFunction struct {
+	pidFile  string         // the function processes' pids, one line per start
+	settings map[string]any // the settings the server was started with
+	text     string         // composition.yaml as opened
+}
+
+// openRunningFunction starts a server with start on the pipeline
+// workspace, the test function configured, opens the Composition and
+// awaits the function's finding.
+func openRunningFunction(t *testing.T, start func(testing.TB, lsptest.Config) *lsptest.Editor) (*lsptest.Editor, runningFunction) {
 	t.Helper()
 	bin := fntest.TestFunction(t)
-	pidFile := filepath.Join(t.TempDir(), "pids")
-	exe := pidWrapper(t, bin, pidFile)
+	f := runningFunction{pidFile: filepath.Join(t.TempDir(), "pids")}
+	exe := pidWrapper(t, bin, f.pidFile)
 	dir := copyPipeline(t)
-	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, Settings: map[string]any{"functions": map[string]any{"function-test": exe}}})
+	f.settings = map[string]any{"functions": map[string]any{"function-test": exe}}
+	e := start(t, lsptest.Config{Dir: dir, Settings: f.settings})
 	e.AwaitSchemas(30 * time.Second)
 	text, _ := os.ReadFile(filepath.Join(dir, "composition.yaml"))
-	e.Open("composition.yaml", string(text))
-	want := `32:11: warning: function-test: buckets are composed without a region [function-result]`
-	if got := diagLines(e.AwaitDiagnostics("composition.yaml", 1, 60*time.Second)); !hasLine(got, want) {
-		t.Fatalf("diagnostics lack %q:\n%s", want, strings.Join(got, "\n"))
+	f.text = string(text)
+	e.Open("composition.yaml", f.text)
+	if got := diagLines(e.AwaitDiagnostics("composition.yaml", 1, 60*time.Second)); !hasLine(got, functionFinding) {
+		t.Fatalf("diagnostics lack %q:\n%s", functionFinding, strings.Join(got, "\n"))
 	}
-	started := pids(t, pidFile)
+	return e, f
+}
+
+// startBinaryRunningFunction is openRunningFunction on the crd-lsp binary,
+// returning the pid of its one function process.
+func startBinaryRunningFunction(t *testing.T) (*lsptest.Editor, int) {
+	t.Helper()
+	e, f := openRunningFunction(t, func(t testing.TB, cfg lsptest.Config) *lsptest.Editor { return lsptest.StartBinary(t, cfg) })
+	started := pids(t, f.pidFile)
 	if len(started) != 1 || !alive(started[0]) {
 		t.Fatalf("function processes %v, want one running", started)
 	}
