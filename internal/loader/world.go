@@ -282,24 +282,34 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 	}
 }
 
-// ReadFunctions reads the Function objects of a file, or of every YAML
-// file of a folder, as crossplane render --functions does (check's and
-// render's --functions, the server's crdLsp.functionsFiles).
-func ReadFunctions(p string) ([]functions.Function, error) {
+// FunctionSources are the files ReadFunctions reads for p: p itself, or
+// the files a scan of the folder p finds.
+func FunctionSources(p string) ([]string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, err
 	}
-	paths := []string{p}
-	if st.IsDir() {
-		files, _, err := workspace.Scan(context.Background(), p, workspace.Options{MaxFileSize: workspace.DefaultMaxFileSize}, nil)
-		if err != nil {
-			return nil, err
-		}
-		paths = paths[:0]
-		for _, f := range files {
-			paths = append(paths, f.Path)
-		}
+	if !st.IsDir() {
+		return []string{p}, nil
+	}
+	files, _, err := workspace.Scan(context.Background(), p, workspace.Options{MaxFileSize: workspace.DefaultMaxFileSize}, nil)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, 0, len(files))
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	return paths, nil
+}
+
+// ReadFunctions reads the Function objects of a file, or of every YAML
+// file of a folder, as crossplane render --functions does (check's and
+// render's --functions, the server's crdLsp.functionsFiles).
+func ReadFunctions(p string) ([]functions.Function, error) {
+	paths, err := FunctionSources(p)
+	if err != nil {
+		return nil, err
 	}
 	var out []functions.Function
 	for _, fp := range paths {

@@ -43,10 +43,13 @@ type fnRuntime struct {
 	seq       uint64
 	settings  fnSettings
 	workspace []functions.Function
-	cur       *fnHandle // nil: no function is configured
-	retired   []*fnHandle
-	closed    bool
-	closing   sync.WaitGroup
+	// sources: the functionsFiles (files and folders) and the files read
+	// from them, as they were on disk when the registry was built.
+	sources map[string]fileStamp
+	cur     *fnHandle // nil: no function is configured
+	retired []*fnHandle
+	closed  bool
+	closing sync.WaitGroup
 }
 
 // fnHandle is one Registry and the Pipeline over it, with the analyses
@@ -173,7 +176,10 @@ func (r *fnRuntime) acquire(sn snapshot, roots []string) *fnHandle {
 		if set.UseWorkspace {
 			ws = workspaceFunctions(sn.world)
 		}
-		if !r.built || !reflect.DeepEqual(set, r.settings) || !reflect.DeepEqual(ws, r.workspace) {
+		if !r.built || !reflect.DeepEqual(set, r.settings) || !reflect.DeepEqual(ws, r.workspace) || sourcesChanged(r.sources) {
+			// Stamped before reading: a change made while the registry
+			// is built is seen by the next analysis.
+			r.sources = stampSources(set.Files)
 			r.replaceLocked(r.build(set, ws))
 			r.settings, r.workspace = set, ws
 		}
@@ -184,6 +190,47 @@ func (r *fnRuntime) acquire(sn snapshot, roots []string) *fnHandle {
 	}
 	r.cur.users++
 	return r.cur
+}
+
+// fileStamp is what a stat says of a functions file or folder.
+type fileStamp struct {
+	exists bool
+	size   int64
+	mod    int64 // UnixNano
+}
+
+func stamp(p string) fileStamp {
+	st, err := os.Stat(p)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{exists: true, size: st.Size(), mod: st.ModTime().UnixNano()}
+}
+
+// stampSources stamps the configured functionsFiles and the files read
+// from them. An edit of any of them, or a file added to or removed from a
+// configured folder itself, rebuilds the registry at the next analysis
+// (no watcher covers files outside the workspace; a file added to a
+// subfolder is seen with the next rebuild).
+func stampSources(files []string) map[string]fileStamp {
+	st := map[string]fileStamp{}
+	for _, p := range files {
+		st[p] = stamp(p)
+		srcs, _ := loader.FunctionSources(p)
+		for _, f := range srcs {
+			st[f] = stamp(f)
+		}
+	}
+	return st
+}
+
+func sourcesChanged(st map[string]fileStamp) bool {
+	for p, s := range st {
+		if stamp(p) != s {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *fnRuntime) release(h *fnHandle) {

@@ -382,3 +382,60 @@ metadata:
 	e.Change("functions.yaml", fnYAML(addr))
 	awaitDiagnosticsWith(t, e, "composition.yaml", rendered)
 }
+
+// functionFinding is the test function's finding on the pipeline
+// workspace's Composition.
+const functionFinding = `32:11: warning: function-test: buckets are composed without a region [function-result]`
+
+// TestFunctionsFileEdits: a crdLsp.functionsFiles file outside the
+// workspace (no watcher reports its edits) is read again when it changed:
+// the step fails while the file names a target nobody listens on, and the
+// next analysis after the file names the running function shows the
+// function's finding.
+func TestFunctionsFileEdits(t *testing.T) {
+	bin := fntest.TestFunction(t)
+	addr, _ := runDevelopmentFunction(t, bin)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	l.Close()
+	fnFile := filepath.Join(t.TempDir(), "functions.yaml")
+	write := func(target string) {
+		t.Helper()
+		fnYAML := `apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata:
+  name: function-test
+  annotations:
+    render.crossplane.io/runtime: Development
+    render.crossplane.io/runtime-development-target: ` + target + `
+spec:
+  package: xpkg.crossplane.io/crd-lsp/function-test:v0.1.0
+`
+		if err := os.WriteFile(fnFile, []byte(fnYAML), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(dead)
+	dir := copyPipeline(t)
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"functionsFiles": []string{fnFile}}})
+	e.AwaitSchemas(30 * time.Second)
+	text, _ := os.ReadFile(filepath.Join(dir, "composition.yaml"))
+	e.Open("composition.yaml", string(text))
+	got := diagLines(e.AwaitDiagnostics("composition.yaml", 1, 60*time.Second))
+	failed := false
+	for _, l := range got {
+		failed = failed || (strings.Contains(l, dead) && strings.HasSuffix(l, "[function-failed]"))
+	}
+	if !failed || hasLine(got, functionFinding) {
+		t.Fatalf("with the target %s nobody listens on, want the step failed and no finding of the function:\n%s", dead, strings.Join(got, "\n"))
+	}
+
+	write(addr)
+	e.Change("composition.yaml", string(text)+"\n")
+	if got := diagLines(e.AwaitDiagnostics("composition.yaml", 2, 60*time.Second)); !hasLine(got, functionFinding) || strings.Contains(strings.Join(got, "\n"), "[function-failed]") {
+		t.Errorf("after functions.yaml names the running function, want %q and no failure:\n%s", functionFinding, strings.Join(got, "\n"))
+	}
+}

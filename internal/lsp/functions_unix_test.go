@@ -104,10 +104,6 @@ func TestBinaryStopsFunctionsWhenTheClientGoes(t *testing.T) {
 	}
 }
 
-// functionFinding is the test function's finding on the pipeline
-// workspace's Composition.
-const functionFinding = `32:11: warning: function-test: buckets are composed without a region [function-result]`
-
 // runningFunction is what openRunningFunction set up.
 type runningFunction struct {
 	pidFile  string         // the function processes' pids, one line per start
