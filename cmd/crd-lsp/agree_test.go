@@ -90,6 +90,56 @@ spec: {}
 // workspace through one loader, take each file's Crossplane version from
 // its nearest crossplane.yaml, and build one analysis.Env. (check leaves
 // out hints, which only editors show.)
+const agreeDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+`
+
+const agreeKustomization = `resources:
+  - ../base
+patches:
+  - path: replicas.yaml
+patchesStrategicMerge:
+  - webhook.patch.yaml
+`
+
+const agreeReplicasPatch = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: three
+`
+
+// agreeWebhookPatch is the shape of a kustomize patch that turns on a
+// CRD's conversion webhook (as provider-kubernetes's cluster/kustomize
+// has): nothing of a whole CRD but its name.
+const agreeWebhookPatch = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: objects.kubernetes.crossplane.io
+spec:
+  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions:
+        - v1
+      clientConfig:
+        service:
+          path: /convert
+`
+
 func TestEditorAgreesWithCheck(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -97,8 +147,9 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		flags    []string
 		settings map[string]any
 		// want lists findings both must report (a guard against a layout
-		// where both are silent by mistake).
-		want []string
+		// where both are silent by mistake); clean, files neither may
+		// report anything in.
+		want, clean []string
 	}{{
 		name: "nested crossplane.yaml pins v1",
 		files: map[string]string{
@@ -124,6 +175,18 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		flags:    []string{"--unknown-kind", "error"},
 		settings: map[string]any{"validation": map[string]any{"unknownKind": "error"}},
 		want:     []string{"cache.yaml:2:7 error unknown-kind"},
+	}, {
+		// A kustomize overlay's patches are fragments: checked for what
+		// they set, not for what a whole object needs; the same file
+		// outside a kustomization is a whole object.
+		name: "kustomize patches",
+		files: map[string]string{
+			"base/kustomization.yaml": "resources: [deployment.yaml]\n", "base/deployment.yaml": agreeDeployment,
+			"overlay/kustomization.yaml": agreeKustomization, "overlay/replicas.yaml": agreeReplicasPatch, "overlay/webhook.patch.yaml": agreeWebhookPatch,
+			"loose/replicas.yaml": agreeReplicasPatch,
+		},
+		want:  []string{"overlay/replicas.yaml:6:13 error type", "loose/replicas.yaml:5:1 error required", "loose/replicas.yaml:6:13 error type"},
+		clean: []string{"overlay/webhook.patch.yaml", "base/deployment.yaml"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,6 +259,11 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 				}
 				if !found {
 					t.Errorf("no finding %q in\n  %s", w, strings.Join(all, "\n  "))
+				}
+			}
+			for _, p := range tc.clean {
+				if len(fromCheck[p]) > 0 {
+					t.Errorf("%s should have no findings, has\n  %s", p, strings.Join(fromCheck[p], "\n  "))
 				}
 			}
 			if tc.name == "strict composition mode" && !strictFix {

@@ -56,6 +56,10 @@ type Env struct {
 	// kinds (Kustomization and the like), which are not validated: API
 	// groups, or Kind.group ("Kind" for the core group).
 	ClientKinds []string
+	// PatchOf is the kustomization that applies the file as a patch ("" for
+	// none): its documents are fragments merged into a base object, so
+	// only what they set is checked (partial.go).
+	PatchOf string
 	// CrossplaneMajor is the targeted Crossplane version (1 or 2); 0 means
 	// unknown and skips version-specific checks.
 	CrossplaneMajor int

@@ -30,6 +30,7 @@ type envKey struct {
 	clientKinds     string
 	crossplaneMajor int
 	compositionMode string
+	patchOf         string
 	uri             string
 }
 
@@ -41,7 +42,7 @@ type envKey struct {
 // returns the findings and the cache for the next version (prev when ctx
 // was cancelled).
 func DiagnoseIncremental(ctx context.Context, f *document.File, env Env, prev *DiagnoseCache) ([]Diagnostic, *DiagnoseCache) {
-	key := envKey{env.Schemas, env.UnknownKind, strings.Join(env.ClientKinds, "\x00"), env.CrossplaneMajor, env.CompositionMode, f.URI}
+	key := envKey{env.Schemas, env.UnknownKind, strings.Join(env.ClientKinds, "\x00"), env.CrossplaneMajor, env.CompositionMode, env.PatchOf, f.URI}
 	next := &DiagnoseCache{env: key, docs: map[string][]Diagnostic{}}
 	if prev != nil && prev.env != key {
 		prev = nil

@@ -26,6 +26,9 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if !ok {
 		return diags
 	}
+	if env.PatchOf != "" {
+		return patchFragment(ctx, d, m, gvk, env)
+	}
 	if gvk == crdGVK {
 		return append(fromSchemaErrors(d, schemas.ValidateCRD(ctx, m)), conflictingDefinitions(d, m, env)...)
 	}

@@ -222,3 +222,48 @@ func TestWorldEdits(t *testing.T) {
 		t.Errorf("a Function file: FunctionsGen %d → %d, %d functions, SchemaGen %d → %d", w3.FunctionsGen(), w4.FunctionsGen(), len(w4.Functions()), w3.SchemaGen(), w4.SchemaGen())
 	}
 }
+
+// TestWorldKustomizePatches: the files a kustomization applies as patches
+// are analysed as fragments (Env.PatchOf), from the load and through
+// edits of the kustomization, each of which changes SchemaGen so open
+// files are diagnosed again; editing the patch itself keeps the World.
+func TestWorldKustomizePatches(t *testing.T) {
+	dir := t.TempDir()
+	k := filepath.Join(dir, "overlay", "kustomization.yaml")
+	patch := filepath.Join(dir, "overlay", "replicas.yaml")
+	if err := os.MkdirAll(filepath.Dir(k), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, text := range map[string]string{
+		k:     "resources: [../base]\npatches:\n  - path: replicas.yaml\n",
+		patch: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n",
+	} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, _, _, err := Load(context.Background(), Config{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Env(patch).PatchOf; got != k {
+		t.Fatalf("after the load, PatchOf(%s) = %q, want %q", patch, got, k)
+	}
+	if got := w.Env(k).PatchOf; got != "" {
+		t.Errorf("the kustomization itself is a patch of %q", got)
+	}
+	if w2 := w.WithFile(patch, []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 4\n")); w2 != w {
+		t.Error("an edit of the patch made a new World")
+	}
+	w3 := w.WithFile(k, []byte("resources: [../base]\n"))
+	if got := w3.Env(patch).PatchOf; got != "" || w3.SchemaGen() == w.SchemaGen() {
+		t.Errorf("without the patch entry: PatchOf %q, SchemaGen %d → %d", got, w.SchemaGen(), w3.SchemaGen())
+	}
+	w4 := w3.WithFile(k, []byte("patchesStrategicMerge:\n  - replicas.yaml\n"))
+	if got := w4.Env(patch).PatchOf; got != k || w4.SchemaGen() == w3.SchemaGen() {
+		t.Errorf("patchesStrategicMerge: PatchOf %q, SchemaGen %d → %d", got, w3.SchemaGen(), w4.SchemaGen())
+	}
+	if got := w4.WithFile(k, nil).Env(patch).PatchOf; got != "" {
+		t.Errorf("with the kustomization removed, PatchOf = %q", got)
+	}
+}

@@ -105,11 +105,15 @@ type World struct {
 	// runtime name running functions, as in crossplane render's
 	// functions.yaml.
 	functions map[string][]functions.Function
+	// patches are the files each kustomization of the workspace applies
+	// as patches, by the kustomization's path.
+	patches map[string][]string
 
 	parsed sync.Map // path → []analysis.Example, parsed once per World
 
-	// schemaGen grows whenever what a file's schemas are changes: a store,
-	// or the Crossplane major a crossplane.yaml targets; functionsGen
+	// schemaGen grows whenever what a file's analysis reads besides its
+	// text changes: a store, the Crossplane major a crossplane.yaml
+	// targets, or which files kustomizations apply as patches; functionsGen
 	// whenever a file's Function objects change.
 	schemaGen, functionsGen uint64
 }
@@ -136,7 +140,7 @@ type Files []workspace.File
 // World. The files kept (all with KeepAll) are returned too, with what was
 // skipped and why.
 func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, error) {
-	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}}
+	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}}
 	w.setMajor = workspace.DefaultCrossplaneMajor
 	if m, ok := workspace.ParseMajor(cfg.CrossplaneVersion); ok {
 		w.setMajor = m
@@ -244,8 +248,14 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 	delete(w.headers, p)
 	delete(w.texts, p)
 	delete(w.functions, p)
+	delete(w.patches, p)
 	if content == nil {
 		return
+	}
+	if workspace.IsKustomization(p) {
+		if ps := workspace.KustomizePatches(p, content); len(ps) > 0 {
+			w.patches[p] = ps
+		}
 	}
 	if workspace.MayDefineSchemas(content) {
 		text := content
@@ -511,9 +521,22 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 		UnknownKind:     a.UnknownKind,
 		CompositionMode: a.CompositionMode,
 		ClientKinds:     a.ClientKinds,
+		PatchOf:         w.PatchedBy(path),
 		Examples:        func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
 		Pipeline:        a.Pipeline,
 	}
+}
+
+// PatchedBy is the kustomization that applies the file at path as a
+// patch ("" when none does; the first by path when several do).
+func (w *World) PatchedBy(path string) string {
+	by := ""
+	for k, ps := range w.patches {
+		if (by == "" || k < by) && slices.Contains(ps, filepath.Clean(path)) {
+			by = k
+		}
+	}
+	return by
 }
 
 // Examples are the workspace's example composites for the XR kind gvk:
@@ -567,7 +590,7 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 func (w *World) clone(changed map[string]bool) *World {
 	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
 		results: w.results, pkgs: w.pkgs, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
-		functions: maps.Clone(w.functions)}
+		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches)}
 	// The objects of files that did not change stay parsed.
 	w.parsed.Range(func(k, v any) bool {
 		if !changed[k.(string)] {
@@ -624,7 +647,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 	}
 	c := w.clone(changed)
 	var schemaPaths []string
-	metaChanged, functionsChanged := false, false
+	metaChanged, functionsChanged, patchesChanged := false, false, false
 	for _, ch := range changes {
 		if !changed[ch.path] {
 			continue
@@ -632,12 +655,13 @@ func (w *World) withFiles(changes []fileChange) *World {
 		wasSchema, wasMeta := w.shared[ch.path].Indexed != nil, w.metas[ch.path] != nil
 		c.addFile(builtins, ch.path, ch.content, ch.open, false)
 		functionsChanged = functionsChanged || w.functions[ch.path] != nil || c.functions[ch.path] != nil
+		patchesChanged = patchesChanged || !slices.Equal(w.patches[ch.path], c.patches[ch.path])
 		if wasSchema || c.shared[ch.path].Indexed != nil {
 			schemaPaths = append(schemaPaths, ch.path)
 		}
 		metaChanged = metaChanged || wasMeta || c.metas[ch.path] != nil
 	}
-	if len(schemaPaths) > 0 || metaChanged {
+	if len(schemaPaths) > 0 || metaChanged || patchesChanged {
 		c.schemaGen++
 	}
 	if functionsChanged {
@@ -673,7 +697,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 // everything the World records of p as it is: no schema, package
 // metadata, example text or Function before or after, and the same kinds.
 func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bool {
-	if w.shared[p].Indexed != nil || w.metas[p] != nil || w.texts[p] != nil || w.functions[p] != nil {
+	if w.shared[p].Indexed != nil || w.metas[p] != nil || w.texts[p] != nil || w.functions[p] != nil || w.patches[p] != nil || workspace.IsKustomization(p) {
 		return false
 	}
 	if content == nil {
