@@ -56,6 +56,10 @@ type Env struct {
 	// kinds (Kustomization and the like), which are not validated: API
 	// groups, or Kind.group ("Kind" for the core group).
 	ClientKinds []string
+	// OtherMajor is the other Crossplane major whose built-in schemas
+	// serve gvk (a kind one of them removed or added), 0 for none; nil
+	// when unknown. Only asked about kinds no schema serves.
+	OtherMajor func(gvk schemas.GVK) int
 	// PatchOf is the kustomization that applies the file as a patch ("" for
 	// none): its documents are fragments merged into a base object, so
 	// only what they set is checked (partial.go).

@@ -94,6 +94,15 @@ func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) string {
 		}
 		return fmt.Sprintf("no schema for %s %s: %s defines %s only as %s", gvk.APIVersion(), gvk.Kind, where, gvk.Kind, strings.Join(served, ", "))
 	}
+	if env.CrossplaneMajor != 0 && env.OtherMajor != nil {
+		if other := env.OtherMajor(gvk); other != 0 {
+			did := fmt.Sprintf("Crossplane v%d did", other)
+			if other > env.CrossplaneMajor {
+				did = fmt.Sprintf("it is new in Crossplane v%d", other)
+			}
+			return fmt.Sprintf("no schema for %s %s: Crossplane v%d, which this file targets, does not serve it (%s); the targeted version comes from the nearest crossplane.yaml's spec.crossplane.version, else the crossplaneVersion setting", gvk.APIVersion(), gvk.Kind, env.CrossplaneMajor, did)
+		}
+	}
 	return fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind)
 }
 
@@ -118,6 +127,12 @@ var clientSide = []string{
 	"audit.k8s.io",                // audit Policy files
 	"clientauthentication.k8s.io", // ExecCredential
 	"Config",                      // kubeconfig files (v1 Config)
+	"chainsaw.kyverno.io",         // chainsaw Test and Configuration files
+	"cli.kyverno.io",              // kyverno CLI Test and Values files
+	"kuttl.dev",                   // kuttl TestSuite, TestStep, TestAssert
+	"eksctl.io",                   // eksctl ClusterConfig
+	"backstage.io",                // Backstage catalog descriptors
+	"meta.dev.upbound.io",         // up's project file (upbound.yaml)
 }
 
 // IsClientSide reports whether gvk is a client-side configuration kind,

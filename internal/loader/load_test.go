@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -265,5 +267,35 @@ func TestWorldKustomizePatches(t *testing.T) {
 	}
 	if got := w4.WithFile(k, nil).Env(patch).PatchOf; got != "" {
 		t.Errorf("with the kustomization removed, PatchOf = %q", got)
+	}
+}
+
+// TestKindOfTheOtherMajor: a Crossplane kind that only the other major
+// serves is reported as such (ControllerConfig left with v2, Usage moved
+// to protection.crossplane.io in v2), with where the targeted version
+// comes from.
+func TestKindOfTheOtherMajor(t *testing.T) {
+	cases := []struct {
+		major string
+		doc   string
+		want  string
+	}{
+		{"v2", "apiVersion: pkg.crossplane.io/v1alpha1\nkind: ControllerConfig\nmetadata:\n  name: debug\n",
+			"no schema for pkg.crossplane.io/v1alpha1 ControllerConfig: Crossplane v2, which this file targets, does not serve it (Crossplane v1 did)"},
+		{"v1", "apiVersion: protection.crossplane.io/v1beta1\nkind: Usage\nmetadata:\n  name: u\n",
+			"no schema for protection.crossplane.io/v1beta1 Usage: Crossplane v1, which this file targets, does not serve it (it is new in Crossplane v2)"},
+		{"v2", "apiVersion: nope.crossplane.io/v1\nkind: Nope\nmetadata:\n  name: n\n",
+			"no schema for nope.crossplane.io/v1 Nope: add the CRD or XRD"},
+	}
+	for _, tc := range cases {
+		w, _, _, err := Load(context.Background(), Config{CrossplaneVersion: tc.major, Analysis: AnalysisSettings{UnknownKind: analysis.SeverityWarning}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := document.Parse("/ws/x.yaml", 1, []byte(tc.doc))
+		ds := analysis.Diagnose(context.Background(), f, w.Env("/ws/x.yaml"))
+		if len(ds) != 1 || !strings.HasPrefix(ds[0].Message, tc.want) {
+			t.Errorf("%s: %+v, want one finding starting %q", tc.major, ds, tc.want)
+		}
 	}
 }

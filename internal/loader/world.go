@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
@@ -522,8 +523,28 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 		CompositionMode: a.CompositionMode,
 		ClientKinds:     a.ClientKinds,
 		PatchOf:         w.PatchedBy(path),
+		OtherMajor:      otherMajor(major),
 		Examples:        func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
 		Pipeline:        a.Pipeline,
+	}
+}
+
+// otherMajor answers analysis.Env.OtherMajor for files targeting major:
+// the other major's built-in Crossplane schemas, loaded on first need.
+func otherMajor(major int) func(schemas.GVK) int {
+	other := map[int]int{1: 2, 2: 1}[major]
+	return func(g schemas.GVK) int {
+		if other == 0 || !strings.HasSuffix(g.Group, ".crossplane.io") {
+			return 0
+		}
+		st, err := workspace.Builtins(other)
+		if err != nil {
+			return 0
+		}
+		if _, ok := st.Lookup(g); ok {
+			return other
+		}
+		return 0
 	}
 }
 
