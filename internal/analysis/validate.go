@@ -15,6 +15,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 var crdGVK = schemas.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
@@ -68,7 +69,34 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if !found && env.UnknownKind != 0 && !schemaless[gvk.Group] && !IsClientSide(gvk, env.ClientKinds) {
 		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind", unknownKindMessage(d, gvk, env))}
 	}
+	if gvk.Group == "pkg.crossplane.io" && gvk.Kind == "Function" && developmentRuntime(m) {
+		errs = renderIgnoresPackage(errs)
+	}
 	return fromSchemaErrors(d, errs)
+}
+
+// developmentRuntime reports whether a Function is annotated for
+// crossplane render's Development runtime: a declaration in a render
+// functions file, whose function the developer runs.
+func developmentRuntime(m map[string]any) bool {
+	meta, _ := m["metadata"].(map[string]any)
+	ann, _ := meta["annotations"].(map[string]any)
+	rt, _ := ann["render.crossplane.io/runtime"].(string)
+	return rt == "Development"
+}
+
+// renderIgnoresPackage turns findings on a Development Function's
+// spec.package into hints: crossplane render never pulls it (function
+// repositories' examples often hold a placeholder there); only applying
+// the file to a cluster would meet them.
+func renderIgnoresPackage(errs []schemas.Error) []schemas.Error {
+	for i, e := range errs {
+		if len(e.Path) >= 2 && e.Path[0].Field == "spec" && e.Path[1].Field == "package" && e.Severity < severity.Hint {
+			errs[i].Severity = severity.Hint
+			errs[i].Message += " (crossplane render ignores the package of a Function with the Development runtime; the API server would reject it)"
+		}
+	}
+	return errs
 }
 
 // unknownKindMessage says that no schema defines gvk and, when other
@@ -461,6 +489,15 @@ func functionInputs(ctx context.Context, d *document.Doc, m map[string]any, env 
 			case isPT && e.Code == "enum" && acceptedByPT(e.Message):
 			case e.Severity == schemas.SeverityInfo && e.Code == "cel":
 				blocked = true
+			case e.Code == "cel" && e.Unevaluable:
+				// The input CRD's rule fails to evaluate here (it reads an
+				// optional field without has()). Only the API server
+				// evaluates such rules, and an input never reaches it: the
+				// function reads the input as it is. A hint, not an error
+				// on the Composition's author.
+				e.Severity = severity.Hint
+				e.Message += " (this rule of the input's CRD cannot be evaluated on this input; inputs never reach the API server, so nothing enforces it)"
+				kept = append(kept, e)
 			default:
 				kept = append(kept, e)
 			}

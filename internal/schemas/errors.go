@@ -55,6 +55,10 @@ type Error struct {
 	// an unknown-field finding names; Suggestion the known field a
 	// misspelt one most likely meant. Quick fixes read these, not Message.
 	Field, Suggestion string
+	// Unevaluable marks a cel finding whose rule could not be evaluated on
+	// the object (a runtime error such as a missing key), as opposed to
+	// one that evaluated to false.
+	Unevaluable bool
 }
 
 func (e Error) String() string {
@@ -230,6 +234,9 @@ func (r *resolver) convertOne(fe *field.Error, code string) (e Error) {
 	if code == "cel" {
 		e.Code = "cel"
 		e.Message = detail
+		// The CEL validator's wording of a rule that failed to evaluate
+		// (apiextensions-apiserver's schema/cel validation).
+		e.Unevaluable = strings.Contains(fe.Detail, " evaluating rule: ")
 		if e.Message == "" {
 			e.Message = fe.ErrorBody()
 		}

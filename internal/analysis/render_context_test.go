@@ -1,0 +1,109 @@
+package analysis
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+// inputCRD is a function input CRD whose rule reads optional fields
+// without has(), as function-sequencer's does.
+const inputCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: inputs.seq.fn.example.org
+spec:
+  group: seq.fn.example.org
+  names: {kind: Input, listKind: InputList, plural: inputs, singular: input}
+  scope: Namespaced
+  versions:
+    - name: v1beta1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            rules:
+              type: array
+              items:
+                type: object
+                properties:
+                  createOnly: {type: boolean}
+                  deleteOnly: {type: boolean}
+                x-kubernetes-validations:
+                  - rule: '!(self.createOnly && self.deleteOnly)'
+                    message: createOnly and deleteOnly are mutually exclusive
+`
+
+func renderContextDiags(t *testing.T, text string) []string {
+	t.Helper()
+	st, err := workspace.Builtins(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = st.WithFile(schemas.Source{Kind: schemas.SourceWorkspace, Name: "input.yaml", File: "input.yaml"}, "input.yaml", []byte(inputCRD))
+	f := document.Parse("x.yaml", 1, []byte(text))
+	var out []string
+	for _, d := range Diagnose(context.Background(), f, Env{Schemas: st, UnknownKind: SeverityWarning, CrossplaneMajor: 2}) {
+		line, col := f.Mapper.LineCol(d.Span.Start)
+		out = append(out, itoa(line)+":"+itoa(col)+" "+d.Severity.String()+" "+d.Code+" "+d.Message)
+	}
+	return out
+}
+
+// TestInputRuleThatCannotBeEvaluated: a rule of a function input's CRD
+// that fails to evaluate (a missing optional field) is a hint on the
+// input: inputs never reach the API server, the only evaluator of such
+// rules. A rule that evaluates to false stays an error.
+func TestInputRuleThatCannotBeEvaluated(t *testing.T) {
+	comp := `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: c
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}
+  mode: Pipeline
+  pipeline:
+    - step: sequence
+      functionRef: {name: function-seq}
+      input:
+        apiVersion: seq.fn.example.org/v1beta1
+        kind: Input
+        rules:
+          - createOnly: true
+          - createOnly: true
+            deleteOnly: true
+`
+	var cel []string
+	for _, l := range renderContextDiags(t, comp) {
+		if strings.Contains(l, " cel ") {
+			cel = append(cel, l)
+		}
+	}
+	if len(cel) != 2 || !strings.HasPrefix(cel[0], "15:13 hint cel no such key: deleteOnly evaluating rule") ||
+		!strings.HasPrefix(cel[1], "16:13 error cel createOnly and deleteOnly are mutually exclusive") {
+		t.Errorf("cel findings:\n%s", strings.Join(cel, "\n"))
+	}
+}
+
+// TestDevelopmentFunctionPackage: crossplane render ignores the package
+// of a Function annotated with the Development runtime, so a placeholder
+// there is a hint; without the annotation it is the API server's error.
+func TestDevelopmentFunctionPackage(t *testing.T) {
+	fn := func(annotations string) string {
+		return "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata:\n  name: function-seq\n" + annotations + "spec:\n  package: function-seq\n"
+	}
+	dev := renderContextDiags(t, fn("  annotations:\n    render.crossplane.io/runtime: Development\n"))
+	if len(dev) != 1 || !strings.HasPrefix(dev[0], "8:12 hint ") || !strings.Contains(dev[0], "crossplane render ignores the package") {
+		t.Errorf("Development Function: %q", dev)
+	}
+	plain := renderContextDiags(t, fn(""))
+	if len(plain) != 1 || !strings.HasPrefix(plain[0], "6:12 error ") {
+		t.Errorf("Function: %q", plain)
+	}
+}
