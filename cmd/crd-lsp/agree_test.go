@@ -106,6 +106,19 @@ spec:
           image: nginx:1.27
 `
 
+// agreeTemplate is a Helm template: YAML only once rendered.
+const agreeTemplate = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "web.fullname" . }}
+spec:
+  replicas: {{ .Values.replicas }}
+  {{- with .Values.selector }}
+  selector:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+`
+
 const agreeKustomization = `resources:
   - ../base
 patches:
@@ -187,6 +200,16 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		},
 		want:  []string{"overlay/replicas.yaml:6:13 error type", "loose/replicas.yaml:5:1 error required", "loose/replicas.yaml:6:13 error type"},
 		clean: []string{"overlay/webhook.patch.yaml", "base/deployment.yaml"},
+	}, {
+		// A Helm chart's Chart.yaml and templates are not manifests; a
+		// templates folder outside a chart is.
+		name: "helm chart",
+		files: map[string]string{
+			"charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n", "charts/web/values.yaml": "replicas: 2\n",
+			"charts/web/templates/deployment.yaml": agreeTemplate, "templates/replicas.yaml": agreeReplicasPatch,
+		},
+		want:  []string{"templates/replicas.yaml:6:13 error type"},
+		clean: []string{"charts/web/Chart.yaml", "charts/web/values.yaml", "charts/web/templates/deployment.yaml"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,6 +60,9 @@ type Env struct {
 	// serve gvk (a kind one of them removed or added), 0 for none; nil
 	// when unknown. Only asked about kinds no schema serves.
 	OtherMajor func(gvk schemas.GVK) int
+	// Skip says why the file is not a manifest at all (a Helm chart's
+	// template or Chart.yaml): it gets no findings. "" checks it.
+	Skip string
 	// PatchOf is the kustomization that applies the file as a patch ("" for
 	// none): its documents are fragments merged into a base object, so
 	// only what they set is checked (partial.go).
@@ -119,6 +122,9 @@ func FirstExample(objs []Example, want func(apiVersion, kind string) bool) (Exam
 
 // Diagnose returns every diagnostic of f, sorted by position.
 func Diagnose(ctx context.Context, f *document.File, env Env) []Diagnostic {
+	if env.Skip != "" {
+		return nil
+	}
 	var out []Diagnostic
 	for _, d := range f.Docs {
 		if ctx.Err() != nil {

@@ -42,6 +42,9 @@ type envKey struct {
 // returns the findings and the cache for the next version (prev when ctx
 // was cancelled).
 func DiagnoseIncremental(ctx context.Context, f *document.File, env Env, prev *DiagnoseCache) ([]Diagnostic, *DiagnoseCache) {
+	if env.Skip != "" {
+		return nil, &DiagnoseCache{}
+	}
 	key := envKey{env.Schemas, env.UnknownKind, strings.Join(env.ClientKinds, "\x00"), env.CrossplaneMajor, env.CompositionMode, env.PatchOf, f.URI}
 	next := &DiagnoseCache{env: key, docs: map[string][]Diagnostic{}}
 	if prev != nil && prev.env != key {

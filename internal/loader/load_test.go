@@ -299,3 +299,43 @@ func TestKindOfTheOtherMajor(t *testing.T) {
 		}
 	}
 }
+
+// TestWorldHelmCharts: a Helm chart's Chart.yaml and the files under its
+// templates folder are not manifests (Env.Skip), from the load and as
+// charts appear and go.
+func TestWorldHelmCharts(t *testing.T) {
+	dir := t.TempDir()
+	chart := filepath.Join(dir, "charts", "web")
+	files := map[string]string{
+		filepath.Join(chart, "Chart.yaml"):                   "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		filepath.Join(chart, "values.yaml"):                  "replicas: 2\n",
+		filepath.Join(chart, "templates", "deployment.yaml"): "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n",
+		filepath.Join(chart, "templates", "sub", "svc.yaml"): "{{- if .Values.svc }}\nkind: Service\n{{- end }}\n",
+		filepath.Join(dir, "templates", "deployment.yaml"):   "apiVersion: apps/v1\nkind: Deployment\n",
+	}
+	for p, text := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, _, _, err := Load(context.Background(), Config{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, skip := range map[string]bool{
+		filepath.Join(chart, "Chart.yaml"): true, filepath.Join(chart, "templates", "deployment.yaml"): true,
+		filepath.Join(chart, "templates", "sub", "svc.yaml"): true, filepath.Join(chart, "values.yaml"): false,
+		filepath.Join(dir, "templates", "deployment.yaml"): false,
+	} {
+		if got := w.Env(p).Skip; (got != "") != skip {
+			t.Errorf("Skip(%s) = %q, want skipped %v", p, got, skip)
+		}
+	}
+	w2 := w.WithFile(filepath.Join(chart, "Chart.yaml"), nil)
+	if got := w2.Env(filepath.Join(chart, "templates", "deployment.yaml")).Skip; got != "" || w2.SchemaGen() == w.SchemaGen() {
+		t.Errorf("without Chart.yaml: Skip %q, SchemaGen %d → %d", got, w.SchemaGen(), w2.SchemaGen())
+	}
+}

@@ -109,6 +109,9 @@ type World struct {
 	// patches are the files each kustomization of the workspace applies
 	// as patches, by the kustomization's path.
 	patches map[string][]string
+	// charts are the Helm charts of the workspace: the folders holding a
+	// Chart.yaml.
+	charts map[string]bool
 
 	parsed sync.Map // path → []analysis.Example, parsed once per World
 
@@ -141,7 +144,7 @@ type Files []workspace.File
 // World. The files kept (all with KeepAll) are returned too, with what was
 // skipped and why.
 func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, error) {
-	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}}
+	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}, charts: map[string]bool{}}
 	w.setMajor = workspace.DefaultCrossplaneMajor
 	if m, ok := workspace.ParseMajor(cfg.CrossplaneVersion); ok {
 		w.setMajor = m
@@ -250,8 +253,14 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 	delete(w.texts, p)
 	delete(w.functions, p)
 	delete(w.patches, p)
+	if isChartFile(p) {
+		delete(w.charts, filepath.Dir(p))
+	}
 	if content == nil {
 		return
+	}
+	if isChartFile(p) {
+		w.charts[filepath.Dir(p)] = true
 	}
 	if workspace.IsKustomization(p) {
 		if ps := workspace.KustomizePatches(p, content); len(ps) > 0 {
@@ -523,9 +532,34 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 		CompositionMode: a.CompositionMode,
 		ClientKinds:     a.ClientKinds,
 		PatchOf:         w.PatchedBy(path),
+		Skip:            w.chartPart(path),
 		OtherMajor:      otherMajor(major),
 		Examples:        func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
 		Pipeline:        a.Pipeline,
+	}
+}
+
+// isChartFile reports whether p is a Helm chart's Chart.yaml.
+func isChartFile(p string) bool { return filepath.Base(p) == "Chart.yaml" }
+
+// chartPart says why a file of a Helm chart is not a manifest ("" for
+// any other file): its Chart.yaml is Helm's metadata, and the files under
+// its templates folder are Go templates that only render to YAML.
+func (w *World) chartPart(path string) string {
+	path = filepath.Clean(path)
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if w.charts[dir] {
+			rel, _ := filepath.Rel(dir, path)
+			switch {
+			case rel == "Chart.yaml":
+				return "the metadata of the Helm chart " + dir
+			case strings.HasPrefix(rel, "templates"+string(filepath.Separator)):
+				return "a template of the Helm chart " + dir + " (Go template text, YAML only once rendered)"
+			}
+		}
+		if parent := filepath.Dir(dir); parent == dir {
+			return ""
+		}
 	}
 }
 
@@ -611,7 +645,7 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 func (w *World) clone(changed map[string]bool) *World {
 	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
 		results: w.results, pkgs: w.pkgs, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
-		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches)}
+		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts)}
 	// The objects of files that did not change stay parsed.
 	w.parsed.Range(func(k, v any) bool {
 		if !changed[k.(string)] {
@@ -676,7 +710,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 		wasSchema, wasMeta := w.shared[ch.path].Indexed != nil, w.metas[ch.path] != nil
 		c.addFile(builtins, ch.path, ch.content, ch.open, false)
 		functionsChanged = functionsChanged || w.functions[ch.path] != nil || c.functions[ch.path] != nil
-		patchesChanged = patchesChanged || !slices.Equal(w.patches[ch.path], c.patches[ch.path])
+		patchesChanged = patchesChanged || !slices.Equal(w.patches[ch.path], c.patches[ch.path]) || isChartFile(ch.path)
 		if wasSchema || c.shared[ch.path].Indexed != nil {
 			schemaPaths = append(schemaPaths, ch.path)
 		}
@@ -718,7 +752,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 // everything the World records of p as it is: no schema, package
 // metadata, example text or Function before or after, and the same kinds.
 func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bool {
-	if w.shared[p].Indexed != nil || w.metas[p] != nil || w.texts[p] != nil || w.functions[p] != nil || w.patches[p] != nil || workspace.IsKustomization(p) {
+	if w.shared[p].Indexed != nil || w.metas[p] != nil || w.texts[p] != nil || w.functions[p] != nil || w.patches[p] != nil || workspace.IsKustomization(p) || isChartFile(p) {
 		return false
 	}
 	if content == nil {

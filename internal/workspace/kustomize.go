@@ -20,7 +20,7 @@ func IsKustomization(path string) bool {
 // KustomizePatches are the files the kustomization at path (holding
 // content) applies as patches, as clean absolute paths: the entries of
 // patchesStrategicMerge that name files, and the path of every patches
-// and patchesJson6902 entry. Inline patches and remote URLs are not files;
+// and patchesJson6902 entry (or the entry itself, a bare file name). Inline patches and remote URLs are not files;
 // a kustomization that does not parse names none (kustomize reports it).
 func KustomizePatches(path string, content []byte) []string {
 	var k struct {
@@ -48,10 +48,13 @@ func KustomizePatches(path string, content []byte) []string {
 		}
 	}
 	for _, e := range append(k.Patches, k.PatchesJSON6902...) {
-		if m, ok := e.(map[string]any); ok {
-			if s, ok := m["path"].(string); ok {
+		switch e := e.(type) {
+		case map[string]any:
+			if s, ok := e["path"].(string); ok {
 				add(s)
 			}
+		case string: // a bare file name, as patchesStrategicMerge lists them
+			add(e)
 		}
 	}
 	return out

@@ -27,11 +27,12 @@ patches:
         value: 3
     target: {kind: Deployment}
   - path: https://example.com/patch.yaml
+  - overlays/bare.yaml
 patchesJson6902:
   - path: ops.yaml
     target: {group: apps, version: v1, kind: Deployment, name: web}
 `))
-	want := []string{filepath.Join(dir, "replicas.yaml"), filepath.Join(dir, "webhook", "webhook.patch.yaml"), filepath.Join(dir, "ops.yaml")}
+	want := []string{filepath.Join(dir, "replicas.yaml"), filepath.Join(dir, "webhook", "webhook.patch.yaml"), filepath.Join(dir, "overlays", "bare.yaml"), filepath.Join(dir, "ops.yaml")}
 	if !slices.Equal(got, want) {
 		t.Errorf("patches = %q, want %q", got, want)
 	}
