@@ -119,6 +119,51 @@ spec:
   {{- end }}
 `
 
+const agreeChainsawTest = `apiVersion: chainsaw.kyverno.io/v1alpha1
+kind: Test
+metadata:
+  name: web
+spec:
+  bindings:
+    - name: name
+      value: web
+  steps:
+    - try:
+        - apply:
+            file: install.yaml
+        - assert:
+            file: assert-install.yaml
+        - patch:
+            file: scale.yaml
+`
+
+// agreeChainsawInstall is whole but for its name, an expression, and a
+// wrong replicas.
+const agreeChainsawInstall = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ($name)
+spec:
+  replicas: three
+  selector:
+    matchLabels: {app: ($name)}
+  template:
+    metadata:
+      labels: {app: ($name)}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+`
+
+const agreeChainsawAssert = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ($name)
+status:
+  (readyReplicas > ` + "`0`" + `): true
+`
+
 const agreeKustomization = `resources:
   - ../base
 patches:
@@ -210,6 +255,17 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		},
 		want:  []string{"templates/replicas.yaml:6:13 error type"},
 		clean: []string{"charts/web/Chart.yaml", "charts/web/values.yaml", "charts/web/templates/deployment.yaml"},
+	}, {
+		// A chainsaw test's files: assertions are partial matches with
+		// expressions, patches are fragments, applied files are whole
+		// objects whose "(…)" values chainsaw evaluates first.
+		name: "chainsaw test",
+		files: map[string]string{
+			"tests/web/chainsaw-test.yaml": agreeChainsawTest, "tests/web/install.yaml": agreeChainsawInstall,
+			"tests/web/assert-install.yaml": agreeChainsawAssert, "tests/web/scale.yaml": agreeReplicasPatch,
+		},
+		want:  []string{"tests/web/scale.yaml:6:13 error type", "tests/web/install.yaml:6:13 error type"},
+		clean: []string{"tests/web/chainsaw-test.yaml", "tests/web/assert-install.yaml"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

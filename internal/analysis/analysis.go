@@ -63,10 +63,15 @@ type Env struct {
 	// Skip says why the file is not a manifest at all (a Helm chart's
 	// template or Chart.yaml): it gets no findings. "" checks it.
 	Skip string
-	// PatchOf is the kustomization that applies the file as a patch ("" for
-	// none): its documents are fragments merged into a base object, so
-	// only what they set is checked (partial.go).
+	// PatchOf is the file that applies this one as a patch (a
+	// kustomization, a chainsaw Test; "" for none): its documents are
+	// fragments merged into an object, so only what they set is checked
+	// (partial.go).
 	PatchOf string
+	// Expressions: string values written "(…)" are expressions a tool
+	// evaluates before the object goes anywhere (chainsaw's templating);
+	// findings on them are dropped.
+	Expressions bool
 	// CrossplaneMajor is the targeted Crossplane version (1 or 2); 0 means
 	// unknown and skips version-specific checks.
 	CrossplaneMajor int

@@ -31,6 +31,7 @@ type envKey struct {
 	crossplaneMajor int
 	compositionMode string
 	patchOf         string
+	expressions     bool
 	uri             string
 }
 
@@ -45,7 +46,7 @@ func DiagnoseIncremental(ctx context.Context, f *document.File, env Env, prev *D
 	if env.Skip != "" {
 		return nil, &DiagnoseCache{}
 	}
-	key := envKey{env.Schemas, env.UnknownKind, strings.Join(env.ClientKinds, "\x00"), env.CrossplaneMajor, env.CompositionMode, env.PatchOf, f.URI}
+	key := envKey{env.Schemas, env.UnknownKind, strings.Join(env.ClientKinds, "\x00"), env.CrossplaneMajor, env.CompositionMode, env.PatchOf, env.Expressions, f.URI}
 	next := &DiagnoseCache{env: key, docs: map[string][]Diagnostic{}}
 	if prev != nil && prev.env != key {
 		prev = nil

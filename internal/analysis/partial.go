@@ -27,7 +27,7 @@ func patchFragment(ctx context.Context, d *document.Doc, m map[string]any, gvk s
 		return nil
 	}
 	var kept []schemas.Error
-	for _, e := range sch.Validate(ctx, m) {
+	for _, e := range withoutExpressions(sch.Validate(ctx, m), m, env) {
 		switch {
 		case e.Code == "required", e.Code == "cel":
 		case e.Code == "unknown-field" && strings.HasPrefix(e.Field, "$"):
@@ -36,4 +36,26 @@ func patchFragment(ctx context.Context, d *document.Doc, m map[string]any, gvk s
 		}
 	}
 	return fromSchemaErrors(d, kept)
+}
+
+// withoutExpressions drops findings on values that are expressions
+// (env.Expressions: "(…)" strings a tool evaluates first, as chainsaw's
+// ($name)): what they stand for is only known once evaluated.
+func withoutExpressions(errs []schemas.Error, m map[string]any, env Env) []schemas.Error {
+	if !env.Expressions {
+		return errs
+	}
+	kept := errs[:0:0]
+	for _, e := range errs {
+		if isExpression(valueAt(m, e.Path)) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept
+}
+
+func isExpression(v any) bool {
+	s, ok := v.(string)
+	return ok && len(s) >= 2 && s[0] == '(' && s[len(s)-1] == ')'
 }

@@ -71,3 +71,43 @@ kind: Nope
 		}
 	}
 }
+
+// TestExpressions: with env.Expressions (a chainsaw test's templated
+// file), findings on "(…)" values are dropped, the others kept.
+func TestExpressions(t *testing.T) {
+	text := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ($name)
+  labels:
+    app: (join('-', [$name, 'x']))
+spec:
+  replicas: three
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+`
+	f := document.Parse("install.yaml", 1, []byte(text))
+	codes := func(env Env) []string {
+		var out []string
+		for _, d := range Diagnose(context.Background(), f, env) {
+			line, col := f.Mapper.LineCol(d.Span.Start)
+			out = append(out, itoa(line)+":"+itoa(col)+" "+d.Code)
+		}
+		return out
+	}
+	env := Env{Schemas: builtinStore(t), Expressions: true}
+	if got := strings.Join(codes(env), " "); got != "8:13 type" {
+		t.Errorf("with expressions: %s, want 8:13 type", got)
+	}
+	env.Expressions = false
+	if got := codes(env); len(got) < 3 {
+		t.Errorf("without expressions, the name and label values are findings too: %v", got)
+	}
+}

@@ -44,7 +44,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	}
 	var errs []schemas.Error
 	if found {
-		errs = sch.Validate(ctx, m)
+		errs = withoutExpressions(sch.Validate(ctx, m), m, env)
 		if len(modeErr) > 0 {
 			errs = withoutClassicFields(errs)
 		}

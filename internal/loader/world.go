@@ -112,6 +112,8 @@ type World struct {
 	// charts are the Helm charts of the workspace: the folders holding a
 	// Chart.yaml.
 	charts map[string]bool
+	// chainsaw are the files chainsaw Tests use, by the Test file's path.
+	chainsaw map[string][]workspace.ChainsawUse
 
 	parsed sync.Map // path → []analysis.Example, parsed once per World
 
@@ -144,7 +146,7 @@ type Files []workspace.File
 // World. The files kept (all with KeepAll) are returned too, with what was
 // skipped and why.
 func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, error) {
-	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}, charts: map[string]bool{}}
+	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}, charts: map[string]bool{}, chainsaw: map[string][]workspace.ChainsawUse{}}
 	w.setMajor = workspace.DefaultCrossplaneMajor
 	if m, ok := workspace.ParseMajor(cfg.CrossplaneVersion); ok {
 		w.setMajor = m
@@ -253,6 +255,7 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 	delete(w.texts, p)
 	delete(w.functions, p)
 	delete(w.patches, p)
+	delete(w.chainsaw, p)
 	if isChartFile(p) {
 		delete(w.charts, filepath.Dir(p))
 	}
@@ -289,6 +292,11 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 	}
 	if h := workspace.Headers(content); len(h) > 0 {
 		w.headers[p] = h
+		if workspace.IsChainsawTest(h) {
+			if uses := workspace.ChainsawUses(p, content); len(uses) > 0 {
+				w.chainsaw[p] = uses
+			}
+		}
 		if mayHoldExample(builtins, h) {
 			w.texts[p] = keep()
 		}
@@ -525,18 +533,52 @@ func (w *World) Env(path string) analysis.Env { return w.EnvWith(path, w.cfg.Ana
 func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 	major, _ := w.MajorOf(path)
 	st := w.Store(major)
+	skip, patchOf, expressions := w.chartPart(path), w.PatchedBy(path), false
+	if use, test, ok := w.chainsawUse(path); ok {
+		expressions = use.Templated
+		switch use.Op {
+		case "assert", "error":
+			skip = "a chainsaw assertion of " + test + " (a partial match whose keys and values may be expressions)"
+		case "patch":
+			patchOf = test
+		}
+	}
 	return analysis.Env{
 		Schemas:         st,
 		CrossplaneMajor: major,
 		UnknownKind:     a.UnknownKind,
 		CompositionMode: a.CompositionMode,
 		ClientKinds:     a.ClientKinds,
-		PatchOf:         w.PatchedBy(path),
-		Skip:            w.chartPart(path),
+		PatchOf:         patchOf,
+		Skip:            skip,
+		Expressions:     expressions,
 		OtherMajor:      otherMajor(major),
 		Examples:        func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
 		Pipeline:        a.Pipeline,
 	}
+}
+
+// chainsawUse is how the workspace's chainsaw Tests use the file at path,
+// and the first such Test: a whole object when any applies, creates or
+// updates it, else a patch, else an assertion; templated when any use is.
+func (w *World) chainsawUse(path string) (workspace.ChainsawUse, string, bool) {
+	path = filepath.Clean(path)
+	rank := map[string]int{"assert": 1, "error": 1, "patch": 2, "apply": 3, "create": 3, "update": 3}
+	var best workspace.ChainsawUse
+	test, templated := "", false
+	for t, uses := range w.chainsaw {
+		for _, u := range uses {
+			if ok, _ := filepath.Match(u.Pattern, path); !ok && u.Pattern != path {
+				continue
+			}
+			templated = templated || u.Templated
+			if rank[u.Op] > rank[best.Op] || rank[u.Op] == rank[best.Op] && t < test {
+				best, test = u, t
+			}
+		}
+	}
+	best.Templated = templated
+	return best, test, test != ""
 }
 
 // isChartFile reports whether p is a Helm chart's Chart.yaml.
@@ -645,7 +687,7 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 func (w *World) clone(changed map[string]bool) *World {
 	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
 		results: w.results, pkgs: w.pkgs, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
-		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts)}
+		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw)}
 	// The objects of files that did not change stay parsed.
 	w.parsed.Range(func(k, v any) bool {
 		if !changed[k.(string)] {
@@ -710,7 +752,8 @@ func (w *World) withFiles(changes []fileChange) *World {
 		wasSchema, wasMeta := w.shared[ch.path].Indexed != nil, w.metas[ch.path] != nil
 		c.addFile(builtins, ch.path, ch.content, ch.open, false)
 		functionsChanged = functionsChanged || w.functions[ch.path] != nil || c.functions[ch.path] != nil
-		patchesChanged = patchesChanged || !slices.Equal(w.patches[ch.path], c.patches[ch.path]) || isChartFile(ch.path)
+		patchesChanged = patchesChanged || !slices.Equal(w.patches[ch.path], c.patches[ch.path]) || isChartFile(ch.path) ||
+			!slices.Equal(w.chainsaw[ch.path], c.chainsaw[ch.path])
 		if wasSchema || c.shared[ch.path].Indexed != nil {
 			schemaPaths = append(schemaPaths, ch.path)
 		}
@@ -752,7 +795,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 // everything the World records of p as it is: no schema, package
 // metadata, example text or Function before or after, and the same kinds.
 func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bool {
-	if w.shared[p].Indexed != nil || w.metas[p] != nil || w.texts[p] != nil || w.functions[p] != nil || w.patches[p] != nil || workspace.IsKustomization(p) || isChartFile(p) {
+	if w.shared[p].Indexed != nil || w.metas[p] != nil || w.texts[p] != nil || w.functions[p] != nil || w.patches[p] != nil || workspace.IsKustomization(p) || isChartFile(p) || w.chainsaw[p] != nil {
 		return false
 	}
 	if content == nil {
@@ -762,7 +805,7 @@ func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bo
 		return false
 	}
 	h := workspace.Headers(content)
-	return slices.Equal(h, w.headers[p]) && !mayHoldExample(builtins, h) && !holdsFunction(h)
+	return slices.Equal(h, w.headers[p]) && !mayHoldExample(builtins, h) && !holdsFunction(h) && !workspace.IsChainsawTest(h)
 }
 
 // addMissingStores builds the stores of majors that files now target and
