@@ -60,6 +60,9 @@ type Env struct {
 	// serve gvk (a kind one of them removed or added), 0 for none; nil
 	// when unknown. Only asked about kinds no schema serves.
 	OtherMajor func(gvk schemas.GVK) int
+	// Unpulled is how many dependencies of the crossplane.yaml the file
+	// belongs to the package cache lacks: an unknown kind may be theirs.
+	Unpulled int
 	// Skip says why the file is not a manifest at all (a Helm chart's
 	// template or Chart.yaml): it gets no findings. "" checks it.
 	Skip string

@@ -131,6 +131,13 @@ func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) string {
 			return fmt.Sprintf("no schema for %s %s: Crossplane v%d, which this file targets, does not serve it (%s); the targeted version comes from the nearest crossplane.yaml's spec.crossplane.version, else the crossplaneVersion setting", gvk.APIVersion(), gvk.Kind, env.CrossplaneMajor, did)
 		}
 	}
+	if env.Unpulled > 0 {
+		deps := "dependency"
+		if env.Unpulled > 1 {
+			deps = "dependencies"
+		}
+		return fmt.Sprintf("no schema for %s %s: it may come from the %d %s of crossplane.yaml not in the package cache yet (run crd-lsp pull); else add the CRD or XRD that defines it to the workspace", gvk.APIVersion(), gvk.Kind, env.Unpulled, deps)
+	}
 	return fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -337,5 +338,44 @@ func TestWorldHelmCharts(t *testing.T) {
 	w2 := w.WithFile(filepath.Join(chart, "Chart.yaml"), nil)
 	if got := w2.Env(filepath.Join(chart, "templates", "deployment.yaml")).Skip; got != "" || w2.SchemaGen() == w.SchemaGen() {
 		t.Errorf("without Chart.yaml: Skip %q, SchemaGen %d → %d", got, w.SchemaGen(), w2.SchemaGen())
+	}
+}
+
+// TestUnknownKindWithUnpulledDependencies: an unknown kind under a
+// crossplane.yaml whose dependencies the cache lacks says they may define
+// it; outside any crossplane.yaml the usual advice stays.
+func TestUnknownKindWithUnpulledDependencies(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		filepath.Join(dir, "pkg", "crossplane.yaml"):         "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: c\nspec:\n  dependsOn:\n    - provider: xpkg.crossplane.io/crossplane-contrib/provider-aws-s3\n      version: v1.0.0\n    - function: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform\n      version: v0.8.2\n",
+		filepath.Join(dir, "pkg", "examples", "bucket.yaml"): "apiVersion: s3.aws.m.upbound.io/v1beta1\nkind: Bucket\nmetadata:\n  name: b\n",
+		filepath.Join(dir, "other", "bucket.yaml"):           "apiVersion: s3.aws.m.upbound.io/v1beta1\nkind: Bucket\nmetadata:\n  name: b\n",
+	}
+	for p, text := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := packages.New(packages.Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _, _, err := Load(context.Background(), Config{Roots: []string{dir}, Packages: c, Analysis: AnalysisSettings{UnknownKind: analysis.SeverityWarning}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string]string{
+		"pkg/examples/bucket.yaml": "no schema for s3.aws.m.upbound.io/v1beta1 Bucket: it may come from the 2 dependencies of crossplane.yaml not in the package cache yet (run crd-lsp pull)",
+		"other/bucket.yaml":        "no schema for s3.aws.m.upbound.io/v1beta1 Bucket: add the CRD or XRD that defines it to the workspace",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		f := document.Parse(p, 1, []byte(files[p]))
+		ds := analysis.Diagnose(context.Background(), f, w.Env(p))
+		if len(ds) != 1 || !strings.HasPrefix(ds[0].Message, want) {
+			t.Errorf("%s: %+v, want one finding starting %q", rel, ds, want)
+		}
 	}
 }

@@ -550,6 +550,7 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 		CompositionMode: a.CompositionMode,
 		ClientKinds:     a.ClientKinds,
 		PatchOf:         patchOf,
+		Unpulled:        w.unpulled(path),
 		Skip:            skip,
 		Expressions:     expressions,
 		OtherMajor:      otherMajor(major),
@@ -601,6 +602,26 @@ func (w *World) chartPart(path string) string {
 		}
 		if parent := filepath.Dir(dir); parent == dir {
 			return ""
+		}
+	}
+}
+
+// unpulled counts the dependencies of the crossplane.yaml nearest to path
+// that the package cache does not hold.
+func (w *World) unpulled(path string) int {
+	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "crossplane.yaml")
+		if w.metas[p] != nil {
+			n := 0
+			for _, r := range w.results[p] {
+				if r.Package == nil {
+					n++
+				}
+			}
+			return n
+		}
+		if filepath.Dir(dir) == dir {
+			return 0
 		}
 	}
 }
