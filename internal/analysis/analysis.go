@@ -183,6 +183,10 @@ func resourceHeader(d *document.Doc, m map[string]any) (id schemas.GVK, diags []
 	switch {
 	case !hasAV:
 		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, true, SeverityError, "missing-apiversion", "missing required field \"apiVersion\"")}, false
+	case !hasKind && isNumber(apiVersion):
+		// Not a Kubernetes object: other formats have an apiVersion too,
+		// a number (Grafana's provisioning files: apiVersion: 1).
+		return id, nil, false
 	case !hasKind:
 		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, SeverityError, "missing-kind", "missing required field \"kind\"")}, false
 	case !avOK || av == "":
@@ -195,6 +199,14 @@ func resourceHeader(d *document.Doc, m map[string]any) (id schemas.GVK, diags []
 		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
 	}
 	return parsed, nil, true
+}
+
+func isNumber(v any) bool {
+	switch v.(type) {
+	case int64, float64, int:
+		return true
+	}
+	return false
 }
 
 // at positions a diagnostic on path in d: on the key when onKey and the node

@@ -38,6 +38,15 @@ spec:
                 x-kubernetes-validations:
                   - rule: '!(self.createOnly && self.deleteOnly)'
                     message: createOnly and deleteOnly are mutually exclusive
+            params:
+              type: object
+              additionalProperties:
+                type: object
+                x-kubernetes-preserve-unknown-fields: true
+            limits:
+              type: object
+              properties:
+                max: {type: object}
 `
 
 func renderContextDiags(t *testing.T, text string) []string {
@@ -105,5 +114,52 @@ func TestDevelopmentFunctionPackage(t *testing.T) {
 	plain := renderContextDiags(t, fn(""))
 	if len(plain) != 1 || !strings.HasPrefix(plain[0], "6:12 error ") {
 		t.Errorf("Function: %q", plain)
+	}
+}
+
+// TestInputFreeFormField: a value that is not an object where the input
+// CRD has a free-form object (controller-gen's runtime.RawExtension, as
+// function-kcl's params) is a hint; a declared object stays an error.
+func TestInputFreeFormField(t *testing.T) {
+	comp := `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: c
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}
+  mode: Pipeline
+  pipeline:
+    - step: sequence
+      functionRef: {name: function-seq}
+      input:
+        apiVersion: seq.fn.example.org/v1beta1
+        kind: Input
+        params:
+          name: input-instance
+        limits:
+          max: 3
+`
+	var types []string
+	for _, l := range renderContextDiags(t, comp) {
+		if strings.Contains(l, " type ") {
+			types = append(types, l)
+		}
+	}
+	if len(types) != 2 || !strings.HasPrefix(types[0], "15:17 hint type must be of type object") || !strings.HasPrefix(types[1], "17:16 error type must be of type object") {
+		t.Errorf("type findings:\n%s", strings.Join(types, "\n"))
+	}
+}
+
+// TestNotKubernetesObjects: kustomize's built-in plugin configurations
+// and files whose apiVersion is a number (Grafana provisioning) are not
+// objects to validate.
+func TestNotKubernetesObjects(t *testing.T) {
+	for _, text := range []string{
+		"apiVersion: builtin\nkind: LabelTransformer\nmetadata:\n  name: labels\nlabels:\n  env: dev\n",
+		"apiVersion: 1\ndatasources:\n  - name: Tempo\n    type: tempo\n",
+	} {
+		if got := renderContextDiags(t, text); len(got) != 0 {
+			t.Errorf("%q: %q", text, got)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/structural"
 )
 
 var crdGVK = schemas.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
@@ -173,6 +174,9 @@ var clientSide = []string{
 // IsClientSide reports whether gvk is a client-side configuration kind,
 // built in or listed in extra (entries as in clientSide).
 func IsClientSide(gvk schemas.GVK, extra []string) bool {
+	if gvk.Group == "" && gvk.Version == "builtin" {
+		return true // kustomize's built-in plugin configurations (apiVersion: builtin)
+	}
 	for _, list := range [][]string{clientSide, extra} {
 		for _, e := range list {
 			kind, group, isKind := strings.Cut(e, ".")
@@ -496,6 +500,14 @@ func functionInputs(ctx context.Context, d *document.Doc, m map[string]any, env 
 			case isPT && e.Code == "enum" && acceptedByPT(e.Message):
 			case e.Severity == schemas.SeverityInfo && e.Code == "cel":
 				blocked = true
+			case e.Code == "type" && freeForm(sch, e.Path):
+				// controller-gen writes runtime.RawExtension (and
+				// apiextensions' JSON) as a free-form object, and functions
+				// commonly take any JSON value there (function-kcl's
+				// params); the input never meets the API server's check.
+				e.Severity = severity.Hint
+				e.Message += " (the input's CRD types this free-form field as an object, as controller-gen writes runtime.RawExtension; the function may take any value here)"
+				kept = append(kept, e)
 			case e.Code == "cel" && e.Unevaluable:
 				// The input CRD's rule fails to evaluate here (it reads an
 				// optional field without has()). Only the API server
@@ -517,6 +529,17 @@ func functionInputs(ctx context.Context, d *document.Doc, m map[string]any, env 
 		}
 	}
 	return out
+}
+
+// freeForm reports whether the schema node at p is a free-form object:
+// type object, x-kubernetes-preserve-unknown-fields, nothing declared.
+func freeForm(sch *schemas.Schema, p fieldpath.Path) bool {
+	ss, err := sch.Structural()
+	if err != nil {
+		return false
+	}
+	n, _ := structural.Walk(ss, p)
+	return n != nil && n.Type == "object" && n.XPreserveUnknownFields && !n.XEmbeddedResource && len(n.Properties) == 0 && n.AdditionalProperties == nil
 }
 
 func acceptedByPT(msg string) bool {
