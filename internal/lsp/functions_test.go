@@ -234,6 +234,22 @@ func runDevelopmentFunction(t *testing.T, bin string) (string, <-chan string) {
 	}
 }
 
+// developmentFunction is a functions file naming the test function,
+// served at target by the developer (crossplane render's Development
+// runtime).
+func developmentFunction(target string) string {
+	return `apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata:
+  name: function-test
+  annotations:
+    render.crossplane.io/runtime: Development
+    render.crossplane.io/runtime-development-target: ` + target + `
+spec:
+  package: xpkg.crossplane.io/crd-lsp/function-test:v0.1.0
+`
+}
+
 func awaitLine(t *testing.T, lines <-chan string, substr string) {
 	t.Helper()
 	timeout := time.After(60 * time.Second)
@@ -263,17 +279,7 @@ func TestHungFunctionDoesNotDelayRequests(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "composition.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	fnYAML := `apiVersion: pkg.crossplane.io/v1
-kind: Function
-metadata:
-  name: function-test
-  annotations:
-    render.crossplane.io/runtime: Development
-    render.crossplane.io/runtime-development-target: ` + addr + `
-spec:
-  package: xpkg.crossplane.io/crd-lsp/function-test:v0.1.0
-`
-	if err := os.WriteFile(filepath.Join(dir, "functions.yaml"), []byte(fnYAML), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "functions.yaml"), []byte(developmentFunction(addr)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	settings := map[string]any{"functionTimeout": 600, "workspaceFunctions": true}
@@ -350,17 +356,7 @@ func TestWorkspaceFunctionEdits(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "composition.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	fnYAML := func(target string) string {
-		return `apiVersion: pkg.crossplane.io/v1
-kind: Function
-metadata:
-  name: function-test
-  annotations:
-    render.crossplane.io/runtime: Development
-    render.crossplane.io/runtime-development-target: ` + target + `
-`
-	}
-	if err := os.WriteFile(filepath.Join(dir, "functions.yaml"), []byte(fnYAML(addr)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "functions.yaml"), []byte(developmentFunction(addr)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"workspaceFunctions": true}})
@@ -371,15 +367,15 @@ metadata:
 		t.Fatalf("diagnostics lack %q:\n%s", rendered, strings.Join(got, "\n"))
 	}
 
-	e.Open("functions.yaml", fnYAML(addr))
-	e.Change("functions.yaml", fnYAML("192.0.2.1:9443"))
+	e.Open("functions.yaml", developmentFunction(addr))
+	e.Change("functions.yaml", developmentFunction("192.0.2.1:9443"))
 	got := awaitDiagnosticsWith(t, e, "composition.yaml", "[function-failed]")
 	if !strings.Contains(strings.Join(got, "\n"), "not on this machine") {
 		t.Errorf("a remote target is not refused on the step:\n%s", strings.Join(got, "\n"))
 	}
 	e.AwaitLog("192.0.2.1:9443", 10*time.Second) // and the user is told
 
-	e.Change("functions.yaml", fnYAML(addr))
+	e.Change("functions.yaml", developmentFunction(addr))
 	awaitDiagnosticsWith(t, e, "composition.yaml", rendered)
 }
 
@@ -404,17 +400,7 @@ func TestFunctionsFileEdits(t *testing.T) {
 	fnFile := filepath.Join(t.TempDir(), "functions.yaml")
 	write := func(target string) {
 		t.Helper()
-		fnYAML := `apiVersion: pkg.crossplane.io/v1
-kind: Function
-metadata:
-  name: function-test
-  annotations:
-    render.crossplane.io/runtime: Development
-    render.crossplane.io/runtime-development-target: ` + target + `
-spec:
-  package: xpkg.crossplane.io/crd-lsp/function-test:v0.1.0
-`
-		if err := os.WriteFile(fnFile, []byte(fnYAML), 0o644); err != nil {
+		if err := os.WriteFile(fnFile, []byte(developmentFunction(target)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
