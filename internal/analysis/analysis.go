@@ -8,6 +8,8 @@
 package analysis
 
 import (
+	"gopkg.in/yaml.v3"
+
 	"context"
 	"fmt"
 	"strings"
@@ -160,6 +162,10 @@ func diagnoseDoc(ctx context.Context, d *document.Doc, env Env) (out []Diagnosti
 	}
 	obj, err := d.Object()
 	if err != nil {
+		if k := collectionKey(d.Root, 0); k != nil {
+			return append(out, Diagnostic{Span: d.File.NodeSpan(k), Severity: SeverityError, Code: "yaml-value",
+				Message: "a mapping key must be a string, and this one is a flow mapping or list: a template placeholder such as {{ name }} reads as one (a template is YAML only once rendered)"})
+		}
 		return append(out, Diagnostic{Span: d.File.NodeSpan(d.Root), Severity: SeverityError, Code: "yaml-value", Message: err.Error()})
 	}
 	m, ok := obj.(map[string]any)
@@ -199,6 +205,27 @@ func resourceHeader(d *document.Doc, m map[string]any) (id schemas.GVK, diags []
 		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
 	}
 	return parsed, nil, true
+}
+
+// collectionKey is the first mapping key below n that is itself a mapping
+// or a sequence (what "{{ name }}" parses as), nil when there is none.
+func collectionKey(n *yaml.Node, depth int) *yaml.Node {
+	if n == nil || depth > 100 {
+		return nil
+	}
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Kind == yaml.MappingNode || k.Kind == yaml.SequenceNode {
+				return k
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if k := collectionKey(c, depth+1); k != nil {
+			return k
+		}
+	}
+	return nil
 }
 
 func isNumber(v any) bool {

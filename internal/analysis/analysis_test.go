@@ -240,3 +240,18 @@ func fuzzDiagnoseComposition(env Env) func(t *testing.T, text []byte) {
 func TestFuzzMutations(t *testing.T) {
 	fuzztest.Mutate(t, "FuzzDiagnoseComposition", fuzzDiagnoseComposition(compositionEnv(t)))
 }
+
+// TestTemplatePlaceholderKey: "{{ name }}" in a plain YAML file parses as
+// a mapping used as a key; the finding sits on it and says why.
+func TestTemplatePlaceholderKey(t *testing.T) {
+	text := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{replicas}}\n"
+	f := document.Parse("t.yaml", 1, []byte(text))
+	ds := Diagnose(context.Background(), f, Env{Schemas: builtinStore(t)})
+	if len(ds) != 1 {
+		t.Fatalf("findings: %+v", ds)
+	}
+	line, col := f.Mapper.LineCol(ds[0].Span.Start)
+	if line != 6 || col != 14 || ds[0].Code != "yaml-value" || !strings.Contains(ds[0].Message, "a template placeholder such as {{ name }} reads as one") {
+		t.Errorf("%d:%d %s %s", line, col, ds[0].Code, ds[0].Message)
+	}
+}
