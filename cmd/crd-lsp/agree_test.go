@@ -258,14 +258,17 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 	}, {
 		// A chainsaw test's files: assertions are partial matches with
 		// expressions, patches are fragments, applied files are whole
-		// objects whose "(…)" values chainsaw evaluates first.
-		name: "chainsaw test",
+		// objects whose "(…)" values chainsaw evaluates first. kuttl's
+		// assert files are partial matches too.
+		name: "chainsaw and kuttl tests",
 		files: map[string]string{
 			"tests/web/chainsaw-test.yaml": agreeChainsawTest, "tests/web/install.yaml": agreeChainsawInstall,
 			"tests/web/assert-install.yaml": agreeChainsawAssert, "tests/web/scale.yaml": agreeReplicasPatch,
+			// kuttl's assert files, known by name.
+			"tests/kuttl/00-install.yaml": agreeReplicasPatch, "tests/kuttl/00-assert.yaml": agreeReplicasPatch,
 		},
-		want:  []string{"tests/web/scale.yaml:6:13 error type", "tests/web/install.yaml:6:13 error type"},
-		clean: []string{"tests/web/chainsaw-test.yaml", "tests/web/assert-install.yaml"},
+		want:  []string{"tests/web/scale.yaml:6:13 error type", "tests/web/install.yaml:6:13 error type", "tests/kuttl/00-install.yaml:5:1 error required"},
+		clean: []string{"tests/web/chainsaw-test.yaml", "tests/web/assert-install.yaml", "tests/kuttl/00-assert.yaml"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

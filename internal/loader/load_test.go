@@ -379,3 +379,14 @@ func TestUnknownKindWithUnpulledDependencies(t *testing.T) {
 		}
 	}
 }
+
+func TestKuttlAssertion(t *testing.T) {
+	for p, want := range map[string]bool{
+		"/t/e2e/00-assert.yaml": true, "/t/e2e/01-errors.yml": true, "/t/e2e/12-assert.yaml": true,
+		"/t/e2e/00-install.yaml": false, "/t/assert.yaml": false, "/t/x-assert.yaml": false, "/t/00-assert-more.yaml": false,
+	} {
+		if kuttlAssertion(p) != want {
+			t.Errorf("kuttlAssertion(%s) = %v", p, !want)
+		}
+	}
+}

@@ -534,6 +534,9 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 	major, _ := w.MajorOf(path)
 	st := w.Store(major)
 	skip, patchOf, expressions := w.chartPart(path), w.PatchedBy(path), false
+	if kuttlAssertion(path) {
+		skip = "a kuttl assertion (a partial match of what the test step must find)"
+	}
 	if use, test, ok := w.chainsawUse(path); ok {
 		expressions = use.Templated
 		switch use.Op {
@@ -580,6 +583,18 @@ func (w *World) chainsawUse(path string) (workspace.ChainsawUse, string, bool) {
 	}
 	best.Templated = templated
 	return best, test, test != ""
+}
+
+// kuttlAssertion reports whether path is named as kuttl's assert and
+// error files are: <step number>-assert.yaml or <step number>-errors.yaml.
+func kuttlAssertion(path string) bool {
+	name := filepath.Base(path)
+	name = strings.TrimSuffix(strings.TrimSuffix(name, ".yaml"), ".yml")
+	step, rest, ok := strings.Cut(name, "-")
+	if !ok || step == "" || strings.Trim(step, "0123456789") != "" {
+		return false
+	}
+	return rest == "assert" || rest == "errors"
 }
 
 // isChartFile reports whether p is a Helm chart's Chart.yaml.
