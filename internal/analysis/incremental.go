@@ -32,6 +32,7 @@ type envKey struct {
 	compositionMode string
 	patchOf         string
 	expressions     bool
+	unpulled        int
 	uri             string
 }
 
@@ -46,7 +47,7 @@ func DiagnoseIncremental(ctx context.Context, f *document.File, env Env, prev *D
 	if env.Skip != "" {
 		return nil, &DiagnoseCache{}
 	}
-	key := envKey{env.Schemas, env.UnknownKind, strings.Join(env.ClientKinds, "\x00"), env.CrossplaneMajor, env.CompositionMode, env.PatchOf, env.Expressions, f.URI}
+	key := envKey{env.Schemas, env.UnknownKind, strings.Join(env.ClientKinds, "\x00"), env.CrossplaneMajor, env.CompositionMode, env.PatchOf, env.Expressions, env.Unpulled, f.URI}
 	next := &DiagnoseCache{env: key, docs: map[string][]Diagnostic{}}
 	if prev != nil && prev.env != key {
 		prev = nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/structural"
@@ -82,8 +83,8 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 func developmentRuntime(m map[string]any) bool {
 	meta, _ := m["metadata"].(map[string]any)
 	ann, _ := meta["annotations"].(map[string]any)
-	rt, _ := ann["render.crossplane.io/runtime"].(string)
-	return rt == "Development"
+	rt, _ := ann[functions.AnnotationRuntime].(string)
+	return rt == functions.RuntimeDevelopment
 }
 
 // renderIgnoresPackage turns findings on a Development Function's

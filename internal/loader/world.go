@@ -533,19 +533,7 @@ func (w *World) Env(path string) analysis.Env { return w.EnvWith(path, w.cfg.Ana
 func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 	major, _ := w.MajorOf(path)
 	st := w.Store(major)
-	skip, patchOf, expressions := w.chartPart(path), w.PatchedBy(path), false
-	if kuttlAssertion(path) {
-		skip = "a kuttl assertion (a partial match of what the test step must find)"
-	}
-	if use, test, ok := w.chainsawUse(path); ok {
-		expressions = use.Templated
-		switch use.Op {
-		case "assert", "error":
-			skip = "a chainsaw assertion of " + test + " (a partial match whose keys and values may be expressions)"
-		case "patch":
-			patchOf = test
-		}
-	}
+	skip, patchOf, expressions := w.role(path)
 	return analysis.Env{
 		Schemas:         st,
 		CrossplaneMajor: major,
@@ -658,6 +646,27 @@ func otherMajor(major int) func(schemas.GVK) int {
 		}
 		return 0
 	}
+}
+
+// role is what the workspace's tools make of the file at path: why it is
+// not a manifest at all (a Helm chart's part, a kuttl or chainsaw
+// assertion), the file that applies it as a patch (a kustomization, a
+// chainsaw Test), and whether its "(…)" values are chainsaw expressions.
+func (w *World) role(path string) (skip, patchOf string, expressions bool) {
+	skip, patchOf = w.chartPart(path), w.PatchedBy(path)
+	if kuttlAssertion(path) {
+		skip = "a kuttl assertion (a partial match of what the test step must find)"
+	}
+	if use, test, ok := w.chainsawUse(path); ok {
+		expressions = use.Templated
+		switch use.Op {
+		case "assert", "error":
+			skip = "a chainsaw assertion of " + test + " (a partial match whose keys and values may be expressions)"
+		case "patch":
+			patchOf = test
+		}
+	}
+	return skip, patchOf, expressions
 }
 
 // PatchedBy is the kustomization that applies the file at path as a
@@ -780,7 +789,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 	}
 	c := w.clone(changed)
 	var schemaPaths []string
-	metaChanged, functionsChanged, patchesChanged := false, false, false
+	metaChanged, functionsChanged, rolesChanged := false, false, false
 	for _, ch := range changes {
 		if !changed[ch.path] {
 			continue
@@ -788,14 +797,14 @@ func (w *World) withFiles(changes []fileChange) *World {
 		wasSchema, wasMeta := w.shared[ch.path].Indexed != nil, w.metas[ch.path] != nil
 		c.addFile(builtins, ch.path, ch.content, ch.open, false)
 		functionsChanged = functionsChanged || w.functions[ch.path] != nil || c.functions[ch.path] != nil
-		patchesChanged = patchesChanged || !slices.Equal(w.patches[ch.path], c.patches[ch.path]) || isChartFile(ch.path) ||
+		rolesChanged = rolesChanged || !slices.Equal(w.patches[ch.path], c.patches[ch.path]) || isChartFile(ch.path) ||
 			!slices.Equal(w.chainsaw[ch.path], c.chainsaw[ch.path])
 		if wasSchema || c.shared[ch.path].Indexed != nil {
 			schemaPaths = append(schemaPaths, ch.path)
 		}
 		metaChanged = metaChanged || wasMeta || c.metas[ch.path] != nil
 	}
-	if len(schemaPaths) > 0 || metaChanged || patchesChanged {
+	if len(schemaPaths) > 0 || metaChanged || rolesChanged {
 		c.schemaGen++
 	}
 	if functionsChanged {
