@@ -339,6 +339,12 @@ func ReadFunctions(p string) ([]functions.Function, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ReadFunctionFiles(paths)
+}
+
+// ReadFunctionFiles reads the Function objects of the files FunctionSources
+// found.
+func ReadFunctionFiles(paths []string) ([]functions.Function, error) {
 	var out []functions.Function
 	for _, fp := range paths {
 		b, err := workspace.ReadFile(fp, workspace.DefaultMaxFileSize)

@@ -179,8 +179,9 @@ func (r *fnRuntime) acquire(sn snapshot, roots []string) *fnHandle {
 		if !r.built || !reflect.DeepEqual(set, r.settings) || !reflect.DeepEqual(ws, r.workspace) || sourcesChanged(r.sources) {
 			// Stamped before reading: a change made while the registry
 			// is built is seen by the next analysis.
-			r.sources = stampSources(set.Files)
-			r.replaceLocked(r.build(set, ws))
+			var found map[string]functionFiles
+			r.sources, found = stampSources(set.Files)
+			r.replaceLocked(r.build(set, ws, found))
 			r.settings, r.workspace = set, ws
 		}
 		r.built, r.seq = true, sn.seq
@@ -207,21 +208,31 @@ func stamp(p string) fileStamp {
 	return fileStamp{exists: true, size: st.Size(), mod: st.ModTime().UnixNano()}
 }
 
-// stampSources stamps the configured functionsFiles and the files read
-// from them. An edit of any of them, or a file added to or removed from a
-// configured folder itself, rebuilds the registry at the next analysis
-// (no watcher covers files outside the workspace; a file added to a
-// subfolder is seen with the next rebuild).
-func stampSources(files []string) map[string]fileStamp {
+// functionFiles are the files a functionsFiles entry stands for, or why
+// it cannot be read.
+type functionFiles struct {
+	paths []string
+	err   error
+}
+
+// stampSources finds and stamps the configured functionsFiles and the
+// files read from them (found, for the build to read). An edit of any of
+// them, or a file added to or removed from a configured folder itself,
+// rebuilds the registry at the next analysis (no watcher covers files
+// outside the workspace; a file added to a subfolder is seen with the next
+// rebuild).
+func stampSources(files []string) (map[string]fileStamp, map[string]functionFiles) {
 	st := map[string]fileStamp{}
+	found := map[string]functionFiles{}
 	for _, p := range files {
 		st[p] = stamp(p)
-		srcs, _ := loader.FunctionSources(p)
+		srcs, err := loader.FunctionSources(p)
+		found[p] = functionFiles{srcs, err}
 		for _, f := range srcs {
 			st[f] = stamp(f)
 		}
 	}
-	return st
+	return st, found
 }
 
 func sourcesChanged(st map[string]fileStamp) bool {
@@ -306,8 +317,9 @@ func (r *fnRuntime) close() {
 // build creates the registry the settings and workspace Functions
 // describe (nil when they name nothing to run), and tells the user about
 // configuration problems (a functions file that cannot be read, a
-// Development target outside loopback).
-func (r *fnRuntime) build(set fnSettings, ws []functions.Function) *fnHandle {
+// Development target outside loopback). found holds the files each
+// functionsFiles entry stands for, as stampSources found them.
+func (r *fnRuntime) build(set fnSettings, ws []functions.Function, found map[string]functionFiles) *fnHandle {
 	cfg := functions.Config{
 		Executables:  map[string]functions.Executable{},
 		AllowRemote:  set.AllowRemote,
@@ -334,7 +346,11 @@ func (r *fnRuntime) build(set fnSettings, ws []functions.Function) *fnHandle {
 		named[name] = true
 	}
 	for _, p := range set.Files {
-		fns, err := loader.ReadFunctions(p)
+		var fns []functions.Function
+		err := found[p].err
+		if err == nil {
+			fns, err = loader.ReadFunctionFiles(found[p].paths)
+		}
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("crdLsp.functionsFiles: %s: %v", p, err))
 		}
