@@ -115,3 +115,27 @@ func TestDocumentLimits(t *testing.T) {
 	e.SetSettings(map[string]any{"maxFileSize": 2000, "maxDocuments": 10})
 	awaitCodes(t, e, "many.yaml", "yaml-syntax")
 }
+
+// TestInternalMethodsFromTheWire: the notification the server's stream
+// makes of an oversize didOpen (crd-lsp/internal/documentOverLimit) is
+// refused when a client sends it: the URI it names is not marked open and
+// gets no diagnostic; as a request it is MethodNotFound.
+func TestInternalMethodsFromTheWire(t *testing.T) {
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: t.TempDir()})
+	e.AwaitSchemas(30 * time.Second)
+	for _, token := range []string{"", "guess"} {
+		params := map[string]any{"uri": string(e.URI("never-opened.yaml")), "version": 1, "bytes": 1 << 30, "limit": 64 << 20, "token": token}
+		if err := e.Notify("crd-lsp/internal/documentOverLimit", params); err != nil {
+			t.Fatal(err)
+		}
+		err := e.Call("crd-lsp/internal/documentOverLimit", params, nil)
+		var rpc *jsonrpc2.Error
+		if !errors.As(err, &rpc) || rpc.Code != jsonrpc2.MethodNotFound {
+			t.Errorf("an internal method as a request: %v, want MethodNotFound", err)
+		}
+	}
+	e.AwaitIdle(30 * time.Second)
+	if v := e.PublishedVersions("never-opened.yaml"); len(v) != 0 {
+		t.Errorf("a URI named only by a client's internal notification got diagnostics (versions %v): %v", v, e.Diagnostics("never-opened.yaml"))
+	}
+}

@@ -10,6 +10,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -71,6 +72,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	}
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(Codec{}))
 	s := newServer(ctx, opts, conn)
+	s.streamToken = stream.token
 	conn.Go(ctx, s.cancellation(s.handle(protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler))))
 
 	select {
@@ -172,6 +174,13 @@ func (s *server) handle(next jsonrpc2.Handler) jsonrpc2.Handler {
 		if !req.IsCall() && strings.HasPrefix(method, "$/") && method != protocol.MethodCancelRequest && method != protocol.MethodSetTrace {
 			return nil, nil // optional notifications may be ignored
 		}
+		if strings.HasPrefix(method, internalPrefix) && !s.internal(req) {
+			s.log.Warn("refusing a client message with one of the server's internal methods", "method", method)
+			if req.IsCall() {
+				return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "crd-lsp: method not found: %s", method)
+			}
+			return nil, nil
+		}
 		if handled, err := s.syncMessage(ctx, method, req.Params()); handled {
 			if err != nil {
 				s.log.Warn("notification failed", "method", method, "error", err)
@@ -189,4 +198,13 @@ func (s *server) handle(next jsonrpc2.Handler) jsonrpc2.Handler {
 		}
 		return result, err
 	}
+}
+
+// internal reports whether req is a notification the server's stream made
+// itself (it carries the stream's token), not one from the client.
+func (s *server) internal(req *jsonrpc2.Request) bool {
+	var p struct {
+		Token string `json:"token"`
+	}
+	return !req.IsCall() && s.streamToken != "" && json.Unmarshal(req.Params(), &p) == nil && p.Token == s.streamToken
 }

@@ -35,6 +35,9 @@ type server struct {
 	exited       atomic.Bool
 	exitCh       chan struct{}
 	traceLevel   atomic.Value // protocol.TraceValue
+	// streamToken marks the messages the stream makes itself (see
+	// internalPrefix).
+	streamToken string
 
 	mu       sync.Mutex
 	enc      document.Encoding

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +41,10 @@ type resilientStream struct {
 
 	closeOnce sync.Once
 	maxFrame  int // maxFrame, or less in tests
+	// token is this stream's secret, carried by the messages it makes
+	// itself (methodOverLimit): a client cannot guess it, so an internal
+	// method that comes from the wire is told apart and refused.
+	token string
 	// ended is closed once Read fails for good (end of input, a read
 	// error): the client is gone, whatever requests are still running.
 	ended     chan struct{}
@@ -54,6 +59,7 @@ func newResilientStream(rwc io.ReadWriteCloser, log *slog.Logger) *resilientStre
 		log:      log,
 		ended:    make(chan struct{}),
 		maxFrame: maxFrame,
+		token:    rand.Text(),
 	}
 }
 

@@ -19,7 +19,12 @@ import (
 // methodOverLimit is the notification the stream makes of a didOpen or
 // didChange too large to read: the document is known to be open (or
 // changed) and over the limit, its text is not.
-const methodOverLimit = "crd-lsp/internal/documentOverLimit"
+const methodOverLimit = internalPrefix + "documentOverLimit"
+
+// internalPrefix starts the methods of the messages the server makes
+// itself. They never come from the wire: each carries its stream's token,
+// and the handler refuses one without it (server.internal).
+const internalPrefix = "crd-lsp/internal/"
 
 // overLimitParams are methodOverLimit's params.
 type overLimitParams struct {
@@ -27,6 +32,8 @@ type overLimitParams struct {
 	Version int32  `json:"version"`
 	Bytes   int64  `json:"bytes"`
 	Limit   int64  `json:"limit"`
+	// Token is the stream's (resilientStream.token).
+	Token string `json:"token"`
 }
 
 // frameInfo is what oversizeFrame learns about a message.
@@ -65,7 +72,7 @@ func (s *resilientStream) oversizeFrame(length int64) (jsonrpc2.Message, error) 
 		}
 		return nil, nil
 	case (info.method == protocol.MethodTextDocumentDidOpen || info.method == protocol.MethodTextDocumentDidChange) && info.uri != "":
-		params, _ := json.Marshal(overLimitParams{URI: info.uri, Version: info.version, Bytes: length, Limit: int64(s.maxFrame)})
+		params, _ := json.Marshal(overLimitParams{URI: info.uri, Version: info.version, Bytes: length, Limit: int64(s.maxFrame), Token: s.token})
 		return jsonrpc2.NewNotification(methodOverLimit, params), nil
 	}
 	return nil, nil
