@@ -84,11 +84,11 @@ func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath strin
 	defer release()
 	f, env := sn.file, sn.env()
 	if f == nil {
-		b, err := workspace.ReadFile(u.FsPath(), sn.settings.MaxFileSize)
+		b, err := workspace.ReadFile(filePath(u), sn.settings.MaxFileSize)
 		if err != nil {
 			return "", fmt.Errorf("%s is neither open nor readable: %v%s", u, err, limitHint(err, "maxFileSize"))
 		}
-		f, env = document.Parse(u.FsPath(), 0, b), sn.envFor(u.FsPath())
+		f, env = document.Parse(filePath(u), 0, b), sn.envFor(filePath(u))
 	}
 	if line < 0 || line > f.Mapper.LineOf(len(f.Text)) {
 		return "", fmt.Errorf("line %d is outside the file", line)

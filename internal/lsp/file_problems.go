@@ -110,6 +110,6 @@ func (s *server) sendFileProblem(u uri.URI, pr fileProblem, has bool) {
 func (s *server) fileProblemOf(u uri.URI) (fileProblem, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pr, ok := s.fileProblems[u.FsPath()]
+	pr, ok := s.fileProblems[filePath(u)]
 	return pr, ok
 }

@@ -5,6 +5,10 @@ package lsp
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -49,12 +53,12 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 
 	if folders, ok := params.WorkspaceFolders.Get(); ok && len(folders) > 0 {
 		for _, f := range folders {
-			s.folders = appendFolder(s.folders, f.URI)
+			s.addFolderLocked(f.URI)
 		}
 	} else if params.RootURI != nil && *params.RootURI != "" {
-		s.folders = appendFolder(s.folders, *params.RootURI)
+		s.addFolderLocked(*params.RootURI)
 	} else if p, ok := params.RootPath.Get(); ok && p != "" {
-		s.folders = appendFolder(s.folders, uri.File(p))
+		s.addFolderLocked(uri.File(p))
 	}
 
 	if len(params.InitializationOptions) > 0 {
@@ -74,7 +78,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 
 	// Load built-in schemas and scan the workspace in the background:
 	// requests answer from whatever is loaded meanwhile.
-	s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
+	s.requestReload()
 
 	open, change := true, protocol.TextDocumentSyncKindIncremental
 	includeText := false
@@ -107,17 +111,57 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	}, nil
 }
 
-func appendFolder(fs []folder, u uri.URI) []folder {
-	for _, f := range fs {
+// addFolderLocked adds a workspace folder, unless crd-lsp cannot or must
+// not scan it: a folder that is not a file: URI (vscode-vfs://, http://:
+// its path names nothing on this machine) or the filesystem's root (every
+// YAML file of the machine) is ignored, and the client is told. s.mu is
+// held.
+func (s *server) addFolderLocked(u uri.URI) {
+	for _, f := range s.folders {
 		if f.uri == u {
-			return fs
+			return
 		}
 	}
-	p := u.FsPath()
-	if p == "" {
-		return fs
+	p, why := folderPath(u)
+	if why != "" {
+		s.log.Warn("ignoring workspace folder", "folder", string(u), "reason", why)
+		s.logMessage(protocol.MessageTypeWarning, fmt.Sprintf("ignoring workspace folder %s: %s", clipText(string(u), 200), why))
+		return
 	}
-	return append(fs, folder{uri: u, path: p})
+	s.folders = append(s.folders, folder{uri: u, path: p})
+}
+
+// folderPath is the directory a workspace folder's URI names, or why
+// crd-lsp does not scan it.
+func folderPath(u uri.URI) (string, string) {
+	p := filePath(u)
+	switch {
+	case p == "":
+		return "", "crd-lsp reads only folders on this machine (file: URIs)"
+	case filepath.Dir(filepath.Clean(p)) == filepath.Clean(p):
+		return "", "it is the root of the filesystem; open a project folder instead"
+	}
+	return p, ""
+}
+
+// filePath is the file path of a file: URI, "" for any other scheme
+// (FsPath alone would map vscode-vfs://github/o/r to /o/r).
+func filePath(u uri.URI) string {
+	if !strings.EqualFold(u.Scheme(), "file") {
+		return ""
+	}
+	return u.FsPath()
+}
+
+// clipText cuts s to at most n bytes (at a rune boundary), marking the cut.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func (s *server) Initialized(ctx context.Context, params *protocol.InitializedParams) error {

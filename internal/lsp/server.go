@@ -55,6 +55,7 @@ type server struct {
 	// to the world, the settings or an open document.
 	seq     uint64
 	scanGen int
+	reloads reloads
 	// fileProblems are the workspace files that were not read, and why
 	// (see file_problems.go).
 	fileProblems map[string]fileProblem

@@ -75,7 +75,7 @@ func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
 	// The buffer already is the truth for analysis; a saved crossplane.yaml
 	// may change the targeted Crossplane version and the dependencies.
-	if filepath.Base(params.TextDocument.URI.FsPath()) == "crossplane.yaml" {
+	if filepath.Base(filePath(params.TextDocument.URI)) == "crossplane.yaml" {
 		s.goBackground(s.refreshPackages)
 	}
 	return nil
@@ -85,7 +85,7 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	u := params.TextDocument.URI
 	s.mu.Lock()
 	delete(s.open, u)
-	p := u.FsPath()
+	p := filePath(u)
 	inWorkspace := p != "" && s.inWorkspaceLocked(p)
 	limit := s.settings.Schemas.MaxFileSize
 	s.mu.Unlock()
@@ -129,7 +129,7 @@ func (s *server) afterChange(u uri.URI, schemaChanged bool) {
 // buffers in.
 func (s *server) syncBufferLocked(u uri.URI, text []byte) bool {
 	s.changedLocked()
-	p := u.FsPath()
+	p := filePath(u)
 	if p == "" || !workspace.IsYAML(p) || s.world == nil {
 		return false
 	}

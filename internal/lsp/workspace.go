@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"go.lsp.dev/protocol"
@@ -31,10 +32,10 @@ func (s *server) DidChangeWorkspaceFolders(ctx context.Context, params *protocol
 		s.folders = kept
 	}
 	for _, a := range params.Event.Added {
-		s.folders = appendFolder(s.folders, a.URI)
+		s.addFolderLocked(a.URI)
 	}
 	s.mu.Unlock()
-	s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
+	s.requestReload()
 	return nil
 }
 
@@ -89,7 +90,7 @@ func (s *server) applySettings(set Settings) {
 	}
 	if old.CrossplaneVersion != set.CrossplaneVersion || !equalStrings(old.Schemas.Include, set.Schemas.Include) ||
 		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || old.Schemas.MaxFileSize != set.Schemas.MaxFileSize {
-		s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
+		s.requestReload()
 		return
 	}
 	s.diag.scheduleAll()
@@ -142,7 +143,7 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 	s.mu.Lock()
 	limit := s.settings.Schemas.MaxFileSize
 	for _, ev := range params.Changes {
-		p := ev.URI.FsPath()
+		p := filePath(ev.URI)
 		if p == "" || !s.inWorkspaceLocked(p) {
 			continue
 		}
@@ -175,7 +176,7 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 	}
 	s.mu.Unlock()
 	if rescan {
-		s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
+		s.requestReload()
 	}
 	// Read without holding the session: what the scan would not read (a
 	// pipe, a device, a file over crdLsp.schemas.maxFileSize) is not read
@@ -224,6 +225,49 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 		s.diag.scheduleAll()
 	}
 	return nil
+}
+
+// reloads coalesces workspace loads: at most one runs at a time, and the
+// requests that arrive while it runs make one more load after it, however
+// many they are (a client adding and removing folders in a loop must not
+// pile up loads, each holding a workspace in memory).
+type reloads struct {
+	mu      sync.Mutex
+	running bool
+	again   bool
+}
+
+// requestReload loads the workspace again, in the background (see
+// reloads).
+func (s *server) requestReload() {
+	s.reloads.mu.Lock()
+	defer s.reloads.mu.Unlock()
+	if s.reloads.running {
+		s.reloads.again = true
+		return
+	}
+	s.reloads.running = true
+	s.goBackground(func(ctx context.Context) {
+		done := false
+		defer func() {
+			if !done { // a panic: let the next request load again
+				s.reloads.mu.Lock()
+				s.reloads.running, s.reloads.again = false, false
+				s.reloads.mu.Unlock()
+			}
+		}()
+		for {
+			s.reloadSchemas(ctx)
+			s.reloads.mu.Lock()
+			if !s.reloads.again || ctx.Err() != nil {
+				s.reloads.running, s.reloads.again, done = false, false, true
+				s.reloads.mu.Unlock()
+				return
+			}
+			s.reloads.again = false
+			s.reloads.mu.Unlock()
+		}
+	})
 }
 
 // testLoadHook, when set (by tests), runs in every load after the disk is
@@ -289,7 +333,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	}
 	s.pkgs.refreshed = false
 	for u, f := range s.open {
-		if p := u.FsPath(); p != "" && workspace.IsYAML(p) {
+		if p := filePath(u); p != "" && workspace.IsYAML(p) {
 			w = w.WithFile(p, bufferText(f))
 		}
 	}

@@ -22,7 +22,7 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 	w, enc, set := s.world, s.enc, s.settings
 	open := map[string]*document.File{}
 	for u, f := range s.open {
-		open[u.FsPath()] = f
+		open[filePath(u)] = f
 	}
 	roots := make([]string, len(s.folders))
 	for i, f := range s.folders {
