@@ -19,3 +19,13 @@ func SetLoadHook(hook func()) {
 	}
 	testLoadHook.Store(&hook)
 }
+
+// SetWatchHook makes the watched-file worker call hook with the size of
+// each batch before it reads it (nil: no hook).
+func SetWatchHook(hook func(batch int)) {
+	if hook == nil {
+		testWatchHook.Store(nil)
+		return
+	}
+	testWatchHook.Store(&hook)
+}

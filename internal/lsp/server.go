@@ -56,6 +56,7 @@ type server struct {
 	seq     uint64
 	scanGen int
 	reloads reloads
+	watched watched
 	// fileProblems are the workspace files that were not read, and why
 	// (see file_problems.go).
 	fileProblems map[string]fileProblem

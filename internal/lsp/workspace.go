@@ -129,7 +129,80 @@ func (s *server) registerWatchers(ctx context.Context) {
 	}
 }
 
+// watched coalesces watched-file events: a notification only records
+// them (the latest event per path wins), and one background worker reads
+// the files and updates the World in batches, without holding the session
+// while it reads or indexes. However many events a branch switch or a
+// generator sends, and however fast, the read loop stays free (hover,
+// shutdown and edits are answered), at most one batch is being read, and
+// at most one is waiting.
+type watched struct {
+	mu      sync.Mutex
+	pending map[string]watchEvent // by file path
+	running bool
+}
+
+type watchEvent struct {
+	uri     uri.URI
+	deleted bool
+}
+
+// testWatchHook, when set (by tests), runs in the watch worker before it
+// reads each batch, with the batch's size.
+var testWatchHook atomic.Pointer[func(int)]
+
 func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.DidChangeWatchedFilesParams) error {
+	s.watched.mu.Lock()
+	defer s.watched.mu.Unlock()
+	for _, ev := range params.Changes {
+		p := filePath(ev.URI)
+		if p == "" {
+			continue
+		}
+		if s.watched.pending == nil {
+			s.watched.pending = map[string]watchEvent{}
+		}
+		s.watched.pending[p] = watchEvent{uri: ev.URI, deleted: ev.Type == protocol.FileChangeTypeDeleted}
+	}
+	if len(s.watched.pending) == 0 || s.watched.running {
+		return nil
+	}
+	s.watched.running = true
+	s.goBackground(s.drainWatched)
+	return nil
+}
+
+// drainWatched applies the pending watched-file events, batch after batch,
+// until none are left.
+func (s *server) drainWatched(ctx context.Context) {
+	done := false
+	defer func() {
+		if !done { // a panic: the next event starts a worker again
+			s.watched.mu.Lock()
+			s.watched.running = false
+			s.watched.mu.Unlock()
+		}
+	}()
+	for {
+		s.watched.mu.Lock()
+		batch := s.watched.pending
+		s.watched.pending = nil
+		if len(batch) == 0 || ctx.Err() != nil {
+			s.watched.running, done = false, true
+			s.watched.mu.Unlock()
+			return
+		}
+		s.watched.mu.Unlock()
+		if hook := testWatchHook.Load(); hook != nil {
+			(*hook)(len(batch))
+		}
+		s.applyWatched(ctx, batch)
+	}
+}
+
+// applyWatched brings one batch of watched-file events into the World:
+// files are read and the new World built without holding the session.
+func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) {
 	type change struct {
 		uri     uri.URI
 		path    string
@@ -138,27 +211,24 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 		problem *fileProblem
 	}
 	var todo []change
-	var goneDirs []string
-	rescan := false
+	var goneDirs, others []string
 	s.mu.Lock()
 	limit := s.settings.Schemas.MaxFileSize
-	for _, ev := range params.Changes {
-		p := filePath(ev.URI)
-		if p == "" || !s.inWorkspaceLocked(p) {
+	for p, ev := range batch {
+		if !s.inWorkspaceLocked(p) {
 			continue
 		}
-		deleted := ev.Type == protocol.FileChangeTypeDeleted
 		if !workspace.IsYAML(p) {
 			// Editors report a folder deleted, moved or copied in as the
 			// folder alone: what it held goes, or is scanned.
-			if deleted {
+			if ev.deleted {
 				goneDirs = append(goneDirs, p)
-			} else if info, err := os.Stat(p); err == nil && info.IsDir() {
-				rescan = true
+			} else {
+				others = append(others, p)
 			}
 			continue
 		}
-		todo = append(todo, change{uri: ev.URI, path: p, deleted: deleted})
+		todo = append(todo, change{uri: ev.uri, path: p, deleted: ev.deleted})
 	}
 	for _, dir := range goneDirs {
 		var gone []string
@@ -171,17 +241,24 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 			}
 		}
 		for _, p := range gone {
-			todo = append(todo, change{uri: uri.File(p), path: p, deleted: true})
+			if _, dup := batch[p]; !dup {
+				todo = append(todo, change{uri: uri.File(p), path: p, deleted: true})
+			}
 		}
 	}
 	s.mu.Unlock()
-	if rescan {
-		s.requestReload()
+	for _, p := range others {
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			s.requestReload()
+			break
+		}
 	}
-	// Read without holding the session: what the scan would not read (a
-	// pipe, a device, a file over crdLsp.schemas.maxFileSize) is not read
-	// here either.
+	// What the scan would not read (a pipe, a device, a file over
+	// crdLsp.schemas.maxFileSize) is not read here either.
 	for i, c := range todo {
+		if ctx.Err() != nil {
+			return
+		}
 		if c.deleted {
 			continue
 		}
@@ -193,30 +270,64 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 		}
 		todo[i].content = b
 	}
-	changed, metaChanged := false, false
 	var problemsChanged []string
-	var files []workspace.File
 	s.mu.Lock()
 	for _, c := range todo {
 		if s.setFileProblemLocked(c.path, c.problem) {
 			problemsChanged = append(problemsChanged, c.path)
 		}
-		if _, open := s.open[c.uri]; open || s.world == nil {
-			continue // the buffer wins while the file is open; a load under way reads the disk
-		}
-		files = append(files, workspace.File{Path: c.path, Content: c.content})
-		metaChanged = metaChanged || filepath.Base(c.path) == "crossplane.yaml"
-	}
-	if len(files) > 0 {
-		// One new World for the whole batch (a branch switch reports
-		// hundreds of files).
-		gen, before := s.world.SchemaGen(), s.world
-		s.world = s.world.WithDiskFiles(files, limit)
-		s.changedLocked()
-		changed = s.world.SchemaGen() != gen || functionsChanged(before, s.world)
 	}
 	s.mu.Unlock()
 	s.publishFileProblems(problemsChanged)
+
+	// One new World for the whole batch (a branch switch reports
+	// hundreds of files), built outside the lock and swapped in if
+	// nothing replaced the World meanwhile; else built again (after a few
+	// tries, under the lock: an editor typing into a CRD must not starve
+	// the batch).
+	changed, metaChanged := false, false
+	for attempt := 0; ; attempt++ {
+		s.mu.Lock()
+		base := s.world
+		if base == nil {
+			s.mu.Unlock()
+			return // a load under way reads the disk
+		}
+		var files []workspace.File
+		meta := false
+		for _, c := range todo {
+			if _, open := s.open[c.uri]; open {
+				continue // the buffer wins while the file is open
+			}
+			files = append(files, workspace.File{Path: c.path, Content: c.content})
+			meta = meta || filepath.Base(c.path) == "crossplane.yaml"
+		}
+		if len(files) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		var next *loader.World
+		if attempt >= 3 {
+			next = base.WithDiskFiles(files, limit)
+		} else {
+			s.mu.Unlock()
+			next = base.WithDiskFiles(files, limit)
+			if ctx.Err() != nil {
+				return
+			}
+			s.mu.Lock()
+			if s.world != base {
+				s.mu.Unlock()
+				continue
+			}
+		}
+		s.world = next
+		s.changedLocked()
+		s.mu.Unlock()
+		changed = next.SchemaGen() != base.SchemaGen() || functionsChanged(base, next)
+		metaChanged = meta
+		break
+	}
 	if metaChanged {
 		// Its dependencies may have changed too.
 		s.goBackground(s.refreshPackages)
@@ -224,7 +335,6 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 	if changed {
 		s.diag.scheduleAll()
 	}
-	return nil
 }
 
 // reloads coalesces workspace loads: at most one runs at a time, and the
