@@ -199,6 +199,21 @@ spec:
 `
 
 func TestEditorAgreesWithCheck(t *testing.T) {
+	// 3,000 findings on one line, and 1,200 lines with one each: both
+	// show the first analysis.MaxPerLine of the line and a summary, and at
+	// most analysis.MaxPerFile per file, the last a summary.
+	var oneLine, manyLines strings.Builder
+	oneLine.WriteString("apiVersion: example.org/v1alpha1\nkind: XDatabase\nmetadata:\n  name: line\nspec:\n  parameters: {size: s")
+	for i := range 3000 {
+		fmt.Fprintf(&oneLine, ", p%04d: 1", i)
+	}
+	oneLine.WriteString("}\n")
+	manyLines.WriteString("apiVersion: example.org/v1alpha1\nkind: XDatabase\nmetadata:\n  name: lines\nspec:\n  parameters:\n")
+	for i := range 1200 {
+		fmt.Fprintf(&manyLines, "    q%04d: 1\n", i)
+	}
+	lineSummary := fmt.Sprintf("line.yaml:6:%d error too-many-findings", strings.Index(strings.Split(oneLine.String(), "\n")[5], "p0050")+1)
+
 	cases := []struct {
 		name     string
 		files    map[string]string
@@ -269,6 +284,10 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		},
 		want:  []string{"tests/web/scale.yaml:6:13 error type", "tests/web/install.yaml:6:13 error type", "tests/kuttl/00-install.yaml:5:1 error required"},
 		clean: []string{"tests/web/chainsaw-test.yaml", "tests/web/assert-install.yaml", "tests/kuttl/00-assert.yaml"},
+	}, {
+		name:  "too many findings",
+		files: map[string]string{"xrd.yaml": agreeXRD, "line.yaml": oneLine.String(), "lines.yaml": manyLines.String()},
+		want:  []string{lineSummary, "lines.yaml:1006:5 error too-many-findings"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

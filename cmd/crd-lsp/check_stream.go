@@ -194,6 +194,19 @@ func finishFile(world *loader.World, f *checkFile, fs []finding) []finding {
 		}
 		sort.SliceStable(fs, func(i, j int) bool { return fs[i].start < fs[j].start })
 	}
+	// As the editor shows them (analysis.Cap): bounded per line and per
+	// file, summaries for the rest, long messages cut.
+	fs = analysis.Cap(fs, analysis.Capper[finding]{
+		Line:     func(f finding) int { return f.diag.Line },
+		Severity: func(f finding) analysis.Severity { s, _ := analysis.ParseSeverity(f.diag.Severity); return s },
+		Summary: func(first finding, worst analysis.Severity, msg string) finding {
+			first.diag.Severity, first.diag.Code, first.diag.Message = worst.String(), analysis.CodeTooMany, msg
+			return first
+		},
+	})
+	for i := range fs {
+		fs[i].diag.Message = analysis.TruncateMessage(fs[i].diag.Message)
+	}
 	return fs
 }
 

@@ -152,6 +152,9 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 	if ctx.Err() != nil {
 		return
 	}
+	// As check shows them: at most analysis.MaxPerLine per line and
+	// MaxPerFile per file, summaries for the rest, long messages cut.
+	diags = analysis.CapDiagnostics(diags, f.Mapper.LineOf)
 	d.publishMu.Lock()
 	defer d.publishMu.Unlock()
 	if cur := d.s.snapshot(u); cur.file != f || ctx.Err() != nil {
