@@ -105,6 +105,7 @@ func classify(err error, pkg, reg, what string) *Error {
 	var resp *errcode.ErrorResponse
 	var nerr net.Error
 	var silent *silenceError
+	var slow *slowError
 	var late *pullDeadlineError
 	var conn *connectError
 	var tags *tagLimitError
@@ -113,6 +114,8 @@ func classify(err error, pkg, reg, what string) *Error {
 		out.Kind, out.Msg, out.Err = KindNetwork, what+" "+pkg+" from registry "+reg+" "+late.Error()+" (the pull deadline)", nil
 	case errors.As(err, &silent):
 		out.Kind, out.Msg, out.Err = KindNetwork, silent.Error()+" ("+what+" "+pkg+")", nil
+	case errors.As(err, &slow):
+		out.Kind, out.Msg, out.Err = KindNetwork, "registry "+slow.host+" sent too slowly while "+what+" "+pkg+": "+slow.rate(), nil
 	case errors.As(err, &conn):
 		out.Kind, out.Msg, out.Err = KindNetwork, "cannot reach registry "+reg+" for "+pkg+": "+conn.Error(), nil
 	case errors.As(err, &tags):
@@ -154,12 +157,15 @@ func transferFailure(err error, pkg, reg, what string, n, size int64) *Error {
 	at := fmt.Sprintf("at %d of %d bytes", n, size)
 	out := &Error{Package: pkg, Registry: reg}
 	var silent *silenceError
+	var slow *slowError
 	var late *pullDeadlineError
 	switch {
 	case errors.As(err, &late):
 		out.Kind, out.Msg = KindNetwork, "pulling "+pkg+" from registry "+reg+" "+late.Error()+" (the pull deadline; "+what+" "+at+")"
 	case errors.As(err, &silent):
 		out.Kind, out.Msg = KindNetwork, "registry "+reg+" stopped sending "+what+" of "+pkg+" for "+fmtDur(silent.d)+" ("+at+")"
+	case errors.As(err, &slow):
+		out.Kind, out.Msg = KindNetwork, "registry "+reg+" sent "+what+" of "+pkg+" too slowly: "+slow.rate()+" ("+at+")"
 	case errors.Is(err, context.Canceled):
 		out.Kind, out.Msg = KindCanceled, "pulling "+pkg+" was cancelled ("+what+" "+at+")"
 	case errors.Is(err, io.ErrUnexpectedEOF):
