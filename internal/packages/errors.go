@@ -28,10 +28,12 @@ const (
 	KindInvalid      Kind = "invalid-package" // the image is not a valid xpkg (digest, layer, tar, package.yaml)
 	KindNotCached    Kind = "not-cached"      // Cached: nothing usable in the cache
 	KindCanceled     Kind = "canceled"        // the context was cancelled
+	KindTooDeep      Kind = "too-deep"        // a warning: a Configuration too deep in a chain to follow its dependencies
 )
 
 // Error is the error of a Result. Stale errors are warnings: the Result
-// still carries a Package, served from the cache.
+// still carries a Package, served from the cache; so are KindTooDeep ones
+// (the Package is used, its own dependencies were not followed).
 type Error struct {
 	Kind       Kind
 	Package    string   // fully qualified repository
@@ -59,7 +61,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Warning reports whether the error does not stop the dependency from
 // being used (the package was served from the cache).
-func (e *Error) Warning() bool { return e.Stale }
+func (e *Error) Warning() bool { return e.Stale || e.Kind == KindTooDeep }
 
 // IsWarning reports whether err is an *Error that is only a warning.
 func IsWarning(err error) bool {
