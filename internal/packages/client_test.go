@@ -394,6 +394,52 @@ func TestTransitiveAndConflicts(t *testing.T) {
 	}
 }
 
+// A chain of Configurations deeper than maxDepth: the deepest one followed
+// says, on the root dependency, that its dependencies were not checked and
+// through which chain; nothing past it is pulled. Offline the same.
+func TestConfigurationChainTooDeep(t *testing.T) {
+	e := newEnv(t, nil)
+	const n = maxDepth + 3 // c0 … c34; c34 needs a provider
+	for i := 0; i < n; i++ {
+		dep := fmt.Sprintf("configuration: %s/x/c%d\nversion: v1.0.0", e.host, i+1)
+		if i == n-1 {
+			dep = fmt.Sprintf("provider: %s/x/provider\nversion: v1.0.0", e.host)
+		}
+		e.push(fmt.Sprintf("x/c%d", i), "v1.0.0", xpkgtest.XPkg(configuration(fmt.Sprintf("c%d", i), dep)))
+	}
+	e.push("x/provider", "v1.0.0", xpkgtest.XPkg(provider("provider", "P")))
+	meta := ParseMeta("crossplane.yaml", xpkgtest.Meta("Configuration", "top", fmt.Sprintf("configuration: %s/x/c0\nversion: v1.0.0", e.host)))
+
+	online := e.client().Resolve(context.Background(), meta.Deps)
+	offline := e.client().Cached(meta.Deps) // (after the pull)
+	for name, res := range map[string][]Result{"online": online, "offline": offline} {
+		deepest := fmt.Sprintf("%s/x/c%d", e.host, maxDepth)
+		var got []string
+		for _, r := range res {
+			got = append(got, strings.TrimPrefix(r.Dep.Package, e.host+"/"))
+			switch {
+			case r.Dep.Package == deepest:
+				want := fmt.Sprintf("the dependencies of %s:v1.0.0 are not checked: it is %d Configurations below %s/x/c0:v1.0.0, and chains are followed %d levels deep", deepest, maxDepth, e.host, maxDepth)
+				if KindOf(r.Err) != KindTooDeep || !IsWarning(r.Err) || r.Err.Error() != want || r.Package == nil || len(r.Via) != maxDepth {
+					t.Errorf("%s: c%d: %v (kind %q, package %v, %d via)\nwant the warning %s", name, maxDepth, r.Err, KindOf(r.Err), r.Package != nil, len(r.Via), want)
+				}
+			case r.Err != nil:
+				t.Errorf("%s: %s: %v", name, r.Dep.Package, r.Err)
+			}
+		}
+		if len(res) != maxDepth+1 {
+			t.Errorf("%s: %d results (%v), want c0 … c%d", name, len(res), got, maxDepth)
+		}
+		// On the dependsOn entry, as a warning naming the chain.
+		probs := ResultProblems(meta, res, true)
+		if len(probs) != 1 || probs[0].Severity != SeverityWarning || probs[0].Kind != KindTooDeep ||
+			!strings.Contains(probs[0].Message, "(required by "+e.host+"/x/c0:v1.0.0 → "+e.host+"/x/c1:v1.0.0 → ") ||
+			!strings.HasSuffix(probs[0].Message, fmt.Sprintf(" → %s/x/c%d:v1.0.0)", e.host, maxDepth-1)) {
+			t.Errorf("%s: problems %+v", name, probs)
+		}
+	}
+}
+
 func TestCredentialsAndUnauthorized(t *testing.T) {
 	const user, pass = "robot", "s3cret-Passw0rd"
 	e := newEnv(t, func(h http.Handler) http.Handler {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,14 @@ type Timeouts struct {
 	// Pull bounds everything done for one package: listing its tags,
 	// fetching its manifests and its base layer. Default 5m.
 	Pull time.Duration
+	// MinRate is the slowest a registry may send a body, in bytes per
+	// second, averaged over RateWindow of waiting for its bytes: a
+	// registry trickling a byte at a time never falls silent, so without
+	// it only Pull would end the wait. Default 1 KiB/s; negative: no floor.
+	MinRate int64
+	// RateWindow is how long a body's bytes are waited for before MinRate
+	// is checked (and again after each such window). Default Answer.
+	RateWindow time.Duration
 }
 
 // fmtDur writes d as a person would: "30s", "5m", "1m30s", "200ms".
@@ -49,7 +58,42 @@ func (t Timeouts) withDefaults() Timeouts {
 	if t.Pull <= 0 {
 		t.Pull = 5 * time.Minute
 	}
+	if t.MinRate == 0 {
+		t.MinRate = 1 << 10
+	}
+	if t.RateWindow <= 0 {
+		t.RateWindow = t.Answer
+	}
 	return t
+}
+
+// slowError: the registry sent a body slower than Timeouts.MinRate over a
+// window of Timeouts.RateWindow.
+type slowError struct {
+	host  string
+	n     int64         // bytes received in the window
+	d     time.Duration // the window
+	floor int64         // bytes per second
+}
+
+func (e *slowError) Error() string {
+	return fmt.Sprintf("registry %s sent %s", e.host, e.rate())
+}
+
+// rate says how slow: "12 bytes in 30s, below the floor of 1 KiB/s".
+func (e *slowError) rate() string {
+	return fmt.Sprintf("%d bytes in %s, below the floor of %s/s", e.n, fmtDur(e.d), fmtBytes(e.floor))
+}
+
+// fmtBytes writes n as "512 B", "1 KiB", "1.5 MiB".
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', -1, 64) + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', -1, 64) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " B"
 }
 
 // silenceError: the registry sent nothing for longer than Timeouts.Answer,
@@ -108,6 +152,8 @@ func maxTagBytes(n int) int64 { return int64(n)*131 + 4096 }
 type transport struct {
 	base    http.RoundTripper
 	answer  time.Duration
+	minRate int64
+	window  time.Duration
 	maxTags int
 }
 
@@ -123,7 +169,7 @@ func newTransport(t Timeouts, maxTags int) *transport {
 		return conn, err
 	}
 	tr.TLSHandshakeTimeout = t.Connect
-	return &transport{base: tr, answer: t.Answer, maxTags: maxTags}
+	return &transport{base: tr, answer: t.Answer, minRate: t.MinRate, window: t.RateWindow, maxTags: maxTags}
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -140,7 +186,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	b := &watchedBody{rc: resp.Body, cancel: cancel, d: t.answer, silent: &silenceError{host: req.URL.Host, d: t.answer, body: true}}
+	b := &watchedBody{rc: resp.Body, cancel: cancel, d: t.answer, silent: &silenceError{host: req.URL.Host, d: t.answer, body: true},
+		host: req.URL.Host, minRate: t.minRate, window: t.window}
 	if req.Method == http.MethodGet && strings.HasSuffix(req.URL.Path, "/tags/list") {
 		b.limit, b.limitErr = maxTagBytes(t.maxTags), &tagLimitError{max: t.maxTags}
 	}
@@ -149,12 +196,23 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // watchedBody cancels its request when a read waits longer than d, and
-// then reports silent; with a limit, reading past it fails with limitErr.
+// then reports silent; when the reads of a window (time spent waiting in
+// Read, so that the reader's own work does not count against the
+// registry) bring fewer than minRate bytes a second, it cancels the
+// request and reports a slowError; with a limit, reading past it fails
+// with limitErr.
 type watchedBody struct {
 	rc     io.ReadCloser
 	cancel context.CancelCauseFunc
 	d      time.Duration
 	silent *silenceError
+
+	host     string
+	minRate  int64
+	window   time.Duration
+	waited   time.Duration // in Read, this window
+	received int64         // bytes, this window
+	slow     *slowError
 
 	limit    int64
 	limitErr error
@@ -173,6 +231,9 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 			p = p[:rest]
 		}
 	}
+	if b.slow != nil {
+		return 0, b.slow
+	}
 	if b.timer == nil {
 		b.timer = time.AfterFunc(b.d, func() {
 			b.fired.Store(true)
@@ -181,11 +242,24 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	} else {
 		b.timer.Reset(b.d)
 	}
+	start := time.Now()
 	n, err := b.rc.Read(p)
 	b.timer.Stop()
 	b.n += int64(n)
 	if err != nil && err != io.EOF && b.fired.Load() {
 		return n, b.silent
+	}
+	if err == nil && b.minRate > 0 {
+		b.waited += time.Since(start)
+		b.received += int64(n)
+		if b.waited >= b.window {
+			if float64(b.received) < float64(b.minRate)*b.waited.Seconds() {
+				b.slow = &slowError{host: b.host, n: b.received, d: b.window, floor: b.minRate}
+				b.cancel(b.slow)
+				return n, b.slow
+			}
+			b.waited, b.received = 0, 0
+		}
 	}
 	if b.limit > 0 && b.n > b.limit {
 		return n, b.limitErr

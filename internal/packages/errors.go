@@ -28,10 +28,12 @@ const (
 	KindInvalid      Kind = "invalid-package" // the image is not a valid xpkg (digest, layer, tar, package.yaml)
 	KindNotCached    Kind = "not-cached"      // Cached: nothing usable in the cache
 	KindCanceled     Kind = "canceled"        // the context was cancelled
+	KindTooDeep      Kind = "too-deep"        // a warning: a Configuration too deep in a chain to follow its dependencies
 )
 
 // Error is the error of a Result. Stale errors are warnings: the Result
-// still carries a Package, served from the cache.
+// still carries a Package, served from the cache; so are KindTooDeep ones
+// (the Package is used, its own dependencies were not followed).
 type Error struct {
 	Kind       Kind
 	Package    string   // fully qualified repository
@@ -59,7 +61,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Warning reports whether the error does not stop the dependency from
 // being used (the package was served from the cache).
-func (e *Error) Warning() bool { return e.Stale }
+func (e *Error) Warning() bool { return e.Stale || e.Kind == KindTooDeep }
 
 // IsWarning reports whether err is an *Error that is only a warning.
 func IsWarning(err error) bool {
@@ -105,6 +107,7 @@ func classify(err error, pkg, reg, what string) *Error {
 	var resp *errcode.ErrorResponse
 	var nerr net.Error
 	var silent *silenceError
+	var slow *slowError
 	var late *pullDeadlineError
 	var conn *connectError
 	var tags *tagLimitError
@@ -113,6 +116,8 @@ func classify(err error, pkg, reg, what string) *Error {
 		out.Kind, out.Msg, out.Err = KindNetwork, what+" "+pkg+" from registry "+reg+" "+late.Error()+" (the pull deadline)", nil
 	case errors.As(err, &silent):
 		out.Kind, out.Msg, out.Err = KindNetwork, silent.Error()+" ("+what+" "+pkg+")", nil
+	case errors.As(err, &slow):
+		out.Kind, out.Msg, out.Err = KindNetwork, "registry "+slow.host+" sent too slowly while "+what+" "+pkg+": "+slow.rate(), nil
 	case errors.As(err, &conn):
 		out.Kind, out.Msg, out.Err = KindNetwork, "cannot reach registry "+reg+" for "+pkg+": "+conn.Error(), nil
 	case errors.As(err, &tags):
@@ -154,12 +159,15 @@ func transferFailure(err error, pkg, reg, what string, n, size int64) *Error {
 	at := fmt.Sprintf("at %d of %d bytes", n, size)
 	out := &Error{Package: pkg, Registry: reg}
 	var silent *silenceError
+	var slow *slowError
 	var late *pullDeadlineError
 	switch {
 	case errors.As(err, &late):
 		out.Kind, out.Msg = KindNetwork, "pulling "+pkg+" from registry "+reg+" "+late.Error()+" (the pull deadline; "+what+" "+at+")"
 	case errors.As(err, &silent):
 		out.Kind, out.Msg = KindNetwork, "registry "+reg+" stopped sending "+what+" of "+pkg+" for "+fmtDur(silent.d)+" ("+at+")"
+	case errors.As(err, &slow):
+		out.Kind, out.Msg = KindNetwork, "registry "+reg+" sent "+what+" of "+pkg+" too slowly: "+slow.rate()+" ("+at+")"
 	case errors.Is(err, context.Canceled):
 		out.Kind, out.Msg = KindCanceled, "pulling "+pkg+" was cancelled ("+what+" "+at+")"
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +75,47 @@ func TestTrickledLayerHitsPullDeadline(t *testing.T) {
 	prefix := "pulling " + e.host + "/x/p:v1.0.0 from registry " + e.host + " did not finish within 300ms (the pull deadline; layer " + e.layer + " at "
 	if KindOf(res[0].Err) != KindNetwork || !strings.HasPrefix(msg, prefix) || !strings.HasSuffix(msg, fmt.Sprintf(" of %d bytes)", e.size)) {
 		t.Errorf("got %s (kind %q)\nwant %s… of %d bytes)", msg, KindOf(res[0].Err), prefix, e.size)
+	}
+}
+
+// A registry trickling a body, a byte at a time, never falls silent and
+// stays under the pull deadline for long: below the throughput floor
+// (Timeouts.MinRate over Timeouts.RateWindow of waiting) the pull ends,
+// naming the registry, what it was sending and how slowly.
+func TestTrickleBelowRateFloor(t *testing.T) {
+	e := newFaultEnv(t)
+	floor := func(rate int64) func(*Options) {
+		return func(o *Options) {
+			o.Timeouts = Timeouts{Answer: 10 * time.Second, Pull: time.Minute, MinRate: rate, RateWindow: 200 * time.Millisecond}
+		}
+	}
+	// The layer at 200 bytes a second against a floor of 1 KiB/s.
+	e.faults.Set(e.layer, xpkgtest.Trickle(5*time.Millisecond))
+	start := time.Now()
+	res := e.client(floor(1024)).Resolve(context.Background(), []Dependency{e.dep("x/p", ">=v1.0.0")})
+	msg := fmt.Sprint(res[0].Err)
+	want := regexp.MustCompile(`^registry ` + regexp.QuoteMeta(e.host) + ` sent layer ` + e.layer + ` of ` + regexp.QuoteMeta(e.host) + `/x/p:v1\.0\.0 too slowly: (\d+) bytes in 200ms, below the floor of 1 KiB/s \(at \d+ of ` + fmt.Sprint(e.size) + ` bytes\)$`)
+	if KindOf(res[0].Err) != KindNetwork || !want.MatchString(msg) || res[0].Package != nil {
+		t.Errorf("layer: got %s (kind %q)\nwant %s", msg, KindOf(res[0].Err), want)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the slow layer took %s to give up on", d)
+	}
+
+	// The tag list, before any version is known.
+	e.faults.Set(e.layer, nil)
+	e.faults.Set("tags", xpkgtest.Trickle(20*time.Millisecond))
+	res = e.client(floor(1024)).Resolve(context.Background(), []Dependency{e.dep("x/p", ">=v1.0.0")})
+	msg = fmt.Sprint(res[0].Err)
+	want = regexp.MustCompile(`^registry ` + regexp.QuoteMeta(e.host) + ` sent too slowly while listing tags of ` + regexp.QuoteMeta(e.host) + `/x/p: \d+ bytes in 200ms, below the floor of 1 KiB/s$`)
+	if KindOf(res[0].Err) != KindNetwork || !want.MatchString(msg) {
+		t.Errorf("tags: got %s (kind %q)\nwant %s", msg, KindOf(res[0].Err), want)
+	}
+
+	// Above the floor, the same trickle is a slow registry, not a broken one.
+	res = e.client(floor(10)).Resolve(context.Background(), []Dependency{e.dep("x/p", ">=v1.0.0")})
+	if res[0].Err != nil || res[0].Package == nil {
+		t.Errorf("tags above the floor: %v", res[0].Err)
 	}
 }
 

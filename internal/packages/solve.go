@@ -20,7 +20,12 @@ import (
 
 // maxRounds bounds how often the set of transitive dependencies is
 // recomputed after versions change.
-const maxRounds = 32
+const maxRounds = 2 * maxDepth
+
+// maxDepth is the deepest chain of Configurations whose dependencies are
+// followed: a Configuration maxDepth levels below a root has its own
+// dependencies left out, with a warning on it naming the chain.
+const maxDepth = 32
 
 type request struct {
 	dep  Dependency
@@ -84,6 +89,7 @@ func (c *Client) resolve(ctx context.Context, deps []Dependency, online bool) []
 	}
 	reqs := roots
 	var groups []*group
+	var cut map[string]*Error // by ref: Configurations whose dependencies were left out
 	for round := 0; ; round++ {
 		groups = groupRequests(reqs)
 		r.solveAll(groups, reqs)
@@ -91,14 +97,25 @@ func (c *Client) resolve(ctx context.Context, deps []Dependency, online bool) []
 			break
 		}
 		next := append([]request(nil), roots...)
+		cut = nil
 		for _, g := range groups {
 			p := g.st.pkg
 			if p == nil || p.Kind != "Configuration" {
 				continue
 			}
 			parent := reqs[g.reqs[0]]
+			deps := ParseMeta(p.Path, p.Meta).Deps
+			if len(parent.via) >= maxDepth && len(deps) > 0 {
+				if cut == nil {
+					cut = map[string]*Error{}
+				}
+				cut[g.ref] = &Error{Kind: KindTooDeep, Package: p.Ref, Registry: registryOf(p.Ref),
+					Msg: fmt.Sprintf("the dependencies of %s:%s are not checked: it is %d Configurations below %s, and chains are followed %d levels deep",
+						p.Ref, p.Version, len(parent.via), parent.via[0], maxDepth)}
+				continue
+			}
 			via := append(append([]string(nil), parent.via...), p.Ref+":"+p.Version)
-			for _, d := range ParseMeta(p.Path, p.Meta).Deps {
+			for _, d := range deps {
 				d.File = p.Path
 				d.Package = c.ref(d)
 				next = append(next, request{dep: d, ref: d.Package, root: parent.root, via: via})
@@ -129,6 +146,8 @@ func (c *Client) resolve(ctx context.Context, deps []Dependency, online bool) []
 		if g != nil && g.st != nil {
 			out[i].Package = g.st.pkg
 			if e := g.st.errs[pos[i]]; e != nil {
+				out[i].Err = e
+			} else if e := cut[q.ref]; e != nil && g.reqs[0] == i {
 				out[i].Err = e
 			}
 		}
