@@ -235,6 +235,13 @@ var ruleHelp = map[string][2]string{
 	"render":                 {"Composition cannot be rendered", "crd-lsp could not render what this Composition creates."},
 	"template-syntax":        {"Go template syntax error", "A function-go-templating template does not parse."},
 	"template-yaml":          {"Template output is not valid YAML", "What a function-go-templating template writes is not valid YAML."},
+	"patch-type":             {"Patch type mismatch", "A patch copies a value of one type into a field of another (a string into an integer), following every transform."},
+	"readiness-type":         {"Readiness check type mismatch", "A readiness check compares a field with a value of another type than the field's."},
+	"render-required":        {"Composed resource lacks a required field", "A resource the Composition creates lacks a field its schema requires: neither the base nor any patch sets it (or only an optional XR field does)."},
+	"render-invalid":         {"Composed resource is invalid", "A resource the Composition creates would be rejected by the API server."},
+	"render-step":            {"Pipeline step not run", "A pipeline step's function is not configured or failed; what it would compose is unknown."},
+	"function-result":        {"Composition function result", "A composition function returned this result for its step."},
+	"function-failed":        {"Composition function failed", "A composition function could not be called or failed."},
 	"internal":               {"Internal error", "crd-lsp failed on this input; please report it."},
 }
 
