@@ -169,8 +169,8 @@ func diagnosePart(ctx context.Context, p *checkPart) []finding {
 			continue // suggestions (deprecated but supported forms) are for the editor
 		}
 		fd := toFinding(f.mapper, d)
-		if h, ok := doc.At(d.Span.Start); ok && len(h.Path) > 0 {
-			fd.diag.Path = h.Path.String()
+		if p, ok := doc.PathOf(d.Span); ok {
+			fd.diag.Path = p.String()
 		}
 		out = append(out, fd)
 	}

@@ -88,7 +88,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	enumFlag(root, "log-level", logLevels...)
 
 	root.AddCommand(serveCmd(stdin, stdout, stderr), checkCmd(stdin, stdout, stderr), renderCmd(stdout, stderr),
-		pullCmd(stdout, stderr), versionCmd(stdout))
+		pullCmd(stdout, stderr), mcpCmd(stdin, stdout, stderr), versionCmd(stdout))
 	return root
 }
 
