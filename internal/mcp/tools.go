@@ -372,7 +372,9 @@ func (s *Server) explain(ctx context.Context, _ *sdk.CallToolRequest, in Explain
 // indexes become lists of that many items, [*] the first).
 func skeleton(apiVersion, kind string, p fieldpath.Path) ([]byte, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode}
-	scalar := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s, Style: yaml.DoubleQuotedStyle} }
+	scalar := func(s string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Value: s, Style: yaml.DoubleQuotedStyle}
+	}
 	root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "apiVersion"}, scalar(apiVersion))
 	root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "kind"}, scalar(kind))
 	cur := root
