@@ -17,7 +17,7 @@ const module = "github.com/crd-lsp/crd-lsp/"
 
 // allowed mirrors ARCHITECTURE.md's code map.
 var allowed = map[string][]string{
-	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/render", "internal/fieldpath", "internal/packages", "internal/loader", "internal/functions"},
+	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/render", "internal/fieldpath", "internal/packages", "internal/loader", "internal/functions", "internal/mcp"},
 	"internal/fieldpath":                         nil,
 	"internal/document":                          {"internal/fieldpath"},
 	"internal/xcrd":                              nil,
@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"internal/composition":                       {"internal/fieldpath", "internal/severity", "internal/gvk", "internal/structural", "internal/render"},
 	"internal/lsp":                               {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader", "internal/functions"},
 	"internal/loader":                            {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/gvk", "internal/functions"},
+	"internal/mcp":                               {"internal/analysis", "internal/document", "internal/fieldpath", "internal/functions", "internal/loader", "internal/packages", "internal/render", "internal/workspace"},
 	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus"},
 	"internal/corpus":                            nil,
 	"internal/functions":                         nil,
@@ -55,6 +56,7 @@ var allowed = map[string][]string{
 // workspace through internal/loader.
 var onlyFile = map[string]string{
 	"internal/lsp": "cmd/crd-lsp/serve.go",
+	"internal/mcp": "cmd/crd-lsp/mcp.go",
 }
 
 func TestImportRules(t *testing.T) {
@@ -88,6 +90,9 @@ func TestImportRules(t *testing.T) {
 			}
 			if strings.HasPrefix(p, "go.lsp.dev/") && pkg != "internal/lsp" && pkg != "internal/lsp/lsptest" {
 				t.Errorf("%s imports %s: only internal/lsp knows LSP", path, p)
+			}
+			if strings.HasPrefix(p, "github.com/modelcontextprotocol/") && pkg != "internal/mcp" {
+				t.Errorf("%s imports %s: only internal/mcp knows MCP", path, p)
 			}
 			if !strings.HasPrefix(p, module) {
 				continue

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
+	"github.com/spf13/pflag"
 )
 
 const checkUsage = `Usage: crd-lsp check [flags] PATH...
@@ -41,6 +41,7 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+func (l *stringList) Type() string       { return "string" }
 
 type checkOptions struct {
 	schemaDirs  stringList
@@ -54,11 +55,11 @@ type checkOptions struct {
 	functions   functionOptions
 }
 
-func checkFlags(out io.Writer, opts *checkOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Var(&opts.schemaDirs, "schemas", "folder or file of extra CRDs/XRDs (repeatable)")
-	fs.StringVar(&opts.output, "output", "text", "output format: text or json")
+	fs.StringVar(&opts.output, "output", "text", "output format: text, json, sarif (SARIF 2.1.0, for code scanning) or github (workflow annotations; the default when GITHUB_ACTIONS=true)")
 	fs.StringVar(&opts.unknownKind, "unknown-kind", "warning", "severity for kinds no schema defines: error, warning, info or ignore")
 	fs.StringVar(&opts.cacheDir, "cache-dir", "", "package cache filled by crd-lsp pull (default: the user cache folder)")
 	fs.StringVar(&opts.compMode, "composition-mode", "warn", "schema-aware Composition validation mode where no annotation says: warn, loose or strict")
@@ -82,6 +83,9 @@ type jsonDiagnostic struct {
 	Severity  string `json:"severity"`
 	Code      string `json:"code,omitempty"`
 	Message   string `json:"message"`
+	// Path is the field the finding is on (spec.forProvider.region), ""
+	// for a whole document or file.
+	Path string `json:"path,omitempty"`
 }
 
 type summary struct {
@@ -94,22 +98,15 @@ type summary struct {
 // check gathers the files and the workspace they belong to, then analyses
 // the files on all cores, writing each one's findings as it is done, in
 // path order (see streamCheck).
-func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var opts checkOptions
-	fs := checkFlags(stderr, &opts)
-	fs.Usage = func() { fmt.Fprint(stderr, checkUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
+func check(opts *checkOptions, paths []string, stdin io.Reader, stdout, stderr io.Writer, usage func()) int {
 	cfg, err := opts.config()
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp check:", err)
 		return 2
 	}
-	paths := fs.Args()
 	if len(paths) == 0 {
 		fmt.Fprintln(stderr, "crd-lsp check: no PATH given")
-		fs.Usage()
+		usage()
 		return 2
 	}
 	log, err := newLogger(stderr, opts.logLevel)
@@ -149,8 +146,8 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // config validates the flags and turns them into a loader configuration.
 func (o checkOptions) config() (loader.Config, error) {
 	var cfg loader.Config
-	if o.output != "text" && o.output != "json" {
-		return cfg, fmt.Errorf("--output must be text or json, not %q", o.output)
+	if !validOutput(o.output) {
+		return cfg, fmt.Errorf("--output must be %s, not %q", strings.Join(outputFormats, ", "), o.output)
 	}
 	unknown, ok := analysis.ParseSeverity(o.unknownKind)
 	if !ok && o.unknownKind != "ignore" && o.unknownKind != "off" && o.unknownKind != "none" {

@@ -55,10 +55,12 @@ type checkFile struct {
 	env    analysis.Env
 }
 
-// finding is a diagnostic ready to print, with what sorts it.
+// finding is a diagnostic ready to print, with what sorts it and its
+// range in UTF-16 code units (SARIF's columns).
 type finding struct {
-	start int
-	diag  jsonDiagnostic
+	start, byteEnd int
+	diag           jsonDiagnostic
+	utf16          document.Range
 }
 
 type partResult struct {
@@ -66,11 +68,13 @@ type partResult struct {
 	findings []finding
 }
 
-// checkWriter writes the findings, in text or JSON, as files complete,
-// and counts them.
+// checkWriter writes the findings, in text, JSON, GitHub annotations or
+// SARIF, as files complete, and counts them.
 type checkWriter struct {
 	out    *bufio.Writer
 	json   bool
+	format string
+	sarif  *sarifLog // the SARIF document, written at the end
 	sum    summary
 	nfiles int
 }
@@ -126,7 +130,7 @@ func streamCheck(ctx context.Context, world *loader.World, files loader.Files, l
 	}
 	go func() { wg.Wait(); close(results) }()
 
-	w := &checkWriter{out: bufio.NewWriter(stdout), json: output == "json"}
+	w := &checkWriter{out: bufio.NewWriter(stdout), json: output == "json", format: output}
 	w.begin()
 	pending := map[int]partResult{}
 	next := 0
@@ -164,7 +168,11 @@ func diagnosePart(ctx context.Context, p *checkPart) []finding {
 		if d.Severity == analysis.SeverityHint {
 			continue // suggestions (deprecated but supported forms) are for the editor
 		}
-		out = append(out, toFinding(f.mapper, d))
+		fd := toFinding(f.mapper, d)
+		if p, ok := doc.PathOf(d.Span); ok {
+			fd.diag.Path = p.String()
+		}
+		out = append(out, fd)
 	}
 	return out
 }
@@ -172,7 +180,8 @@ func diagnosePart(ctx context.Context, p *checkPart) []finding {
 func toFinding(m *document.Mapper, d analysis.Diagnostic) finding {
 	line, col := m.LineCol(d.Span.Start)
 	eline, ecol := m.LineCol(d.Span.End)
-	return finding{start: d.Span.Start, diag: jsonDiagnostic{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message}}
+	r, _ := m.Range(d.Span, document.UTF16) // (a span of the text: cannot fail)
+	return finding{start: d.Span.Start, byteEnd: d.Span.End, utf16: r, diag: jsonDiagnostic{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message}}
 }
 
 // finishFile orders a file's findings as analysis.Diagnose orders those of
@@ -215,6 +224,9 @@ func finishFile(world *loader.World, f *checkFile, fs []finding) []finding {
 // time.
 
 func (w *checkWriter) begin() {
+	if w.format == "sarif" {
+		w.sarif = newSARIF()
+	}
 	if w.json {
 		w.out.WriteString("{\n  \"files\": ")
 	}
@@ -231,6 +243,17 @@ func (w *checkWriter) file(path string, fs []finding) {
 		default:
 			w.sum.Infos++
 		}
+	}
+	switch w.format {
+	case "sarif":
+		w.sarif.add(path, fs)
+		return
+	case "github":
+		for _, f := range fs {
+			w.out.WriteString(githubAnnotation(path, f))
+		}
+		_ = w.out.Flush()
+		return
 	}
 	if w.json {
 		cf := checkedFile{Path: path, Diagnostics: make([]jsonDiagnostic, len(fs))}
@@ -272,6 +295,11 @@ func (w *checkWriter) file(path string, fs []finding) {
 func (w *checkWriter) end() {
 	sum := &w.sum
 	sum.Files = w.nfiles
+	if w.sarif != nil {
+		_ = w.sarif.write(w.out)
+		_ = w.out.Flush()
+		return
+	}
 	if w.json {
 		if w.nfiles == 0 {
 			w.out.WriteString("null")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/spf13/pflag"
 )
 
 // functionOptions say which composition functions check and render run,
@@ -28,7 +28,7 @@ type functionOptions struct {
 	timeout     time.Duration
 }
 
-func (o *functionOptions) register(fs *flag.FlagSet) {
+func (o *functionOptions) register(fs *pflag.FlagSet) {
 	fs.Var(&o.files, "functions", "a file (or folder) of Function objects, as crossplane render --functions takes: those annotated render.crossplane.io/runtime: Development run at their runtime-development-target (repeatable)")
 	fs.Var(&o.exes, "function-exe", "NAME=PATH: run the function NAME (a functionRef name) from a local executable, started with the function SDK's flags on loopback (repeatable)")
 	fs.BoolVar(&o.allowRemote, "allow-remote-functions", false, "allow Development function targets outside loopback")

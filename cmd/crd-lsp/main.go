@@ -8,15 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"strings"
-)
-
-// Set with -ldflags "-X main.version=... -X main.commit=...".
-var (
-	version = "0.1.0-dev"
-	commit  = ""
 )
 
 const usage = `crd-lsp — a language server and checker for Kubernetes CRD and Crossplane YAML
@@ -26,9 +19,12 @@ Usage:
   crd-lsp check [flags] PATH...                   validate files or folders ("-" reads stdin)
   crd-lsp render [flags] COMPOSITION.yaml         print what a Composition creates (no cluster, no Docker)
   crd-lsp pull [flags] [DIR]                      pull the packages crossplane.yaml files depend on into the cache
+  crd-lsp mcp [flags]                             serve the Model Context Protocol on stdin/stdout (for AI agents)
   crd-lsp version                                 print version, commit and Go version
+  crd-lsp completion SHELL                        print a completion script (bash, zsh, fish or powershell)
   crd-lsp help [COMMAND]                          show this help, or a command's flags
 
+Flags go anywhere after the command (crd-lsp check . --output json).
 Logs go to stderr only. The level comes from --log-level or the CRD_LSP_LOG
 environment variable: debug, info, warn (default) or error.
 
@@ -76,57 +72,10 @@ func profiled(f func() int) int {
 	return f()
 }
 
+// run parses the command line (cli.go) and runs the command, returning
+// the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
-	}
-	switch cmd {
-	case "serve":
-		return serve(args, stdin, stdout, stderr)
-	case "check":
-		return check(args, stdin, stdout, stderr)
-	case "render":
-		return renderCmd(args, stdout, stderr)
-	case "pull":
-		return pullCmd(args, stdout, stderr)
-	case "version":
-		fmt.Fprintf(stdout, "crd-lsp %s\ncommit: %s\ngo: %s %s/%s\n", version, commitID(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-		return 0
-	case "help", "-h", "--help":
-		helps := map[string]func(){
-			"check": func() { fs := checkFlags(stdout, &checkOptions{}); fmt.Fprint(stdout, checkUsage); fs.PrintDefaults() },
-			"render": func() {
-				fs := renderFlags(stdout, &renderOptions{})
-				fmt.Fprint(stdout, renderUsage)
-				fs.PrintDefaults()
-			},
-			"pull": func() { fs := pullFlags(stdout, &pullOptions{}); fmt.Fprint(stdout, pullUsage); fs.PrintDefaults() },
-		}
-		if len(args) > 0 && helps[args[0]] != nil {
-			helps[args[0]]()
-			return 0
-		}
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "crd-lsp: unknown command %q\n\n%s", cmd, usage)
-		return 2
-	}
-}
-
-func commitID() string {
-	if commit != "" {
-		return commit
-	}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" {
-				return s.Value
-			}
-		}
-	}
-	return "unknown"
+	return execute(args, stdin, stdout, stderr)
 }
 
 // newLogger logs to stderr at the level from the flag, else CRD_LSP_LOG.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
+	"github.com/spf13/pflag"
 )
 
 const pullUsage = `Usage: crd-lsp pull [flags] [DIR]
@@ -49,8 +49,8 @@ type pullOptions struct {
 	timeouts   packages.Timeouts
 }
 
-func pullFlags(out io.Writer, opts *pullOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("pull", flag.ContinueOnError)
+func pullFlags(out io.Writer, opts *pullOptions) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("pull", pflag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&opts.cacheDir, "cache-dir", "", "package cache folder (default: the user cache folder/crd-lsp/packages)")
 	fs.StringVar(&opts.defaultReg, "registry-default", packages.DefaultRegistry, "registry for package names without a host")
@@ -62,16 +62,10 @@ func pullFlags(out io.Writer, opts *pullOptions) *flag.FlagSet {
 	return fs
 }
 
-func pullCmd(args []string, stdout, stderr io.Writer) int {
-	var opts pullOptions
-	fs := pullFlags(stderr, &opts)
-	fs.Usage = func() { fmt.Fprint(stderr, pullUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 1 {
+func pull(opts *pullOptions, args []string, stdout, stderr io.Writer, usage func()) int {
+	if len(args) > 1 {
 		fmt.Fprintln(stderr, "crd-lsp pull: want at most one DIR")
-		fs.Usage()
+		usage()
 		return 2
 	}
 	if opts.timeouts.Answer <= 0 || opts.timeouts.Pull <= 0 {
@@ -82,8 +76,8 @@ func pullCmd(args []string, stdout, stderr io.Writer) int {
 		opts.timeouts.Connect = opts.timeouts.Answer
 	}
 	root := "."
-	if fs.NArg() == 1 {
-		root = fs.Arg(0)
+	if len(args) == 1 {
+		root = args[0]
 	}
 	log, err := newLogger(stderr, opts.logLevel)
 	if err != nil {

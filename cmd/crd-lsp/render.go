@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
+	"github.com/spf13/pflag"
 )
 
 const renderUsage = `Usage: crd-lsp render [flags] COMPOSITION.yaml
@@ -46,8 +46,8 @@ type renderOptions struct {
 	logLevel   string
 }
 
-func renderFlags(out io.Writer, opts *renderOptions) *flag.FlagSet {
-	fs := flag.NewFlagSet("render", flag.ContinueOnError)
+func renderFlags(out io.Writer, opts *renderOptions) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("render", pflag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&opts.xr, "xr", "", "the composite resource (XR) to render with (default: synthesised from the XRD)")
 	fs.Var(&opts.schemaDirs, "schemas", "folder or file of extra CRDs/XRDs (repeatable)")
@@ -57,19 +57,13 @@ func renderFlags(out io.Writer, opts *renderOptions) *flag.FlagSet {
 	return fs
 }
 
-func renderCmd(args []string, stdout, stderr io.Writer) int {
-	var opts renderOptions
-	fs := renderFlags(stderr, &opts)
-	fs.Usage = func() { fmt.Fprint(stderr, renderUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 {
+func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usage func()) int {
+	if len(args) != 1 {
 		fmt.Fprintln(stderr, "crd-lsp render: want exactly one COMPOSITION.yaml")
-		fs.Usage()
+		usage()
 		return 2
 	}
-	path := fs.Arg(0)
+	path := args[0]
 	ctx := context.Background()
 	log, err := newLogger(stderr, opts.logLevel)
 	if err != nil {

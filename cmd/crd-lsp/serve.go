@@ -11,36 +11,48 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp"
+	"github.com/spf13/pflag"
 )
 
-func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var logLevel string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--stdio" || a == "-stdio":
-			// stdio is the only transport; accepted because VS Code appends it.
-		case a == "--log-level" || a == "-log-level":
-			if i+1 >= len(args) {
-				fmt.Fprintln(stderr, "crd-lsp: --log-level needs a value")
-				return 2
-			}
-			i++
-			logLevel = args[i]
-		case strings.HasPrefix(a, "--log-level=") || strings.HasPrefix(a, "-log-level="):
-			logLevel = a[strings.Index(a, "=")+1:]
-		case strings.HasPrefix(a, "--clientProcessId") || strings.HasPrefix(a, "--node-ipc") || strings.HasPrefix(a, "--socket"):
-			fmt.Fprintf(stderr, "crd-lsp: %s is not supported; use stdio\n", a)
-			return 2
-		default:
-			fmt.Fprintf(stderr, "crd-lsp: unknown flag %q for serve\n\n%s", a, usage)
+// serveOptions are serve's flags (also the root command's: no command
+// means serve).
+type serveOptions struct {
+	logLevel string
+	stdio    bool
+	// Transports editors may ask for that crd-lsp does not speak: named
+	// so that they get a clear message instead of "unknown flag".
+	clientProcessID, socket, pipe string
+	nodeIPC                       bool
+}
+
+func serveFlags(opts *serveOptions) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	fs.BoolVar(&opts.stdio, "stdio", false, "speak LSP on stdin/stdout (the only transport; accepted because VS Code appends it)")
+	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
+	fs.StringVar(&opts.clientProcessID, "clientProcessId", "", "not supported")
+	fs.StringVar(&opts.socket, "socket", "", "not supported")
+	fs.StringVar(&opts.pipe, "pipe", "", "not supported")
+	fs.BoolVar(&opts.nodeIPC, "node-ipc", false, "not supported")
+	for _, n := range []string{"clientProcessId", "socket", "pipe", "node-ipc"} {
+		_ = fs.MarkHidden(n)
+	}
+	return fs
+}
+
+func serve(opts *serveOptions, stdin io.Reader, stdout, stderr io.Writer) int {
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"--clientProcessId", opts.clientProcessID != ""}, {"--node-ipc", opts.nodeIPC}, {"--socket", opts.socket != ""}, {"--pipe", opts.pipe != ""}} {
+		if f.set {
+			fmt.Fprintf(stderr, "crd-lsp: %s is not supported; use stdio\n", f.name)
 			return 2
 		}
 	}
+	logLevel := opts.logLevel
 	log, err := newLogger(stderr, logLevel)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp:", err)
@@ -48,7 +60,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Logger: log, Version: version})
+	err = lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Logger: log, Version: stamp().Version})
 	switch {
 	case err == nil:
 		return 0
