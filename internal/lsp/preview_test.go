@@ -118,3 +118,61 @@ func TestPreviewDocumentNotDiagnosed(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemasIncludeKeepsPackageAndExamples: crdLsp.schemas.include limits
+// where CRDs are searched, not where crossplane.yaml and example XRs are
+// found; crdLsp.schemas.paths adds a CRD folder outside the workspace.
+func TestSchemasIncludeKeepsPackageAndExamples(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	golden := filepath.Join("..", "..", "testdata", "golden")
+	copyFile := func(from, to string) {
+		b, err := os.ReadFile(from)
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(to), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(to, b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(filepath.Join(golden, "compositions-v1", "crossplane.yaml"), filepath.Join(dir, "crossplane.yaml"))
+	copyFile(filepath.Join(golden, "compositions", "definition.yaml"), filepath.Join(dir, "apis", "definition.yaml"))
+	copyFile(filepath.Join(golden, "compositions", "pipeline.yaml"), filepath.Join(dir, "pipeline.yaml"))
+	copyFile(filepath.Join(golden, "compositions", "examples", "xr.yaml"), filepath.Join(dir, "examples", "xr.yaml"))
+	// A CRD outside the included folders, and one outside the workspace.
+	for _, p := range []string{filepath.Join(dir, "other", "crd.yaml"), filepath.Join(outside, "crd.yaml")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(dbCRD), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	include := []any{"schemas/**", "apis/**"}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"schemas": map[string]any{"include": include}}})
+	e.AwaitLog("schemas loaded", 60*time.Second)
+	if l := e.AwaitLog("schemas loaded", time.Second); !strings.Contains(l, "Crossplane v1, from "+filepath.Join(dir, "crossplane.yaml")) {
+		t.Errorf("the Crossplane version does not come from crossplane.yaml: %s", l)
+	}
+	text, err := os.ReadFile(filepath.Join(dir, "pipeline.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Open("pipeline.yaml", string(text))
+	var lenses []protocol.CodeLens
+	if err := e.Call(protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("pipeline.yaml")}}, &lenses); err != nil {
+		t.Fatal(err)
+	}
+	if len(lenses) == 0 || lenses[0].Command.Title != "Preview rendered (all resources with examples/xr.yaml)" {
+		t.Errorf("the example XR is not used: lenses %+v", lenses)
+	}
+	// The CRD in other/ is not searched: its kind is unknown.
+	e.Open("db.yaml", dbObject)
+	awaitCodes(t, e, "db.yaml", "unknown-kind")
+
+	// crdLsp.schemas.paths: the CRD outside the workspace defines it.
+	e.SetSettings(map[string]any{"schemas": map[string]any{"include": include, "paths": []any{outside}}})
+	awaitCodes(t, e, "db.yaml", "enum")
+}

@@ -88,7 +88,8 @@ func (s *server) applySettings(set Settings) {
 		s.goBackground(s.reparseOpen)
 	}
 	if old.CrossplaneVersion != set.CrossplaneVersion || !equalStrings(old.Schemas.Include, set.Schemas.Include) ||
-		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || old.Schemas.MaxFileSize != set.Schemas.MaxFileSize {
+		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || !equalStrings(old.Schemas.Paths, set.Schemas.Paths) ||
+		old.Schemas.MaxFileSize != set.Schemas.MaxFileSize {
 		s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
 		return
 	}
@@ -251,14 +252,19 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	set := s.settings
 	s.mu.Unlock()
 
-	w, _, skipped, err := loader.Load(ctx, set.loaderConfig(roots))
+	dirs, missing := set.schemaDirs(roots)
+	for _, m := range missing {
+		s.log.Warn("crdLsp.schemas.paths names nothing", "path", m)
+		s.showMessage(protocol.MessageTypeWarning, "crd-lsp: crdLsp.schemas.paths: "+m+" does not exist")
+	}
+	w, _, skipped, err := loader.Load(ctx, set.loaderConfig(roots, dirs))
 	if ctx.Err() != nil {
 		return
 	}
 	if err != nil {
 		s.log.Error("loading the workspace", "error", err)
 		s.showMessage(protocol.MessageTypeError, "crd-lsp: "+err.Error())
-		if w, _, _, err = loader.Load(ctx, set.loaderConfig(nil)); err != nil {
+		if w, _, _, err = loader.Load(ctx, set.loaderConfig(nil, nil)); err != nil {
 			return
 		}
 	}
