@@ -5,6 +5,7 @@ package lsp
 
 import (
 	"context"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -120,6 +121,10 @@ func appendFolder(fs []folder, u uri.URI) []folder {
 	return append(fs, folder{uri: u, path: p})
 }
 
+// probeConfigurationTimeout bounds the workspace/configuration request
+// sent to a client that did not say it answers it.
+const probeConfigurationTimeout = 10 * time.Second
+
 func (s *server) Initialized(ctx context.Context, params *protocol.InitializedParams) error {
 	s.mu.Lock()
 	watch, pull := s.caps.watchedDynamic, s.caps.configuration
@@ -130,8 +135,16 @@ func (s *server) Initialized(ctx context.Context, params *protocol.InitializedPa
 			s.registerWatchers(ctx)
 		}
 		if pull {
-			s.pullConfiguration(ctx)
+			s.pullConfiguration(ctx, false)
+			return
 		}
+		// A client that does not advertise workspace/configuration may
+		// answer it all the same: Neovim 0.7 answers from its `settings`
+		// but neither says so nor sends them otherwise. Ask once, briefly;
+		// an error or no answer keeps initializationOptions.
+		ctx, cancel := context.WithTimeout(ctx, probeConfigurationTimeout)
+		defer cancel()
+		s.pullConfiguration(ctx, true)
 	})
 	return nil
 }

@@ -43,7 +43,7 @@ func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	pull := s.caps.configuration
 	s.mu.Unlock()
 	if pull {
-		s.goBackground(func(ctx context.Context) { s.pullConfiguration(ctx) })
+		s.goBackground(func(ctx context.Context) { s.pullConfiguration(ctx, false) })
 		return nil
 	}
 	if len(params.Settings) > 0 {
@@ -57,11 +57,16 @@ func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	return nil
 }
 
-// pullConfiguration asks the client for the crdLsp section.
-func (s *server) pullConfiguration(ctx context.Context) {
+// pullConfiguration asks the client for the crdLsp section (probe: a
+// client that did not say it answers; its refusal is no problem).
+func (s *server) pullConfiguration(ctx context.Context, probe bool) {
 	section := "crdLsp"
 	res, err := s.client.Configuration(ctx, &protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}})
 	if err != nil {
+		if probe {
+			s.log.Debug("workspace/configuration not answered", "error", err)
+			return
+		}
 		s.log.Warn("workspace/configuration failed", "error", err)
 		return
 	}
