@@ -1,12 +1,12 @@
 -- Headless Neovim end-to-end check of crd-lsp, run by editors/neovim's Go
 -- test: nvim --headless -u NONE -c "luafile e2e.lua"
--- Environment: CRD_LSP_BIN (the built binary), CRD_LSP_FILE (the YAML to
--- open), CRD_LSP_OUT (where to write the JSON result), CRD_LSP_HOVER
--- ("line,col", 0-based, for a hover request), CRD_LSP_LENS (set: request
--- code lenses and run the last one's command through
--- workspace/executeCommand, as vim.lsp.codelens.run does).
--- Uses vim.lsp.start_client + buf_attach_client, which Neovim 0.7 (Debian
--- bookworm) has and newer versions keep.
+-- The client is set up by docs/editors.md's own blocks, run as written:
+-- CRD_LSP_SETUP (the Neovim 0.7 setup: an autocommand that starts crd-lsp,
+-- found on PATH, with its settings) and CRD_LSP_RENDER (the :CrdRender
+-- command). Environment: CRD_LSP_FILE (the YAML to open), CRD_LSP_OUT
+-- (where to write the JSON result), CRD_LSP_HOVER ("line,col", 0-based,
+-- for a hover request), CRD_LSP_LENS (set: list the code lenses, then run
+-- :CrdRender on the last one's line and read the scratch buffer it opens).
 local out = {}
 local function finish(code)
   local f = io.open(os.getenv("CRD_LSP_OUT"), "w")
@@ -16,19 +16,14 @@ local function finish(code)
 end
 
 local ok, err = pcall(function()
+  dofile(os.getenv("CRD_LSP_SETUP"))
+  dofile(os.getenv("CRD_LSP_RENDER"))
   local file = os.getenv("CRD_LSP_FILE")
   vim.cmd("edit " .. file)
   local buf = vim.api.nvim_get_current_buf()
+  -- -u NONE runs no filetype detection: set it, which runs the setup's autocommand.
   vim.bo[buf].filetype = "yaml"
-  local client_id = vim.lsp.start_client({
-    name = "crd-lsp",
-    cmd = { os.getenv("CRD_LSP_BIN") },
-    root_dir = vim.fn.fnamemodify(file, ":h"),
-    settings = { crdLsp = { validation = { unknownKind = "warning" } } },
-    init_options = { validation = { unknownKind = "warning" } },
-  })
-  out.client = client_id ~= nil
-  vim.lsp.buf_attach_client(buf, client_id)
+  out.client = vim.wait(20000, function() return next(vim.lsp.buf_get_clients(buf)) ~= nil end, 50)
 
   -- Wait for diagnostics to arrive and settle.
   local last, stable = -1, 0
@@ -69,19 +64,35 @@ local ok, err = pcall(function()
       end
     end
     if last then
-      -- Until the server has loaded the workspace's XRD it answers with an
-      -- error ("no XRD ..."): ask again for a while, as a user would.
+      -- :CrdRender on the lens's line. Until the server has loaded the
+      -- workspace's XRD it answers with an error ("no XRD ..."): run it
+      -- again for a while, as a user would.
+      local win = vim.api.nvim_get_current_win()
       vim.wait(20000, function()
-        local cmd = vim.lsp.buf_request_sync(buf, "workspace/executeCommand", { command = last.command.command, arguments = last.command.arguments }, 10000)
-        for _, r in pairs(cmd or {}) do
-          out.rendered = r.result
-          out.render_error = r.err and r.err.message or nil
-        end
-        return out.rendered ~= nil
+        vim.api.nvim_set_current_win(win)
+        vim.api.nvim_win_set_cursor(win, { last.range.start.line + 1, 0 })
+        vim.cmd("CrdRender")
+        return vim.api.nvim_get_current_buf() ~= buf
       end, 200)
+      local scratch = vim.api.nvim_get_current_buf()
+      if scratch ~= buf then
+        out.rendered = table.concat(vim.api.nvim_buf_get_lines(scratch, 0, -1, false), "\n")
+        -- Give a wrongly attached client time to publish, then look.
+        vim.lsp.buf_request_sync(buf, "textDocument/hover", { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = 0, character = 0 } }, 10000)
+        out.scratch = {
+          buftype = vim.bo[scratch].buftype,
+          filetype = vim.bo[scratch].filetype,
+          modified = vim.bo[scratch].modified,
+          modifiable = vim.bo[scratch].modifiable,
+          clients = vim.tbl_count(vim.lsp.buf_get_clients(scratch)),
+          diagnostics = #vim.diagnostic.get(scratch),
+        }
+      end
     end
   end
-  vim.lsp.stop_client(client_id)
+  for _, c in pairs(vim.lsp.get_active_clients()) do
+    c.stop()
+  end
 end)
 if not ok then
   out.error = tostring(err)

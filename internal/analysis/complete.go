@@ -12,6 +12,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/structural"
 )
 
 // CompletionKind says what a candidate completes.
@@ -148,6 +149,9 @@ func completeKey(ctx context.Context, f *document.File, offset, lineStart, lineE
 			required[r] = true
 		}
 	}
+	for _, name := range celRequired(ss, rel) {
+		required[name] = true
+	}
 	var out []Completion
 	for name, prop := range node.Properties {
 		if present[name] || !strings.HasPrefix(strings.ToLower(name), strings.ToLower(word)) {
@@ -169,6 +173,34 @@ func completeKey(ctx context.Context, f *document.File, offset, lineStart, lineE
 		})
 	}
 	sortCompletions(out)
+	return out
+}
+
+// celRequired are the fields of the object at rel (in the schema ss) that
+// CEL rules require: upjet's "spec.forProvider.region is a required
+// parameter" rules, which sit on an object above the field (spec), make
+// fields required that the schema's required lists leave out.
+func celRequired(ss *structuralschema.Structural, rel fieldpath.Path) []string {
+	var out []string
+	n := ss
+	for k := 0; n != nil && k <= len(rel); k++ {
+		for _, r := range n.XValidations {
+			sm := requiredParameter.FindStringSubmatch(r.Message)
+			if sm == nil {
+				continue
+			}
+			p, err := fieldpath.Parse(sm[1])
+			if err != nil || len(p) != len(rel)+1 || !p.HasPrefix(rel) {
+				continue
+			}
+			if last, ok := p.Last(); ok && last.Kind == fieldpath.KindField {
+				out = append(out, last.Field)
+			}
+		}
+		if k < len(rel) {
+			n, _ = structural.Step(n, rel[k])
+		}
+	}
 	return out
 }
 

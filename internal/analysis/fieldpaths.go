@@ -99,7 +99,7 @@ func fieldPathTarget(d *document.Doc, m map[string]any, p fieldpath.Path, env En
 }
 
 // fieldPathHover explains the field a Composition fieldPath string names.
-func fieldPathHover(ctx context.Context, hit document.Hit, m map[string]any, env Env) *HoverResult {
+func fieldPathHover(ctx context.Context, hit document.Hit, offset int, m map[string]any, env Env) *HoverResult {
 	if hit.OnKey || hit.Value == nil || hit.Value.Kind != yaml.ScalarNode {
 		return nil
 	}
@@ -107,7 +107,15 @@ func fieldPathHover(ctx context.Context, hit document.Hit, m map[string]any, env
 	if !ok {
 		return nil
 	}
-	fp, err := fieldpath.Parse(hit.Value.Value)
+	text := hit.Value.Value
+	span := hit.Doc.File.NodeSpan(hit.Value)
+	// The segment under the cursor, where the file spells the path as
+	// its value (plain or quoted); else the whole path.
+	if at, ok := scalarStart(hit.Doc.File.Text, span, text); ok && offset >= at && offset <= at+len(text) {
+		prefix, start, end := segmentAt(text, offset-at)
+		text, span = prefix, document.Span{Start: at + start, End: at + end}
+	}
+	fp, err := fieldpath.Parse(text)
 	if err != nil {
 		return nil
 	}
@@ -116,7 +124,58 @@ func fieldPathHover(ctx context.Context, hit document.Hit, m map[string]any, env
 		return nil
 	}
 	md := fieldDocBody(fp, node, parent)
-	return &HoverResult{Span: hit.Doc.File.NodeSpan(hit.Value), Markdown: md + "`" + fp.String() + "` of the " + sideName(side) + " resource"}
+	return &HoverResult{Span: span, Markdown: md + "`" + fp.String() + "` of the " + sideName(side) + " resource"}
+}
+
+// scalarStart is the offset where a scalar's value starts in the file
+// text: after the quote of a quoted scalar. ok is false when the file
+// does not spell the value as is (escapes, folding).
+func scalarStart(text []byte, sp document.Span, value string) (int, bool) {
+	if sp.Start < 0 || sp.End > len(text) || sp.Start >= sp.End {
+		return 0, false
+	}
+	raw := string(text[sp.Start:sp.End])
+	at := sp.Start
+	if raw[0] == '"' || raw[0] == '\'' {
+		raw, at = raw[1:], at+1
+	}
+	if !strings.HasPrefix(raw, value) {
+		return 0, false
+	}
+	return at, true
+}
+
+// segmentAt cuts a fieldPath (spec.forProvider.tags[0].key) after the
+// segment holding byte i: a field name, or an [index] or ['key'] bracket
+// (a dot belongs to the segment after it). It returns the prefix and the
+// segment's start and end in s.
+func segmentAt(s string, i int) (prefix string, start, end int) {
+	pos := 0
+	for pos < len(s) {
+		seg := pos
+		if s[pos] == '.' {
+			pos++
+		}
+		if pos < len(s) && s[pos] == '[' {
+			end = len(s)
+			if j := strings.IndexByte(s[pos:], ']'); j >= 0 {
+				end = pos + j + 1
+			}
+		} else {
+			end = len(s)
+			if j := strings.IndexAny(s[pos:], ".["); j >= 0 {
+				end = pos + j
+			}
+		}
+		if i < end || end == len(s) {
+			if s[seg] == '.' {
+				seg++
+			}
+			return s[:end], seg, end
+		}
+		pos = end
+	}
+	return s, 0, len(s)
 }
 
 func sideName(s string) string {

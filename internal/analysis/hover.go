@@ -51,7 +51,7 @@ func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverRes
 	if _, found := nearest(env.Schemas.Candidates(gvk), f.URI); !found {
 		return nil
 	}
-	if h := fieldPathHover(ctx, hit, m, env); h != nil {
+	if h := fieldPathHover(ctx, hit, offset, m, env); h != nil {
 		return h
 	}
 	if h := patchSetHover(hit, m); h != nil {

@@ -6,10 +6,14 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 // Lens is a code lens: a command shown above a line.
@@ -142,9 +146,19 @@ func RenderAt(ctx context.Context, f *document.File, offset int, xr map[string]a
 	if synthesized {
 		b.WriteString("# Rendered by crd-lsp with a composite resource synthesised from the XRD:\n# its required fields with placeholders, optional fields unset.\n")
 	}
+	// Each note and finding names the place in the Composition it comes
+	// from as FILE:LINE:COL (1-based), as compilers do: editors link it
+	// back (VS Code's preview does; Vim's gF jumps to it).
+	name := compositionName(f.URI)
+	note := func(sp document.Span, msg string) {
+		line, col := f.Mapper.LineCol(sp.Start)
+		fmt.Fprintf(&b, "# %s:%d:%d: %s\n", name, line, col, strings.ReplaceAll(msg, "\n", " "))
+	}
 	for _, n := range out.Notes {
-		line, col := f.Mapper.LineCol(at(d, n.Path, n.OnKey, 0, "", "").Span.Start)
-		fmt.Fprintf(&b, "# %d:%d: %s\n", line, col, n.Message)
+		note(at(d, n.Path, n.OnKey, 0, "", "").Span, n.Message)
+	}
+	for _, fd := range previewFindings(ctx, d, out, only, env) {
+		note(fd.Span, fd.Message)
 	}
 	y, err := out.YAML(only)
 	if err != nil {
@@ -152,4 +166,53 @@ func RenderAt(ctx context.Context, f *document.File, offset int, xr map[string]a
 	}
 	b.Write(y)
 	return b.String(), nil
+}
+
+// compositionName is the file name a preview's notes give the Composition.
+func compositionName(u string) string {
+	if pu, err := url.Parse(u); err == nil && pu.Scheme != "" && pu.Path != "" {
+		u = pu.Path
+	}
+	return path.Base(filepath.ToSlash(u))
+}
+
+// previewFindings are what the API server would reject in the rendered
+// resources a preview shows (only: one resource, "" all of them), each
+// placed where the Composition decides it: the patch that wrote the value,
+// else the value in the base, else the resource template. A preview is
+// not diagnosed as a file (it is no file), so its errors live here, each
+// linking back to its cause.
+func previewFindings(ctx context.Context, d *document.Doc, out Rendering, only string, env Env) []Diagnostic {
+	var diags []Diagnostic
+	for _, res := range out.Resources {
+		if only != "" && res.Name != only {
+			continue
+		}
+		sch, ok := resourceSchema(ctx, d, res, env)
+		if !ok {
+			continue
+		}
+		who := sch.GVK.Kind
+		if res.Name != "" {
+			who += fmt.Sprintf(" %q", res.Name)
+		}
+		base := res.Path.Child(fieldpath.Field("base"))
+		for _, e := range sch.Validate(ctx, res.Object) {
+			if e.Severity == schemas.SeverityInfo || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
+				continue // metadata is the API server's to fill (generateName, labels)
+			}
+			where := res.Path
+			if w, ok := lastWrite(res.Writes, e.Path); ok && w.Patch != nil {
+				where = w.Patch.Child(fieldpath.Field("toFieldPath"))
+			} else if _, _, ok := d.Spans(base.Child(e.Path...)); ok && len(res.Path) > 0 {
+				where = base.Child(e.Path...)
+			}
+			msg := e.Message
+			if ps := e.Path.String(); ps != "" {
+				msg = ps + ": " + msg
+			}
+			diags = append(diags, at(d, where, true, SeverityError, e.Code, who+": "+msg))
+		}
+	}
+	return diags
 }

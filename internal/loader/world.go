@@ -47,6 +47,11 @@ type Config struct {
 	SchemaDirs []string
 	// Options limit the scan of Roots.
 	Options workspace.Options
+	// SchemaScope's Include and Exclude limit where CRDs, XRDs and MRDs
+	// are searched under the Roots (the editor's crdLsp.schemas.include
+	// and exclude); package metadata (crossplane.yaml), example
+	// composites and Functions are found everywhere the scan goes.
+	SchemaScope workspace.Options
 	// CrossplaneVersion is the setting ("v1", "v2" or "") used where no
 	// crossplane.yaml states spec.crossplane.version.
 	CrossplaneVersion string
@@ -270,7 +275,7 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 			w.patches[p] = ps
 		}
 	}
-	if workspace.MayDefineSchemas(content) {
+	if workspace.MayDefineSchemas(content) && w.searchesSchemas(p) {
 		text := content
 		if open == nil {
 			text = bytes.Clone(content) // the index keeps sub-slices of it
@@ -308,6 +313,22 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 			}
 		}
 	}
+}
+
+// searchesSchemas reports whether definitions in p count: SchemaScope's
+// globs apply under the root that holds p (files outside every root, such
+// as an open buffer elsewhere, always count).
+func (w *World) searchesSchemas(p string) bool {
+	scope := w.cfg.SchemaScope
+	if len(scope.Include) == 0 && len(scope.Exclude) == 0 {
+		return true
+	}
+	for _, r := range w.cfg.Roots {
+		if workspace.IsUnder(r, p) {
+			return workspace.Matches(r, p, scope)
+		}
+	}
+	return true
 }
 
 // FunctionSources are the files ReadFunctions reads for p: p itself, or

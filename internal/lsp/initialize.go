@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
@@ -164,6 +165,10 @@ func clipText(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// probeConfigurationTimeout bounds the workspace/configuration request
+// sent to a client that did not say it answers it.
+const probeConfigurationTimeout = 10 * time.Second
+
 func (s *server) Initialized(ctx context.Context, params *protocol.InitializedParams) error {
 	s.mu.Lock()
 	watch, pull := s.caps.watchedDynamic, s.caps.configuration
@@ -174,8 +179,16 @@ func (s *server) Initialized(ctx context.Context, params *protocol.InitializedPa
 			s.registerWatchers(ctx)
 		}
 		if pull {
-			s.pullConfiguration(ctx)
+			s.pullConfiguration(ctx, false)
+			return
 		}
+		// A client that does not advertise workspace/configuration may
+		// answer it all the same: Neovim 0.7 answers from its `settings`
+		// but neither says so nor sends them otherwise. Ask once, briefly;
+		// an error or no answer keeps initializationOptions.
+		ctx, cancel := context.WithTimeout(ctx, probeConfigurationTimeout)
+		defer cancel()
+		s.pullConfiguration(ctx, true)
 	})
 	return nil
 }

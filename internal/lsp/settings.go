@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
@@ -19,9 +20,15 @@ type Settings struct {
 	CrossplaneVersion string `json:"crossplaneVersion,omitempty"`
 	Schemas           struct {
 		// Include and Exclude are globs (relative to a workspace folder)
-		// that limit which files are scanned for CRDs and XRDs.
+		// that limit where CRDs and XRDs are searched; package metadata
+		// (crossplane.yaml), example composites and Functions are found
+		// in every file.
 		Include []string `json:"include,omitempty"`
 		Exclude []string `json:"exclude,omitempty"`
+		// Paths are more folders or files of CRDs, XRDs and MRDs, outside
+		// the workspace or in it (check's --schemas): absolute, ~/…, or
+		// relative to a workspace folder.
+		Paths stringOrList `json:"paths,omitempty"`
 		// MaxFileSize skips larger files while scanning (bytes).
 		MaxFileSize int64 `json:"maxFileSize,omitempty"`
 	} `json:"schemas"`
@@ -128,13 +135,33 @@ func (s Settings) analysis() loader.AnalysisSettings {
 // loaderConfig is what the workspace is loaded with: its folders, the
 // scan's limits and the targeted Crossplane version. (The server serves
 // cached packages itself, indexed outside its lock.)
-func (s Settings) loaderConfig(roots []string) loader.Config {
+func (s Settings) loaderConfig(roots, schemaDirs []string) loader.Config {
 	return loader.Config{
 		Roots:             roots,
-		Options:           workspace.Options{Include: s.Schemas.Include, Exclude: s.Schemas.Exclude, MaxFileSize: s.Schemas.MaxFileSize},
+		SchemaDirs:        schemaDirs,
+		Options:           workspace.Options{MaxFileSize: s.Schemas.MaxFileSize},
+		SchemaScope:       workspace.Options{Include: s.Schemas.Include, Exclude: s.Schemas.Exclude},
 		CrossplaneVersion: s.CrossplaneVersion,
 		Analysis:          s.analysis(),
 	}
+}
+
+// schemaDirs resolves crdLsp.schemas.paths against the workspace folders;
+// missing are the entries that name nothing (said to the user, and left
+// out so that the rest of the workspace still loads).
+func (s Settings) schemaDirs(roots []string) (dirs, missing []string) {
+	for _, p := range s.Schemas.Paths {
+		if p == "" {
+			continue
+		}
+		r := resolvePath(p, roots)
+		if _, err := os.Stat(r); err != nil {
+			missing = append(missing, r)
+			continue
+		}
+		dirs = append(dirs, r)
+	}
+	return dirs, missing
 }
 
 // defaultMaxDocuments is crdLsp.maxDocuments's default.

@@ -77,6 +77,9 @@ func (s *server) syncMessage(ctx context.Context, method string, params []byte) 
 			return true, nil
 		}
 		u := uri.URI(p.URI)
+		if !analysed(u) {
+			return true, nil
+		}
 		f := document.Skipped(p.URI, p.Version, document.LimitHit{Message: true, Have: int(p.Bytes), Limit: int(p.Limit)})
 		s.mu.Lock()
 		s.open[u] = f

@@ -5,6 +5,7 @@ package lsp
 import (
 	"context"
 	"path/filepath"
+	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -13,8 +14,25 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
+// analysed reports whether a document is one crd-lsp analyses: a file or
+// an untitled buffer. Other schemes are views of something else (crd-lsp's
+// own rendered previews, crd-lsp-preview:, a diff's git: side, an
+// extension's virtual document): diagnosing them would list their findings
+// as if they were files of their own.
+func analysed(u uri.URI) bool {
+	scheme, _, _ := strings.Cut(string(u), ":")
+	switch strings.ToLower(scheme) {
+	case "file", "untitled":
+		return true
+	}
+	return false
+}
+
 func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
 	td := params.TextDocument
+	if !analysed(td.URI) {
+		return nil
+	}
 	f := s.parseBuffer(string(td.URI), td.Version, []byte(td.Text), nil)
 	s.mu.Lock()
 	s.open[td.URI] = f
@@ -26,6 +44,9 @@ func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 
 func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
 	td := params.TextDocument
+	if !analysed(td.URI) {
+		return nil
+	}
 	s.mu.Lock()
 	old, ok := s.open[td.URI]
 	enc := s.enc
@@ -83,6 +104,9 @@ func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocume
 
 func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
 	u := params.TextDocument.URI
+	if !analysed(u) {
+		return nil
+	}
 	s.mu.Lock()
 	delete(s.open, u)
 	p := filePath(u)

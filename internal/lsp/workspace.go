@@ -44,7 +44,7 @@ func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	pull := s.caps.configuration
 	s.mu.Unlock()
 	if pull {
-		s.goBackground(func(ctx context.Context) { s.pullConfiguration(ctx) })
+		s.goBackground(func(ctx context.Context) { s.pullConfiguration(ctx, false) })
 		return nil
 	}
 	if len(params.Settings) > 0 {
@@ -58,11 +58,16 @@ func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	return nil
 }
 
-// pullConfiguration asks the client for the crdLsp section.
-func (s *server) pullConfiguration(ctx context.Context) {
+// pullConfiguration asks the client for the crdLsp section (probe: a
+// client that did not say it answers; its refusal is no problem).
+func (s *server) pullConfiguration(ctx context.Context, probe bool) {
 	section := "crdLsp"
 	res, err := s.client.Configuration(ctx, &protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}})
 	if err != nil {
+		if probe {
+			s.log.Debug("workspace/configuration not answered", "error", err)
+			return
+		}
 		s.log.Warn("workspace/configuration failed", "error", err)
 		return
 	}
@@ -89,7 +94,8 @@ func (s *server) applySettings(set Settings) {
 		s.goBackground(s.reparseOpen)
 	}
 	if old.CrossplaneVersion != set.CrossplaneVersion || !equalStrings(old.Schemas.Include, set.Schemas.Include) ||
-		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || old.Schemas.MaxFileSize != set.Schemas.MaxFileSize {
+		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || !equalStrings(old.Schemas.Paths, set.Schemas.Paths) ||
+		old.Schemas.MaxFileSize != set.Schemas.MaxFileSize {
 		s.requestReload()
 		return
 	}
@@ -405,14 +411,19 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	set := s.settings
 	s.mu.Unlock()
 
-	w, _, skipped, err := loader.Load(ctx, set.loaderConfig(roots))
+	dirs, missing := set.schemaDirs(roots)
+	for _, m := range missing {
+		s.log.Warn("crdLsp.schemas.paths names nothing", "path", m)
+		s.showMessage(protocol.MessageTypeWarning, "crd-lsp: crdLsp.schemas.paths: "+m+" does not exist")
+	}
+	w, _, skipped, err := loader.Load(ctx, set.loaderConfig(roots, dirs))
 	if ctx.Err() != nil {
 		return
 	}
 	if err != nil {
 		s.log.Error("loading the workspace", "error", err)
 		s.showMessage(protocol.MessageTypeError, "crd-lsp: "+err.Error())
-		if w, _, _, err = loader.Load(ctx, set.loaderConfig(nil)); err != nil {
+		if w, _, _, err = loader.Load(ctx, set.loaderConfig(nil, nil)); err != nil {
 			return
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 )
 
 // AwaitDiagnostics waits until diagnostics for path with version or later
@@ -86,6 +87,15 @@ func (e *Editor) Diagnostics(path string) []protocol.Diagnostic {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.diags[e.URI(path)].diags
+}
+
+// Published returns the latest set published for a URI of any scheme, and
+// whether anything was published for it at all.
+func (e *Editor) Published(u uri.URI) ([]protocol.Diagnostic, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, ok := e.diags[u]
+	return p.diags, ok
 }
 
 // PublishedVersions lists the version of every publish for path, in order
