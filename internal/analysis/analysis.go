@@ -86,6 +86,13 @@ type Env struct {
 	// Examples returns the workspace's example composites (XRs or claims)
 	// of an XR kind, best first; nil means none are known.
 	Examples func(schemas.GVK) []Example
+	// FunctionOf resolves a pipeline step's functionRef.name to the
+	// function package it runs: a Function object of the workspace, or a
+	// function dependency of the crossplane.yaml the file belongs to
+	// (Crossplane names a dependency's Function after its repository:
+	// crossplane-contrib-function-patch-and-transform). nil or false:
+	// unknown.
+	FunctionOf func(name string) (StepFunction, bool)
 	// Pipeline runs Composition pipelines with real functions; nil when
 	// none are configured (patch-and-transform steps are then rendered
 	// natively and other steps pass the desired state through, noted).

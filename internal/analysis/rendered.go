@@ -28,6 +28,7 @@ import (
 // lenient renders past failing patches and withheld resources, for
 // diagnostics and previews; the CLI renders exactly as P&T does.
 func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, xr map[string]any, env Env, lenient bool) (rd Rendering, ok bool) {
+	m = AsFunctionsRead(m, env)
 	spec, _ := m["spec"].(map[string]any)
 	ref, _ := spec["compositeTypeRef"].(map[string]any)
 	gvk, ok := baseGVK(ref)
