@@ -87,6 +87,8 @@ var workspaceFindings = map[string][]wantFinding{
 			"true: Crossplane v2 serves EnvironmentConfig only as v1beta1 (the examples target no version, so v2)"},
 		{`^example/[A-Za-z/-]+/(xr|functions)\.yaml:[0-9]+:7: warning: no schema for example\.crossplane\.io/v1beta1 XR: (\.\./)+conditions/xrd\.yaml defines XR only as v1`, 15,
 			"true: these examples run with crossplane render and ship no XRD; the only XR definition in the repository, another example's, is v1"},
+		{`^example/[A-Za-z/-]+/composition(-real|-wrapper)?\.yaml:[89]:11: warning: no XRD for example\.crossplane\.io/v1beta1 XR in the workspace: the workspace's XRD defines XR only as v1 \[composition-schema\]`, 16,
+			"true (issue 22): in a cluster with this repository's only XRD, a Composition for XR v1beta1 is never selected; crossplane render, which these examples are for, needs no XRD, so the finding says which version the XRD serves"},
 		{`^example/(extra-resources|functions/getExtraResources|functions/getExtraResourcesFromContext)/extraResources\.yaml:3:7: warning: no schema for s3\.aws\.upbound\.io/v1beta1 Bucket`, 3, whyNoSchema},
 		{`^example/functions/getComposedResource/observed\.yaml:2:7: warning: no schema for dbforpostgresql\.azure\.upbound\.io/v1beta1 FlexibleServer`, 1, whyNoSchema},
 		{`^example/functions/getResourceCondition/observed\.yaml:2:7: warning: no schema for identity\.openstack\.upbound\.io/v1alpha1 ProjectV3`, 1, whyNoSchema},

@@ -62,7 +62,7 @@ spec:
 	}}
 	var out []string
 	for _, d := range Diagnose(context.Background(), f, env) {
-		if d.Code == "render-step" || d.Code == "unknown-kind" || strings.HasPrefix(d.Code, "render") {
+		if d.Code == "render-step" || d.Code == "unknown-kind" || d.Code == "composition-schema" || strings.HasPrefix(d.Code, "render") {
 			continue
 		}
 		line, col := f.Mapper.LineCol(d.Span.Start)

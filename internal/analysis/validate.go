@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/composition"
@@ -371,6 +373,11 @@ func withoutRestatedPipeline(errs []schemas.Error, probs []composition.Problem) 
 func checksEnv(d *document.Doc, env Env) composition.Env {
 	cenv := composition.Env{Mode: env.CompositionMode}
 	if env.Schemas != nil {
+		cenv.UnknownXR = func(g composition.GVK) (string, bool) { return unknownXR(env, g), env.Unpulled > 0 }
+		cenv.Claim = func(g composition.GVK) bool {
+			sch, ok := nearest(env.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)
+			return ok && sch.IsClaim()
+		}
 		cenv.Schema = func(g composition.GVK) (*structuralschema.Structural, bool) {
 			sch, ok := nearest(env.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)
 			if !ok {
@@ -384,6 +391,48 @@ func checksEnv(d *document.Doc, env Env) composition.Env {
 		}
 	}
 	return cenv
+}
+
+// unknownXR words what the store knows of a composite kind no XRD
+// defines: the versions an XRD defines it at, or the XR kind probably
+// meant (a claim kind named instead of its composite's, or a near
+// spelling of an XR or claim kind).
+func unknownXR(env Env, g composition.GVK) string {
+	var versions, kinds []string
+	claimOf := map[string]string{}
+	for _, k := range env.Schemas.Kinds() {
+		if k.Schema == nil || !k.Schema.FromXRD() {
+			continue
+		}
+		if k.GVK.Group == g.Group && k.GVK.Kind == g.Kind && !k.Schema.IsClaim() {
+			versions = append(versions, k.GVK.Version)
+		}
+		if k.Schema.ClaimKind != "" {
+			claimOf[k.Schema.ClaimKind] = k.GVK.Kind
+		}
+		if !k.Schema.IsClaim() {
+			kinds = append(kinds, k.GVK.Kind)
+		}
+	}
+	if len(versions) > 0 {
+		sort.Strings(versions)
+		return fmt.Sprintf(": the workspace's XRD defines %s only as %s", g.Kind, strings.Join(slices.Compact(versions), ", "))
+	}
+	if xr, ok := claimOf[g.Kind]; ok {
+		return fmt.Sprintf(": %s is a claim kind; a Composition names its composite kind, %s", g.Kind, xr)
+	}
+	claims := make([]string, 0, len(claimOf))
+	for c := range claimOf {
+		claims = append(claims, c)
+	}
+	sort.Strings(claims)
+	if best, ok := schemas.Closest(g.Kind, append(slices.Clone(kinds), claims...)); ok && best != g.Kind {
+		if xr, isClaim := claimOf[best]; isClaim && !slices.Contains(kinds, best) {
+			return fmt.Sprintf("; did you mean %q (the claim kind of %s; a Composition names the composite kind)?", best, xr)
+		}
+		return fmt.Sprintf("; did you mean %q?", best)
+	}
+	return ""
 }
 
 // compositionDiagnostics positions the Composition checks' problems.
