@@ -77,6 +77,12 @@ type Env struct {
 	// evaluates before the object goes anywhere (chainsaw's templating);
 	// findings on them are dropped.
 	Expressions bool
+	// UptestPlaceholders: uptest's template variables in values
+	// (${Rand.RFC1123Subdomain}, ${data.…}, in every upjet provider's
+	// examples) stand for the values uptest substitutes before applying:
+	// a random RFC 1123 subdomain is checked as one, other variables are
+	// not judged.
+	UptestPlaceholders bool
 	// CrossplaneMajor is the targeted Crossplane version (1 or 2); 0 means
 	// unknown and skips version-specific checks.
 	CrossplaneMajor int

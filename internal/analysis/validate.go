@@ -31,6 +31,9 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if !ok {
 		return diags
 	}
+	if env.UptestPlaceholders {
+		m = withUptestValues(m)
+	}
 	if env.PatchOf != "" {
 		return patchFragment(ctx, d, m, gvk, env)
 	}
@@ -48,7 +51,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	}
 	var errs []schemas.Error
 	if found {
-		errs = withoutExpressions(sch.Validate(ctx, m), m, env)
+		errs = withoutUptestVariables(withoutExpressions(sch.Validate(ctx, m), m, env), m, env)
 		if len(modeErr) > 0 {
 			errs = withoutClassicFields(errs)
 		}

@@ -69,6 +69,8 @@ type AnalysisSettings struct {
 	UnknownKind     analysis.Severity
 	CompositionMode string
 	ClientKinds     []string
+	// UptestPlaceholders: see analysis.Env.
+	UptestPlaceholders bool
 	// Pipeline runs Composition pipelines with real functions (nil: none
 	// configured). The front end owns it (and the processes behind it);
 	// the World only hands it on.
@@ -541,19 +543,20 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 	st := w.Store(major)
 	skip, patchOf, expressions := w.role(path)
 	return analysis.Env{
-		Schemas:         st,
-		CrossplaneMajor: major,
-		UnknownKind:     a.UnknownKind,
-		CompositionMode: a.CompositionMode,
-		ClientKinds:     a.ClientKinds,
-		PatchOf:         patchOf,
-		Unpulled:        w.unpulled(path),
-		Skip:            skip,
-		Expressions:     expressions,
-		OtherMajor:      otherMajor(major),
-		Examples:        func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
-		Pipeline:        a.Pipeline,
-		FunctionOf:      func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
+		Schemas:            st,
+		CrossplaneMajor:    major,
+		UnknownKind:        a.UnknownKind,
+		CompositionMode:    a.CompositionMode,
+		ClientKinds:        a.ClientKinds,
+		UptestPlaceholders: a.UptestPlaceholders,
+		PatchOf:            patchOf,
+		Unpulled:           w.unpulled(path),
+		Skip:               skip,
+		Expressions:        expressions,
+		OtherMajor:         otherMajor(major),
+		Examples:           func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
+		Pipeline:           a.Pipeline,
+		FunctionOf:         func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
 	}
 }
 
