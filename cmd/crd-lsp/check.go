@@ -52,6 +52,7 @@ type checkOptions struct {
 	crossplane  string
 	logLevel    string
 	clientKinds stringList
+	uptest      bool
 	functions   functionOptions
 }
 
@@ -66,6 +67,7 @@ func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
 	fs.StringVar(&opts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) targeted where no crossplane.yaml says (default v2)")
 	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
 	fs.Var(&opts.clientKinds, "client-kind", "a client-side configuration kind not to validate, besides the built-in ones (Kustomization and the like): an API group, or Kind.group (repeatable)")
+	fs.BoolVar(&opts.uptest, "uptest-placeholders", false, "validate uptest's template variables (${Rand.RFC1123Subdomain}, ${data.…}) as the values uptest substitutes")
 	opts.functions.register(fs)
 	return fs
 }
@@ -160,7 +162,7 @@ func (o checkOptions) config() (loader.Config, error) {
 	cfg.CrossplaneVersion = o.crossplane
 	cfg.KeepAll = true
 	cfg.Options = workspace.Options{MaxFileSize: 10 << 20}
-	cfg.Analysis = loader.AnalysisSettings{UnknownKind: unknown, CompositionMode: o.compMode, ClientKinds: o.clientKinds}
+	cfg.Analysis = loader.AnalysisSettings{UnknownKind: unknown, CompositionMode: o.compMode, ClientKinds: o.clientKinds, UptestPlaceholders: o.uptest}
 	c, err := packages.New(packages.Options{CacheDir: o.cacheDir})
 	if err != nil {
 		return cfg, fmt.Errorf("package cache: %w", err)

@@ -77,6 +77,12 @@ type Env struct {
 	// evaluates before the object goes anywhere (chainsaw's templating);
 	// findings on them are dropped.
 	Expressions bool
+	// UptestPlaceholders: uptest's template variables in values
+	// (${Rand.RFC1123Subdomain}, ${data.…}, in every upjet provider's
+	// examples) stand for the values uptest substitutes before applying:
+	// a random RFC 1123 subdomain is checked as one, other variables are
+	// not judged.
+	UptestPlaceholders bool
 	// CrossplaneMajor is the targeted Crossplane version (1 or 2); 0 means
 	// unknown and skips version-specific checks.
 	CrossplaneMajor int
@@ -86,6 +92,13 @@ type Env struct {
 	// Examples returns the workspace's example composites (XRs or claims)
 	// of an XR kind, best first; nil means none are known.
 	Examples func(schemas.GVK) []Example
+	// FunctionOf resolves a pipeline step's functionRef.name to the
+	// function package it runs: a Function object of the workspace, or a
+	// function dependency of the crossplane.yaml the file belongs to
+	// (Crossplane names a dependency's Function after its repository:
+	// crossplane-contrib-function-patch-and-transform). nil or false:
+	// unknown.
+	FunctionOf func(name string) (StepFunction, bool)
 	// Pipeline runs Composition pipelines with real functions; nil when
 	// none are configured (patch-and-transform steps are then rendered
 	// natively and other steps pass the desired state through, noted).

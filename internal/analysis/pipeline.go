@@ -44,6 +44,9 @@ type Rendering struct {
 	// Pipeline is the pipeline's run when real functions ran (nil when the
 	// Composition was rendered natively only).
 	Pipeline *functions.Output
+	// Namespaced and Legacy describe the composite rendered with: a
+	// namespaced (Crossplane v2) XR, a legacy (v1 or LegacyCluster) one.
+	Namespaced, Legacy bool
 }
 
 // Codes of the notes on steps that real functions ran.
@@ -75,7 +78,7 @@ func stepPath(i int) fieldpath.Path {
 // runs them. The result has the shape of a native render: every composed
 // resource the pipeline desires, with Crossplane's metadata, the native
 // steps' templates that rendered nothing, and notes on the steps.
-func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenient bool, env Env) Rendering {
+func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenient bool, clusterScoped func(apiVersion, kind string) bool, env Env) Rendering {
 	steps := functions.Steps(m)
 	var mu sync.Mutex
 	native := map[int]render.StepOutput{}
@@ -224,7 +227,7 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 	}
 	for _, res := range rd.Resources {
 		if res.Object != nil {
-			render.ComposedMetadata(res.Object, res.Name, xr, namespaced)
+			render.ComposedMetadata(res.Object, res.Name, xr, namespaced && !render.IsClusterScoped(clusterScoped, res.Object))
 		}
 	}
 	return rd

@@ -10,6 +10,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/composite"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
@@ -28,6 +29,7 @@ import (
 // lenient renders past failing patches and withheld resources, for
 // diagnostics and previews; the CLI renders exactly as P&T does.
 func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, xr map[string]any, env Env, lenient bool) (rd Rendering, ok bool) {
+	m = AsFunctionsRead(m, env)
 	spec, _ := m["spec"].(map[string]any)
 	ref, _ := spec["compositeTypeRef"].(map[string]any)
 	gvk, ok := baseGVK(ref)
@@ -45,13 +47,27 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 	default:
 		return rd, false
 	}
+	scoped := clusterScoped(d, env)
 	if runsFunctions(m, env) {
-		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, env)
+		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, scoped, env)
 	} else {
-		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient})
+		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient, ClusterScoped: scoped})
 	}
 	rd.Synthesized = synthesized
+	rd.Namespaced, rd.Legacy = def.Namespaced, def.Legacy
 	return rd, true
+}
+
+// clusterScoped answers render.Input.ClusterScoped from the schemas: a
+// kind whose definition says Cluster (an unknown kind is not).
+func clusterScoped(d *document.Doc, env Env) func(apiVersion, kind string) bool {
+	if env.Schemas == nil {
+		return nil
+	}
+	return func(apiVersion, kind string) bool {
+		sch, ok := nearest(env.Schemas.Candidates(gvk.Parse(apiVersion, kind)), d.File.URI)
+		return ok && sch.Scope == schemas.Cluster
+	}
 }
 
 // compositeDefinition describes the composite kind gvk from the XRD nearest

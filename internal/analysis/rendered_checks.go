@@ -48,7 +48,7 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 		return nil
 	}
 	synthesized := out.Synthesized
-	var diags []Diagnostic
+	diags := scopeDiagnostics(ctx, d, m, out, env)
 	for _, n := range out.Notes {
 		sev := n.Severity
 		if n.Code == "render-invalid" || n.Code == codeFunctionResult || n.Code == codeFunctionFailed {

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/composition"
@@ -29,6 +31,9 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if !ok {
 		return diags
 	}
+	if env.UptestPlaceholders {
+		m = withUptestValues(m)
+	}
 	if env.PatchOf != "" {
 		return patchFragment(ctx, d, m, gvk, env)
 	}
@@ -46,12 +51,14 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	}
 	var errs []schemas.Error
 	if found {
-		errs = withoutExpressions(sch.Validate(ctx, m), m, env)
+		errs = withoutUptestVariables(withoutExpressions(sch.Validate(ctx, m), m, env), m, env)
 		if len(modeErr) > 0 {
 			errs = withoutClassicFields(errs)
 		}
 	}
 	if isComposition {
+		orig := m
+		m = AsFunctionsRead(m, env)
 		probs := composition.Check(m, checksEnv(d, env))
 		errs, probs = withoutRestatedPipeline(errs, probs)
 		out := fromSchemaErrors(d, errs)
@@ -60,6 +67,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		out = append(out, compositionBases(ctx, d, m, env)...)
 		out = append(out, renderedChecks(ctx, d, m, env)...)
 		out = append(out, functionInputs(ctx, d, m, env)...)
+		out = append(out, stepLinks(d, orig, env)...)
 		out = append(out, goTemplates(ctx, d, m, env)...)
 		return withoutRestated(out)
 	}
@@ -368,6 +376,11 @@ func withoutRestatedPipeline(errs []schemas.Error, probs []composition.Problem) 
 func checksEnv(d *document.Doc, env Env) composition.Env {
 	cenv := composition.Env{Mode: env.CompositionMode}
 	if env.Schemas != nil {
+		cenv.UnknownXR = func(g composition.GVK) (string, bool) { return unknownXR(env, g), env.Unpulled > 0 }
+		cenv.Claim = func(g composition.GVK) bool {
+			sch, ok := nearest(env.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)
+			return ok && sch.IsClaim()
+		}
 		cenv.Schema = func(g composition.GVK) (*structuralschema.Structural, bool) {
 			sch, ok := nearest(env.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)
 			if !ok {
@@ -381,6 +394,48 @@ func checksEnv(d *document.Doc, env Env) composition.Env {
 		}
 	}
 	return cenv
+}
+
+// unknownXR words what the store knows of a composite kind no XRD
+// defines: the versions an XRD defines it at, or the XR kind probably
+// meant (a claim kind named instead of its composite's, or a near
+// spelling of an XR or claim kind).
+func unknownXR(env Env, g composition.GVK) string {
+	var versions, kinds []string
+	claimOf := map[string]string{}
+	for _, k := range env.Schemas.Kinds() {
+		if k.Schema == nil || !k.Schema.FromXRD() {
+			continue
+		}
+		if k.GVK.Group == g.Group && k.GVK.Kind == g.Kind && !k.Schema.IsClaim() {
+			versions = append(versions, k.GVK.Version)
+		}
+		if k.Schema.ClaimKind != "" {
+			claimOf[k.Schema.ClaimKind] = k.GVK.Kind
+		}
+		if !k.Schema.IsClaim() {
+			kinds = append(kinds, k.GVK.Kind)
+		}
+	}
+	if len(versions) > 0 {
+		sort.Strings(versions)
+		return fmt.Sprintf(": the workspace's XRD defines %s only as %s", g.Kind, strings.Join(slices.Compact(versions), ", "))
+	}
+	if xr, ok := claimOf[g.Kind]; ok {
+		return fmt.Sprintf(": %s is a claim kind; a Composition names its composite kind, %s", g.Kind, xr)
+	}
+	claims := make([]string, 0, len(claimOf))
+	for c := range claimOf {
+		claims = append(claims, c)
+	}
+	sort.Strings(claims)
+	if best, ok := schemas.Closest(g.Kind, append(slices.Clone(kinds), claims...)); ok && best != g.Kind {
+		if xr, isClaim := claimOf[best]; isClaim && !slices.Contains(kinds, best) {
+			return fmt.Sprintf("; did you mean %q (the claim kind of %s; a Composition names the composite kind)?", best, xr)
+		}
+		return fmt.Sprintf("; did you mean %q?", best)
+	}
+	return ""
 }
 
 // compositionDiagnostics positions the Composition checks' problems.
@@ -456,82 +511,6 @@ func baseGVK(base map[string]any) (schemas.GVK, bool) {
 	return gvk.Parse(av, k), true
 }
 
-// ptAccepted are values function-patch-and-transform accepts at run time
-// although its shipped input CRD leaves them out of its enums.
-var ptAccepted = map[string]bool{`"Join"`: true, `"Replace"`: true, `"ToAdler32"`: true}
-
-// functionInputs validates each pipeline step's input against its input
-// CRD when one is known (built-in for common functions, or from the
-// workspace); an unknown input is left alone.
-func functionInputs(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
-	if env.Schemas == nil {
-		return nil
-	}
-	spec, _ := m["spec"].(map[string]any)
-	steps, _ := spec["pipeline"].([]any)
-	var out []Diagnostic
-	for i, st := range steps {
-		sm, _ := st.(map[string]any)
-		in, _ := sm["input"].(map[string]any)
-		gvk, ok := baseGVK(in)
-		if !ok {
-			continue
-		}
-		sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
-		if !found {
-			continue
-		}
-		ip := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline"), fieldpath.Index(i), fieldpath.Field("input")}
-		isPT := gvk.Group == "pt.fn.crossplane.io"
-		var kept []schemas.Error
-		blocked := false
-		// An input is not an object of the API server: give it the
-		// metadata validation expects, so its own rules (CEL too) run.
-		probe := make(map[string]any, len(in)+1)
-		for k, v := range in {
-			probe[k] = v
-		}
-		if _, ok := probe["metadata"]; !ok {
-			probe["metadata"] = map[string]any{"name": "input"}
-		}
-		for _, e := range sch.Validate(ctx, probe) {
-			switch {
-			case len(e.Path) > 0 && e.Path[0].Field == "metadata" || (len(e.Path) == 0 && strings.Contains(e.Message, "metadata")):
-				// inputs carry no object metadata
-			case isPT && e.Code == "enum" && acceptedByPT(e.Message):
-			case e.Severity == schemas.SeverityInfo && e.Code == "cel":
-				blocked = true
-			case e.Code == "type" && freeForm(sch, e.Path):
-				// controller-gen writes runtime.RawExtension (and
-				// apiextensions' JSON) as a free-form object, and functions
-				// commonly take any JSON value there (function-kcl's
-				// params); the input never meets the API server's check.
-				e.Severity = severity.Hint
-				e.Message += " (the input's CRD types this free-form field as an object, as controller-gen writes runtime.RawExtension; the function may take any value here)"
-				kept = append(kept, e)
-			case e.Code == "cel" && e.Unevaluable:
-				// The input CRD's rule fails to evaluate here (it reads an
-				// optional field without has()). Only the API server
-				// evaluates such rules, and an input never reaches it: the
-				// function reads the input as it is. A hint, not an error
-				// on the Composition's author.
-				e.Severity = severity.Hint
-				e.Message += " (this rule of the input's CRD cannot be evaluated on this input; inputs never reach the API server, so nothing enforces it)"
-				kept = append(kept, e)
-			default:
-				kept = append(kept, e)
-			}
-		}
-		if blocked && len(kept) > 0 {
-			kept = append(kept, schemas.Error{OnKey: true, Severity: schemas.SeverityInfo, Code: "cel", Message: "some validation rules (x-kubernetes-validations) were not checked because the input was invalid"})
-		}
-		for _, e := range kept {
-			out = append(out, fromSchemaError(d, ip, e))
-		}
-	}
-	return out
-}
-
 // freeForm reports whether the schema node at p is a free-form object:
 // type object, x-kubernetes-preserve-unknown-fields, nothing declared.
 func freeForm(sch *schemas.Schema, p fieldpath.Path) bool {
@@ -541,15 +520,6 @@ func freeForm(sch *schemas.Schema, p fieldpath.Path) bool {
 	}
 	n, _ := structural.Walk(ss, p)
 	return n != nil && n.Type == "object" && n.XPreserveUnknownFields && !n.XEmbeddedResource && len(n.Properties) == 0 && n.AdditionalProperties == nil
-}
-
-func acceptedByPT(msg string) bool {
-	for v := range ptAccepted {
-		if strings.HasPrefix(msg, "unsupported value "+v) {
-			return true
-		}
-	}
-	return false
 }
 
 // pinUnknownSegment narrows a fieldpath-unknown problem to the segment of

@@ -53,6 +53,15 @@ type Env struct {
 	// Mode is the default schema-aware validation mode: "warn" (default),
 	// "loose" or "strict"; the Composition's annotation overrides it.
 	Mode string
+	// UnknownXR words what is known of a composite kind no XRD defines:
+	// the versions it is defined at, the kind (or claim kind) probably
+	// meant ("" when nothing); and whether it may come from a
+	// dependency not in the package cache (the finding is then an info
+	// unless a likely meaning was found).
+	UnknownXR func(GVK) (hint string, maybeUnpulled bool)
+	// Claim says a kind is an XRD's claim: a Composition naming it
+	// names no composite kind.
+	Claim func(GVK) bool
 }
 
 const modeAnnotation = "crossplane.io/composition-schema-aware-validation-mode"
@@ -88,10 +97,27 @@ func Check(obj map[string]any, env Env) []Problem {
 		gvk := gvk.Of(ref)
 		if gvk.Kind != "" && env.Schema != nil {
 			c.xr, c.xrKnown = env.Schema(gvk)
-			if !c.xrKnown && hasPatches(spec) {
-				// (Without patches, nothing crd-lsp checks reads the XRD.)
-				c.missingSchema(root.Child(fieldpath.Field("compositeTypeRef"), fieldpath.Field("kind")),
-					fmt.Sprintf("no XRD for %s %s in the workspace: patches that read or write the composite resource are not checked", gvk.APIVersion(), gvk.Kind))
+			if c.xrKnown && env.Claim != nil && env.Claim(gvk) {
+				c.xr, c.xrKnown = nil, false
+			}
+			if !c.xrKnown {
+				// A Composition for a kind no XRD defines is never selected:
+				// say so whether or not patches read the XRD.
+				msg := fmt.Sprintf("no XRD for %s %s in the workspace", gvk.APIVersion(), gvk.Kind)
+				hint, unpulled := "", false
+				if env.UnknownXR != nil {
+					hint, unpulled = env.UnknownXR(gvk)
+				}
+				msg += hint
+				if hasPatches(spec) {
+					msg += ": patches that read or write the composite resource are not checked"
+				}
+				p := root.Child(fieldpath.Field("compositeTypeRef"), fieldpath.Field("kind"))
+				if unpulled && hint == "" && c.mode != "strict" {
+					c.add(p, false, Info, "composition-schema", msg+" (it may come from a dependency not in the package cache: run crd-lsp pull)")
+				} else {
+					c.missingSchema(p, msg)
+				}
 			}
 		}
 	}

@@ -74,20 +74,25 @@ func TestEnvironmentPatchTypes(t *testing.T) {
 	}
 }
 
-// TestMissingXRDOnlyWherePatchesNeedIt: a Composition whose XRD is unknown
-// gets a warning when it has patches (they read or write the composite);
-// a pipeline of other functions (go-templating, KCL) does not.
-func TestMissingXRDOnlyWherePatchesNeedIt(t *testing.T) {
+// TestMissingXRD: a Composition whose XRD is unknown gets a warning
+// whatever its functions (issue 22: a pipeline without patches was
+// silent, although Crossplane never selects a Composition for a kind no
+// XRD defines); with patches it adds that they are not checked.
+func TestMissingXRD(t *testing.T) {
 	none := Env{Schema: func(GVK) (*structuralschema.Structural, bool) { return nil, false }}
 	ref := map[string]any{"apiVersion": "example.org/v1", "kind": "XR"}
 	templating := map[string]any{"spec": map[string]any{"compositeTypeRef": ref, "mode": "Pipeline", "pipeline": []any{
 		map[string]any{"step": "render", "functionRef": map[string]any{"name": "function-go-templating"},
 			"input": map[string]any{"apiVersion": "gotemplating.fn.crossplane.io/v1beta1", "kind": "GoTemplate", "source": "Inline"}},
 	}}}
+	warned := false
 	for _, p := range Check(templating, none) {
 		if strings.Contains(p.Message, "no XRD") {
-			t.Errorf("a pipeline without patches: %v", p)
+			warned = p.Severity == Warning && p.Message == "no XRD for example.org/v1 XR in the workspace"
 		}
+	}
+	if !warned {
+		t.Errorf("a pipeline without patches: %v", Check(templating, none))
 	}
 	patched := map[string]any{"spec": map[string]any{"compositeTypeRef": ref, "mode": "Pipeline", "pipeline": []any{
 		map[string]any{"step": "pt", "functionRef": map[string]any{"name": "function-patch-and-transform"},
@@ -98,7 +103,7 @@ func TestMissingXRDOnlyWherePatchesNeedIt(t *testing.T) {
 	}}}
 	found := false
 	for _, p := range Check(patched, none) {
-		found = found || (p.Path.String() == "spec.compositeTypeRef.kind" && strings.Contains(p.Message, "no XRD for example.org/v1 XR"))
+		found = found || (p.Path.String() == "spec.compositeTypeRef.kind" && strings.Contains(p.Message, "no XRD for example.org/v1 XR in the workspace: patches that read or write the composite resource are not checked"))
 	}
 	if !found {
 		t.Errorf("patches without an XRD: no warning: %v", Check(patched, none))

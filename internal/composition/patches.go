@@ -190,6 +190,7 @@ func (c *checker) patchFields(pm map[string]any, pp fieldpath.Path, sets map[str
 		}
 	}
 	if comb, ok := pm["combine"].(map[string]any); ok {
+		c.combineFormat(comb, pp.Child(fieldpath.Field("combine")))
 		vars, _ := comb["variables"].([]any)
 		for i, v := range vars {
 			vm, _ := v.(map[string]any)
@@ -237,6 +238,7 @@ func (c *checker) syntax(s string, p fieldpath.Path) {
 //     replace.search, while a regexp pattern's regexp: 5 is left to the
 //     schema).
 func (c *checker) transform(tv any, tp fieldpath.Path) {
+	c.stringFormat(tv, tp)
 	for _, e := range render.ValidateTransform(tv, c.classic) {
 		if at, onKey, msg := transformProblem(e); msg != "" {
 			c.add(tp.Child(at...), onKey, Error, "composition-transform", msg)

@@ -59,3 +59,50 @@ func TestWorldFunctions(t *testing.T) {
 		t.Error("ReadFunctions of a missing file succeeded")
 	}
 }
+
+// TestFunctionOf: a step's functionRef.name leads to the function's
+// package through a Function object of the workspace (the nearest one
+// when several share the name) or, without one, through a function
+// dependency of the nearest crossplane.yaml, named as Crossplane's
+// package manager names it.
+func TestFunctionOf(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("crossplane.yaml", `apiVersion: meta.pkg.crossplane.io/v1
+kind: Configuration
+metadata: {name: c}
+spec:
+  dependsOn:
+  - function: xpkg.upbound.io/crossplane-contrib/function-kcl
+    version: v0.11.0
+  - provider: xpkg.upbound.io/upbound/provider-aws-s3
+    version: v1
+`)
+	write("a/functions.yaml", "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: fn}\nspec: {package: 'xpkg.crossplane.io/x/function-a:v1'}\n")
+	write("b/functions.yaml", "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: fn}\nspec: {package: 'xpkg.crossplane.io/x/function-b@sha256:0123'}\n")
+	w, _, _, err := loader.Load(context.Background(), loader.Config{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := w.Env(filepath.Join(dir, "b", "composition.yaml"))
+	if sf, ok := env.FunctionOf("fn"); !ok || sf.Package != "xpkg.crossplane.io/x/function-b" || sf.From != "functions.yaml" {
+		t.Errorf("fn from b = %+v, %v", sf, ok)
+	}
+	if sf, ok := env.FunctionOf("crossplane-contrib-function-kcl"); !ok || sf.Package != "xpkg.upbound.io/crossplane-contrib/function-kcl" || sf.From != "../crossplane.yaml" {
+		t.Errorf("kcl dependency = %+v, %v", sf, ok)
+	}
+	if sf, ok := env.FunctionOf("upbound-provider-aws-s3"); ok {
+		t.Errorf("a provider dependency named a function: %+v", sf)
+	}
+	if got := loader.ToDNSLabel("crossplane-contrib/function-patch-and-transform"); got != "crossplane-contrib-function-patch-and-transform" {
+		t.Errorf("ToDNSLabel = %q", got)
+	}
+}

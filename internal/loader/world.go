@@ -74,6 +74,8 @@ type AnalysisSettings struct {
 	UnknownKind     analysis.Severity
 	CompositionMode string
 	ClientKinds     []string
+	// UptestPlaceholders: see analysis.Env.
+	UptestPlaceholders bool
 	// Pipeline runs Composition pipelines with real functions (nil: none
 	// configured). The front end owns it (and the processes behind it);
 	// the World only hands it on.
@@ -562,19 +564,114 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 	st := w.Store(major)
 	skip, patchOf, expressions := w.role(path)
 	return analysis.Env{
-		Schemas:         st,
-		CrossplaneMajor: major,
-		UnknownKind:     a.UnknownKind,
-		CompositionMode: a.CompositionMode,
-		ClientKinds:     a.ClientKinds,
-		PatchOf:         patchOf,
-		Unpulled:        w.unpulled(path),
-		Skip:            skip,
-		Expressions:     expressions,
-		OtherMajor:      otherMajor(major),
-		Examples:        func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
-		Pipeline:        a.Pipeline,
+		Schemas:            st,
+		CrossplaneMajor:    major,
+		UnknownKind:        a.UnknownKind,
+		CompositionMode:    a.CompositionMode,
+		ClientKinds:        a.ClientKinds,
+		UptestPlaceholders: a.UptestPlaceholders,
+		PatchOf:            patchOf,
+		Unpulled:           w.unpulled(path),
+		Skip:               skip,
+		Expressions:        expressions,
+		OtherMajor:         otherMajor(major),
+		Examples:           func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
+		Pipeline:           a.Pipeline,
+		FunctionOf:         func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
 	}
+}
+
+// functionOf resolves a pipeline step's functionRef.name for the file at
+// path, as Crossplane would find the Function: a Function object of that
+// name in the workspace (the one nearest to path in the folder tree),
+// else a function dependency of the nearest crossplane.yaml, which
+// Crossplane's package manager installs as a Function named after the
+// package's repository (xpkg.ToDNSLabel: crossplane-contrib/function-kcl
+// becomes crossplane-contrib-function-kcl).
+func (w *World) functionOf(path, name string) (analysis.StepFunction, bool) {
+	path = filepath.Clean(path)
+	best, bestLen := analysis.StepFunction{}, -1
+	for p, fns := range w.functions {
+		for _, fn := range fns {
+			if fn.Name != name || fn.Package == "" {
+				continue
+			}
+			n := sharedDirs(filepath.Dir(p), path)
+			if n > bestLen || n == bestLen && p < best.From {
+				best, bestLen = analysis.StepFunction{Package: packageRepository(fn.Package), From: p}, n
+			}
+		}
+	}
+	if bestLen >= 0 {
+		if rel, err := filepath.Rel(filepath.Dir(path), best.From); err == nil {
+			best.From = rel
+		}
+		return best, true
+	}
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "crossplane.yaml")
+		if m := w.metas[p]; m != nil {
+			for _, d := range m.Deps {
+				if !strings.EqualFold(d.Kind, "Function") {
+					continue
+				}
+				_, repo, ok := strings.Cut(d.Package, "/")
+				if ok && ToDNSLabel(repo) == name {
+					from := p
+					if rel, err := filepath.Rel(filepath.Dir(path), p); err == nil {
+						from = rel
+					}
+					return analysis.StepFunction{Package: d.Package, From: from}, true
+				}
+			}
+			return analysis.StepFunction{}, false
+		}
+		if filepath.Dir(dir) == dir {
+			return analysis.StepFunction{}, false
+		}
+	}
+}
+
+// packageRepository is a package reference without its tag or digest.
+func packageRepository(ref string) string {
+	ref, _, _ = strings.Cut(ref, "@")
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		ref = ref[:i]
+	}
+	return ref
+}
+
+// ToDNSLabel is the name Crossplane's package manager gives the package
+// object of a repository (crossplane-contrib/function-kcl →
+// crossplane-contrib-function-kcl): lowercase letters and digits kept,
+// '.', '/', ':' and '-' written as '-' (not at the ends), at most 63
+// bytes read, leading and trailing '-' trimmed.
+func ToDNSLabel(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			b.WriteByte(c)
+		}
+		if (c == '.' || c == '/' || c == ':' || c == '-') && i != 0 && i != 62 && i != len(s)-1 {
+			b.WriteByte('-')
+		}
+		if i == 62 {
+			break
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+// sharedDirs counts the leading folders dir and p share.
+func sharedDirs(dir, p string) int {
+	a := strings.Split(filepath.ToSlash(dir), "/")
+	b := strings.Split(filepath.ToSlash(p), "/")
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // chainsawUse is how the workspace's chainsaw Tests use the file at path,

@@ -54,8 +54,12 @@ type Settings struct {
 		Timeout     float64 `json:"timeout,omitempty"`
 		PullTimeout float64 `json:"pullTimeout,omitempty"`
 	} `json:"registries"`
-	CacheDir string `json:"cacheDir,omitempty"`
-	LogLevel string `json:"logLevel,omitempty"`
+	// UptestPlaceholders validates uptest's template variables
+	// (${Rand.RFC1123Subdomain} in upjet providers' examples) as the
+	// values uptest substitutes.
+	UptestPlaceholders bool   `json:"uptestPlaceholders,omitempty"`
+	CacheDir           string `json:"cacheDir,omitempty"`
+	LogLevel           string `json:"logLevel,omitempty"`
 	// MaxFileSize (bytes) bounds the files crd-lsp analyses: a larger open
 	// document gets one diagnostic saying it was not analysed, and files
 	// read on request (the document and XR crdLsp.render is given, other
@@ -125,7 +129,7 @@ func (l *stringOrList) UnmarshalJSON(b []byte) error {
 
 // analysis is what of the settings every analysis.Env carries.
 func (s Settings) analysis() loader.AnalysisSettings {
-	a := loader.AnalysisSettings{CompositionMode: s.Validation.CompositionMode, ClientKinds: s.Validation.ClientKinds}
+	a := loader.AnalysisSettings{CompositionMode: s.Validation.CompositionMode, ClientKinds: s.Validation.ClientKinds, UptestPlaceholders: s.UptestPlaceholders}
 	if sev, ok := analysis.ParseSeverity(s.Validation.UnknownKind); ok {
 		a.UnknownKind = sev
 	}

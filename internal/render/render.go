@@ -88,6 +88,9 @@ type Input struct {
 	// Namespaced says the XR is namespaced (Crossplane v2): composed
 	// resources then land in its namespace.
 	Namespaced bool
+	// ClusterScoped says a composed kind is cluster-scoped (nil: none
+	// is): Crossplane never puts it in the XR's namespace.
+	ClusterScoped func(apiVersion, kind string) bool
 	// Lenient keeps rendering past a patch that fails (P&T would stop),
 	// and renders resources a Required fromFieldPath would withhold, so an
 	// editor sees every problem at once.
@@ -172,10 +175,21 @@ func Render(in Input) (out Output) {
 	}
 	for _, res := range out.Resources {
 		if res.Object != nil {
-			ComposedMetadata(res.Object, res.Name, in.XR, in.Namespaced)
+			ComposedMetadata(res.Object, res.Name, in.XR, in.Namespaced && !IsClusterScoped(in.ClusterScoped, res.Object))
 		}
 	}
 	return out
+}
+
+// IsClusterScoped asks scoped (nil: nothing is cluster-scoped) about
+// obj's kind.
+func IsClusterScoped(scoped func(apiVersion, kind string) bool, obj map[string]any) bool {
+	if scoped == nil {
+		return false
+	}
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	return scoped(av, k)
 }
 
 // HowToConfigure says how a user lets crd-lsp run a function: the words

@@ -53,6 +53,12 @@ type Schema struct {
 	def      *defRef
 }
 
+// FromXRD says the kind is an XRD's composite resource or claim.
+func (s *Schema) FromXRD() bool { return s.def != nil && s.def.kind == defXRD }
+
+// IsClaim says the kind is an XRD's claim.
+func (s *Schema) IsClaim() bool { return s.role == roleClaim }
+
 // defRef is one definition document as indexed: its content key and,
 // when the store keeps texts, the text; otherwise the way to read its file
 // again and where the document sits in it. The build is looked up in the

@@ -258,8 +258,15 @@ func (r *resolver) metadataDecodeError(err error) Error {
 }
 
 // Closest is the candidate a misspelt field name most likely meant (case
-// folded, a few edits at most), if any.
+// folded, a few edits at most), if any. A name that is itself a
+// candidate was not misspelt: nothing is suggested (never "did you mean
+// \"tags\"" for tags).
 func Closest(name string, candidates []string) (string, bool) {
+	for _, c := range candidates {
+		if c == name {
+			return "", false
+		}
+	}
 	best, bestD := "", 4
 	for _, c := range candidates {
 		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD && d <= len(name)/2+1 || d == bestD && d <= len(name)/2+1 && c < best {

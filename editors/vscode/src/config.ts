@@ -12,6 +12,7 @@ export const settingKeys = [
   "validation.unknownKind",
   "validation.compositionMode",
   "validation.clientKinds",
+  "uptestPlaceholders",
   "registries.default",
   "registries.insecure",
   "registries.timeout",

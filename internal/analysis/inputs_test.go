@@ -1,0 +1,193 @@
+package analysis
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+// kclCRD is function-kcl's input CRD, cut to the fields the tests use
+// (the enum of targets as its CRD declares it).
+const kclCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: kclinputs.krm.kcl.dev
+spec:
+  group: krm.kcl.dev
+  names: {kind: KCLInput, listKind: KCLInputList, plural: kclinputs, singular: kclinput}
+  scope: Namespaced
+  versions:
+    - name: v1alpha1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                source: {type: string, pattern: '^.+$'}
+                target: {type: string, enum: [Default, PatchDesired, PatchResources, XR, Resources]}
+                count: {type: integer, minimum: 1}
+`
+
+// inputDiags diagnoses a Composition whose steps are given as YAML (the
+// pipeline's items), with the built-in v2 schemas, kclCRD, and the
+// workspace's functions: functionRef names → packages.
+func inputDiags(t *testing.T, steps string, fns map[string]string) []string {
+	t.Helper()
+	st, err := workspace.Builtins(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = st.WithFile(schemas.Source{Kind: schemas.SourceWorkspace, Name: "kcl.yaml", File: "kcl.yaml"}, "kcl.yaml", []byte(kclCRD))
+	text := `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: c
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}
+  mode: Pipeline
+  pipeline:
+` + steps
+	f := document.Parse("file:///w/c.yaml", 1, []byte(text))
+	env := Env{Schemas: st, CrossplaneMajor: 2, FunctionOf: func(name string) (StepFunction, bool) {
+		p, ok := fns[name]
+		return StepFunction{Package: p, From: "functions.yaml"}, ok
+	}}
+	var out []string
+	for _, d := range Diagnose(context.Background(), f, env) {
+		if d.Code == "render-step" || d.Code == "unknown-kind" || d.Code == "composition-schema" || strings.HasPrefix(d.Code, "render") {
+			continue
+		}
+		line, col := f.Mapper.LineCol(d.Span.Start)
+		out = append(out, itoa(line)+":"+itoa(col)+" "+d.Severity.String()+" "+d.Code+" "+d.Message)
+	}
+	return out
+}
+
+// TestFunctionInputs: what a function's decoding rejects (unknown
+// fields, wrong JSON types) is an error; what only the input CRD's
+// schema says is a warning that says Crossplane does not enforce it, and
+// what the function does instead where its source says (function-kcl
+// reads "" and unknown targets as Default; go-templating fails on a
+// source it does not know). Before issue 22 all of these were API-server
+// errors, and go-templating's misspelt source went unreported.
+func TestFunctionInputs(t *testing.T) {
+	kcl := map[string]string{"crossplane-contrib-function-kcl": "xpkg.upbound.io/crossplane-contrib/function-kcl"}
+	for _, tc := range []struct {
+		name, steps string
+		fns         map[string]string
+		want        []string // prefixes of findings, in order
+	}{
+		{"kcl empty target is the default", `
+  - step: k
+    functionRef: {name: crossplane-contrib-function-kcl}
+    input:
+      apiVersion: krm.kcl.dev/v1alpha1
+      kind: KCLInput
+      spec: {source: x, target: ""}
+`, kcl, []string{`15:33 info enum unsupported value "": supported values: "Default", "PatchDesired", "PatchResources", "XR", "Resources" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-kcl reads an empty target as Default)`}},
+		{"kcl unknown target runs as Default", `
+  - step: k
+    functionRef: {name: crossplane-contrib-function-kcl}
+    input:
+      apiVersion: krm.kcl.dev/v1alpha1
+      kind: KCLInput
+      spec: {source: x, target: Resourcse}
+`, kcl, []string{`15:33 warning enum unsupported value "Resourcse"`, ``}},
+		{"unknown field and wrong type fail decoding", `
+  - step: k
+    functionRef: {name: crossplane-contrib-function-kcl}
+    input:
+      apiVersion: krm.kcl.dev/v1alpha1
+      kind: KCLInput
+      spec: {sourc: x, count: "two"}
+`, kcl, []string{`15:14 error unknown-field unknown field "sourc"; did you mean "source"? (the function decodes its input rejecting unknown fields: the step fails)`, `15:31 error type must be of type integer: "string" (the function cannot decode this value into its input type: the step fails)`}},
+		{"range and pattern of an unknown function are warnings", `
+  - step: k
+    functionRef: {name: my-kcl}
+    input:
+      apiVersion: krm.kcl.dev/v1alpha1
+      kind: KCLInput
+      spec: {source: "", count: 0}
+`, nil, []string{`15:22 warning pattern should match '^.+$' (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself, and may reject this value or use a default)`, `15:33 warning range`}},
+		{"go-templating source", `
+  - step: t
+    functionRef: {name: function-go-templating}
+    input:
+      apiVersion: gotemplating.fn.crossplane.io/v1beta1
+      kind: GoTemplate
+      source: inline
+      inline: {template: "x"}
+`, nil, []string{`15:15 error step-input unsupported value "inline": function-go-templating accepts Inline, FileSystem or Environment (did you mean "Inline"?); the function fails the step with "invalid source"`}},
+		{"go-templating without a source", `
+  - step: t
+    functionRef: {name: function-go-templating}
+    input:
+      apiVersion: gotemplating.fn.crossplane.io/v1beta1
+      kind: GoTemplate
+      inline: {template: "x"}
+`, nil, []string{`12:5 error required missing required field "source" (the function fails the step with "source is required")`, `12:5 info cel some validation rules`}},
+		{"a template's placeholder input for a known function", `
+  - step: k
+    functionRef: {name: crossplane-contrib-function-kcl}
+    input:
+      apiVersion: template.fn.crossplane.io/v1beta1
+      kind: Input
+      example: Hello
+`, kcl, []string{`13:19 warning step-input step "k" runs function-kcl (xpkg.upbound.io/crossplane-contrib/function-kcl, from functions.yaml), whose input is krm.kcl.dev KCLInput, not template.fn.crossplane.io Input`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := inputDiags(t, tc.steps, tc.fns)
+			want := tc.want
+			if len(want) > 0 && want[len(want)-1] == "" {
+				want = want[:len(want)-1]
+			}
+			if len(got) != len(want) {
+				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+			}
+			for i := range want {
+				if !strings.HasPrefix(got[i], want[i]) {
+					t.Errorf("finding %d:\n got %s\nwant %s…", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestPatchAndTransformByFunction: an input of function-patch-and-
+// transform written with the old group pt.crossplane.io is read by the
+// function all the same: it gets every P&T check (here an unknown patch
+// type) and is rendered, with one info naming the group assumed; before,
+// the step was "not configured" and nothing in it was checked.
+func TestPatchAndTransformByFunction(t *testing.T) {
+	steps := `
+  - step: pt
+    functionRef: {name: crossplane-contrib-function-patch-and-transform}
+    input:
+      apiVersion: pt.crossplane.io/v1beta1
+      kind: Resources
+      resources:
+      - name: cm
+        base: {apiVersion: v1, kind: ConfigMap, data: {a: b}}
+        patches:
+        - {type: FromCompositeFieldPathh, fromFieldPath: spec.a, toFieldPath: data.a}
+`
+	for _, fns := range []map[string]string{
+		{"crossplane-contrib-function-patch-and-transform": "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform"},
+		nil, // known by the name Crossplane gives its dependency
+	} {
+		got := strings.Join(inputDiags(t, steps, fns), "\n")
+		if !strings.Contains(got, `error composition-patch unknown patch type "FromCompositeFieldPathh"`) ||
+			!strings.Contains(got, "info step-input step \"pt\" runs function-patch-and-transform") ||
+			!strings.Contains(got, "checked and rendered as pt.fn.crossplane.io/v1beta1 Resources") {
+			t.Errorf("functions %v:\n%s", fns, got)
+		}
+	}
+}

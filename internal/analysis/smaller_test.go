@@ -1,0 +1,59 @@
+package analysis
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+const claimXRD = `apiVersion: apiextensions.crossplane.io/v1
+kind: CompositeResourceDefinition
+metadata:
+  name: xdatabases.example.org
+spec:
+  group: example.org
+  names: {kind: XDatabase, plural: xdatabases}
+  claimNames: {kind: Database, plural: databases}
+  versions:
+  - name: v1alpha1
+    served: true
+    referenceable: true
+    schema:
+      openAPIV3Schema:
+        type: object
+`
+
+// TestUnknownCompositeType: a compositeTypeRef naming a kind no XRD
+// defines is a warning in every pipeline (before issue 22, silent
+// without P&T patches), with what was probably meant: a near spelling,
+// the composite kind of a claim kind, or the versions the XRD serves.
+func TestUnknownCompositeType(t *testing.T) {
+	st, err := workspace.Builtins(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = st.WithFile(schemas.Source{Kind: schemas.SourceWorkspace, Name: "xrd.yaml", File: "/w/xrd.yaml"}, "/w/xrd.yaml", []byte(claimXRD))
+	for _, c := range []struct{ ref, want string }{
+		{"{apiVersion: example.org/v1alpha1, kind: XDatabse}", `warning composition-schema no XRD for example.org/v1alpha1 XDatabse in the workspace; did you mean "XDatabase"?`},
+		{"{apiVersion: example.org/v1alpha1, kind: Database}", `warning composition-schema no XRD for example.org/v1alpha1 Database in the workspace: Database is a claim kind; a Composition names its composite kind, XDatabase`},
+		{"{apiVersion: example.org/v1, kind: XDatabase}", `warning composition-schema no XRD for example.org/v1 XDatabase in the workspace: the workspace's XRD defines XDatabase only as v1alpha1`},
+		{"{apiVersion: example.org/v1alpha1, kind: XDatabase}", ``},
+	} {
+		text := "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: " + c.ref +
+			"\n  mode: Pipeline\n  pipeline:\n  - step: t\n    functionRef: {name: function-kcl}\n"
+		f := document.Parse("file:///w/c.yaml", 1, []byte(text))
+		var got []string
+		for _, d := range Diagnose(context.Background(), f, Env{Schemas: st, CrossplaneMajor: 2}) {
+			if d.Code == "composition-schema" {
+				got = append(got, d.Severity.String()+" "+d.Code+" "+d.Message)
+			}
+		}
+		if c.want == "" && len(got) > 0 || c.want != "" && (len(got) != 1 || got[0] != c.want) {
+			t.Errorf("%s:\n got %s\nwant %s", c.ref, strings.Join(got, "\n"), c.want)
+		}
+	}
+}
