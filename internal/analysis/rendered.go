@@ -45,11 +45,22 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 	default:
 		return rd, false
 	}
-	if runsFunctions(m, env) {
-		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, env)
-	} else {
-		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient})
+	// The environment: spec.environment in Crossplane v1, the starting
+	// context, function-environment-configs steps (environment.go).
+	er := newEnvironmentRun(env, synthesized, lenient)
+	start, notes, failed := er.start(d, m, xr, env)
+	switch {
+	case failed && !lenient:
+		// Crossplane composes nothing without its environment.
+		rd.XR = xr
+	case runsFunctions(m, env):
+		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, env, er, start)
+	default:
+		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient,
+			Environment: start, EnvironmentUnknown: er.unknown, ContextStep: er.contextStep(xr)})
 	}
+	rd.Notes = append(notes, rd.Notes...)
+	rd.EnvironmentSource = er.describe()
 	rd.Synthesized = synthesized
 	return rd, true
 }
