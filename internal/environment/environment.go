@@ -15,9 +15,9 @@
 //     spec.policy.resolution is Optional; the configs' data (each under
 //     its toFieldPath) is merged over the environment earlier steps left,
 //     which is merged over spec.defaultData.
-//   - a classic Composition's spec.environment in Crossplane v1
-//     (ResolveClassic), read from Crossplane v1.20's environment selector
-//     and fetcher: the same selection with Crossplane's own defaults and
+//   - a Composition's spec.environment (ResolveClassic), read from
+//     Crossplane v1's environment selector and fetcher (the API had the
+//     field until v1.18; v1.20's and v2's Composition schemas prune it): the same selection with Crossplane's own defaults and
 //     wording (a label from any composite value, printed with %v; sorting
 //     only strings and numbers; a Single selector that finds no label
 //     still lists nothing and fails), merged over spec.environment.
