@@ -8,15 +8,19 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // environmentEnv is an Env with the XRD, the Bucket CRD and the
 // EnvironmentConfigs of testdata/render/environment.
-func environmentEnv(t *testing.T) Env {
+func environmentEnv(t *testing.T) Env { t.Helper(); return environmentEnvOf(t, 2) }
+
+// environmentEnvOf is environmentEnv for a Crossplane major.
+func environmentEnvOf(t *testing.T, major int) Env {
 	t.Helper()
-	st, err := workspace.Builtins(2)
+	st, err := workspace.Builtins(major)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +38,7 @@ func environmentEnv(t *testing.T) Env {
 	for _, o := range ObjectsIn("environmentconfigs.yaml", cb) {
 		cfgs = append(cfgs, o.Object)
 	}
-	return Env{Schemas: st.WithFiles([]schemas.FileInput{{Source: workspace.Source(p), Path: p, Content: b}}), CrossplaneMajor: 2,
+	return Env{Schemas: st.WithFiles([]schemas.FileInput{{Source: workspace.Source(p), Path: p, Content: b}}), CrossplaneMajor: major,
 		Cluster: Cluster{EnvironmentConfigs: cfgs, From: "in the workspace"}}
 }
 
@@ -134,4 +138,139 @@ func TestEnvironmentUnknownWithoutConfigs(t *testing.T) {
 	if len(ds) != 1 || ds[0].Severity != SeverityInfo || !strings.Contains(ds[0].Message, "no EnvironmentConfig is known") {
 		t.Fatalf("findings: %v", ds)
 	}
+}
+
+// fakePipeline runs the steps whose function is "reader" with its own
+// Runner, the others as analysis routes them: a real function among
+// native steps.
+type fakePipeline struct{ run functions.NativeFunc }
+
+func (p fakePipeline) Runs(st functions.Step) bool { return st.Function == "reader" }
+
+func (p fakePipeline) Run(ctx context.Context, in functions.Input, native functions.Router) functions.Output {
+	in.Route = functions.Chain(native, func(st functions.Step) (functions.Runner, string) {
+		if st.Function == "reader" {
+			return functions.Native(p.run), "reader"
+		}
+		return nil, ""
+	})
+	return functions.Run(ctx, in)
+}
+
+// A real function after a function-environment-configs step reads the
+// environment it built (the step runs in-process: no real one is
+// configured), from the context, as in a cluster.
+func TestEnvironmentForRealFunctions(t *testing.T) {
+	env := environmentEnv(t)
+	var seen any
+	env.Pipeline = fakePipeline{run: func(_ context.Context, _ functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
+		e, _ := req.Context["apiextensions.crossplane.io/environment"].(map[string]any)
+		seen = e["region"]
+		return functions.NativeResponse{Desired: req.Desired, Context: req.Context}, nil
+	}}
+	text := strings.NewReplacer("REF", "base", "PATH", "region").Replace(envComposition) +
+		"  - step: read\n    functionRef: {name: reader}\n"
+	f := document.Parse("file:///ws/composition.yaml", 1, []byte(text))
+	m, _ := f.Docs[0].Object()
+	if _, ok := RenderComposition(context.Background(), f.Docs[0], m.(map[string]any), nil, env, true); !ok {
+		t.Fatal("not rendered")
+	}
+	if seen != "eu-west-1" {
+		t.Errorf("the function read region %v from the environment, want base's eu-west-1", seen)
+	}
+}
+
+// compositionWithEnvironmentCRD is a Composition CRD whose spec has
+// environment, as Crossplane's before v1.18 (crd-lsp's built-ins, v1.20
+// and v2, prune it).
+const compositionWithEnvironmentCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: compositions.apiextensions.crossplane.io
+spec:
+  group: apiextensions.crossplane.io
+  names: {kind: Composition, plural: compositions, listKind: CompositionList, singular: composition}
+  scope: Cluster
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+            properties:
+              environment: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`
+
+const classicEnvComposition = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: xstores
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XStore}
+  environment:
+    environmentConfigs:
+    - ref: {name: base}
+    - type: Selector
+      selector:
+        matchLabels:
+        - key: stage
+          type: Value
+          value: STAGE
+  resources:
+  - name: bucket
+    base:
+      apiVersion: storage.example.org/v1
+      kind: Bucket
+      spec:
+        forProvider: {}
+    patches:
+    - type: FromEnvironmentFieldPath
+      fromFieldPath: region
+      toFieldPath: spec.forProvider.region
+`
+
+// Where the Composition API has spec.environment, Crossplane builds the
+// environment from it before composing: a Single selector matching one
+// sets the field, one matching two fails, once, on the selector.
+func TestClassicEnvironment(t *testing.T) {
+	env := environmentEnvOf(t, 1)
+	env.Schemas = env.Schemas.WithFiles([]schemas.FileInput{{Source: workspace.Source("/ws/crds/composition.yaml"), Path: "/ws/crds/composition.yaml", Content: []byte(compositionWithEnvironmentCRD)}})
+	find := func(stage string) []Diagnostic {
+		f := document.Parse("file:///ws/composition.yaml", 1, []byte(strings.ReplaceAll(classicEnvComposition, "STAGE", stage)))
+		var out []Diagnostic
+		for _, d := range Diagnose(context.Background(), f, env) {
+			if d.Severity != SeverityHint && d.Severity != SeverityInfo {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	if ds := find("dev"); len(ds) != 0 {
+		t.Errorf("stage dev: unexpected findings %v", ds)
+	}
+	ds := find("prod")
+	if len(ds) != 1 || ds[0].Code != codeEnvironment || ds[0].Severity != SeverityError ||
+		!strings.Contains(ds[0].Message, "only 1 EnvironmentConfig can be selected in Single mode, found: 2") {
+		t.Fatalf("stage prod: findings %v", ds)
+	}
+	// The built-in schemas prune spec.environment: nothing is resolved,
+	// and the field it would set is reported (with the unknown field).
+	env = environmentEnvOf(t, 1)
+	if ds := find("dev"); !hasCode(ds, "render-required") {
+		t.Errorf("built-in schema: findings %v, want the region reported missing", ds)
+	}
+}
+
+func hasCode(ds []Diagnostic, code string) bool {
+	for _, d := range ds {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
 }
