@@ -27,6 +27,10 @@ func ReadCluster(extra, contexts []string) (analysis.Cluster, error) {
 		}
 		f := document.Parse(p, 0, b)
 		for _, d := range f.Docs {
+			if len(d.Errors) > 0 {
+				line, col := f.Mapper.LineCol(d.Errors[0].Span.Start)
+				return c, fmt.Errorf("%s:%d:%d: %s", p, line, col, d.Errors[0].Message)
+			}
 			if d.Root == nil {
 				continue // an empty document
 			}
