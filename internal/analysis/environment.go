@@ -213,7 +213,8 @@ func (er *environmentRun) describe() string {
 // pipelineInput is what a pipeline of real functions runs with: the
 // starting context (with the environment start, when there is one), and
 // the resources required-resource selectors find: the known
-// EnvironmentConfigs and the other resources given.
+// EnvironmentConfigs (as the API server serves them: one of a name, at
+// v1beta1) and the other resources given.
 func pipelineInput(m, xr map[string]any, env Env, start map[string]any) functions.Input {
 	in := functions.Input{Composition: m, XR: xr}
 	if len(env.Cluster.Context) > 0 || start != nil {
@@ -225,6 +226,6 @@ func pipelineInput(m, xr map[string]any, env Env, start map[string]any) function
 			in.Context[environment.ContextKey] = start
 		}
 	}
-	in.Resources = append(append(in.Resources, env.Cluster.Resources...), env.Cluster.EnvironmentConfigs...)
+	in.Resources = append(append(in.Resources, env.Cluster.Resources...), environment.AsServed(env.Cluster.EnvironmentConfigs)...)
 	return in
 }

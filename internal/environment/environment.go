@@ -330,3 +330,25 @@ func get(obj map[string]any, p string) (v any, found bool, err error) {
 	}
 	return v, err == nil, err
 }
+
+// ServedVersion is the version the API server serves EnvironmentConfigs
+// at when functions require them (function-environment-configs asks for
+// it).
+const ServedVersion = Group + "/v1beta1"
+
+// AsServed is what a cluster holding objs returns for EnvironmentConfigs:
+// one of each name (the first), each at ServedVersion (copies; objs are
+// not modified).
+func AsServed(objs []map[string]any) []map[string]any {
+	cs := configs(objs)
+	out := make([]map[string]any, len(cs))
+	for i, c := range cs {
+		m := make(map[string]any, len(c.obj))
+		for k, v := range c.obj {
+			m[k] = v
+		}
+		m["apiVersion"] = ServedVersion
+		out[i] = m
+	}
+	return out
+}

@@ -221,3 +221,13 @@ func TestInputsUnchanged(t *testing.T) {
 		t.Errorf("inputs changed:\n%s\nwas:\n%s", after, before)
 	}
 }
+
+// TestAsServed: one EnvironmentConfig of a name (the first), at v1beta1,
+// the originals untouched.
+func TestAsServed(t *testing.T) {
+	old := obj(t, "apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: EnvironmentConfig\nmetadata: {name: a}\ndata: {x: 1}")
+	got := AsServed([]map[string]any{old, ec(t, "a", "", "{x: 2}"), ec(t, "b", "", "{}"), {"kind": "Secret"}})
+	if len(got) != 2 || got[0]["apiVersion"] != ServedVersion || got[0]["data"].(map[string]any)["x"] != float64(1) || old["apiVersion"] != "apiextensions.crossplane.io/v1alpha1" {
+		t.Errorf("AsServed: %v (original %v)", got, old)
+	}
+}

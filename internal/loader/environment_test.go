@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/environment"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 func ecYAML(name string) string {
@@ -108,5 +109,15 @@ func TestReadCluster(t *testing.T) {
 		if _, err := ReadCluster(tc.extra, tc.contexts); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ReadCluster(%v, %v): %v, want an error with %q", tc.extra, tc.contexts, err, tc.want)
 		}
+	}
+}
+
+// TestPackageEnvironmentConfigs: a package's EnvironmentConfigs are read
+// from its package.yaml; packages without any are not parsed.
+func TestPackageEnvironmentConfigs(t *testing.T) {
+	pkg := schemas.FileInput{Path: "/cache/pkg/package.yaml", Content: []byte("apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: c}\n---\n" + ecYAML("from-package"))}
+	other := schemas.FileInput{Path: "/cache/other/package.yaml", Content: []byte("apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata: {name: p}\n")}
+	if got := names(packageEnvironmentConfigs([]schemas.FileInput{other, pkg})); got != "from-package" {
+		t.Errorf("package EnvironmentConfigs: %q", got)
 	}
 }
