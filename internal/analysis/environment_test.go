@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -273,4 +274,63 @@ func hasCode(ds []Diagnostic, code string) bool {
 		}
 	}
 	return false
+}
+
+// TestCrossplaneE2EEnvironments renders the classic Compositions of
+// Crossplane's own e2e environment tests (shared corpus) with each test's
+// claim and EnvironmentConfigs, under a Composition API that still has
+// spec.environment: the annotation each patches from the environment is
+// the value the selection and merge order give (later wins; Multiple
+// sorted by data.priority, cut to maxMatch; Optional resolution skips a
+// missing reference).
+func TestCrossplaneE2EEnvironments(t *testing.T) {
+	root := filepath.Join(corpusdir.Dir(t), "workspaces", "crossplane-e2e", "apiextensions", "environment")
+	read := func(p string) []byte {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	st, err := workspace.Builtins(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xrd := filepath.Join(root, "setup", "definition.yaml")
+	st = st.WithFiles([]schemas.FileInput{
+		{Source: workspace.Source(xrd), Path: xrd, Content: read(xrd)},
+		{Source: workspace.Source("/crds/composition.yaml"), Path: "/crds/composition.yaml", Content: []byte(compositionWithEnvironmentCRD)},
+	})
+	for test, want := range map[string]string{
+		"default": "2", "multipleModeMaxMatch1": "2", "multipleModeMaxMatchNil": "3",
+		"resolutionOptional": "1", "resolveAlways": "2", "resolveIfNotPresent": "2",
+	} {
+		t.Run(test, func(t *testing.T) {
+			var cfgs []map[string]any
+			for _, o := range ObjectsIn("environmentConfigs.yaml", read(filepath.Join(root, test, "setup", "environmentConfigs.yaml"))) {
+				cfgs = append(cfgs, o.Object)
+			}
+			env := Env{Schemas: st, CrossplaneMajor: 1, Cluster: Cluster{EnvironmentConfigs: cfgs, Complete: true, From: "in the test"}}
+			cp := filepath.Join(root, test, "setup", "composition.yaml")
+			f := document.Parse("file://"+cp, 1, read(cp))
+			d := f.Docs[len(f.Docs)-1]
+			m, err := d.Object()
+			if err != nil {
+				t.Fatal(err)
+			}
+			claim, ok := ExampleIn("00-claim.yaml", read(filepath.Join(root, test, "00-claim.yaml")), func(_, k string) bool { return k == "SQLInstance" })
+			if !ok {
+				t.Fatal("no claim")
+			}
+			rd, ok := RenderComposition(context.Background(), d, m.(map[string]any), claim.Object, env, false)
+			if !ok || len(rd.Resources) != 1 || rd.Resources[0].Object == nil {
+				t.Fatalf("not rendered: %+v", rd.Notes)
+			}
+			md, _ := rd.Resources[0].Object["metadata"].(map[string]any)
+			ann, _ := md["annotations"].(map[string]any)
+			if ann["valueFromEnv"] != want {
+				t.Errorf("valueFromEnv %v, want %s (notes %v)", ann["valueFromEnv"], want, rd.Notes)
+			}
+		})
+	}
 }

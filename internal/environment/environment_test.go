@@ -1,11 +1,15 @@
 package environment
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/crd-lsp/crd-lsp/internal/corpus"
 )
 
 func obj(t *testing.T, s string) map[string]any {
@@ -229,5 +233,53 @@ func TestAsServed(t *testing.T) {
 	got := AsServed([]map[string]any{old, ec(t, "a", "", "{x: 2}"), ec(t, "b", "", "{}"), {"kind": "Secret"}})
 	if len(got) != 2 || got[0]["apiVersion"] != ServedVersion || got[0]["data"].(map[string]any)["x"] != float64(1) || old["apiVersion"] != "apiextensions.crossplane.io/v1alpha1" {
 		t.Errorf("AsServed: %v (original %v)", got, old)
+	}
+}
+
+// TestGoTemplatingExamples resolves the function-environment-configs
+// steps of function-go-templating's own examples (shared corpus) with
+// their EnvironmentConfigs (v1alpha1): the environment holds what the
+// go-templating step after it reads (.context, source: Environment).
+func TestGoTemplatingExamples(t *testing.T) {
+	root := filepath.Join(corpus.Dir(t), "workspaces", "function-go-templating", "example")
+	docs := func(p string) []map[string]any {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []map[string]any
+		for _, part := range strings.Split("\n"+string(b), "\n---") {
+			var m map[string]any
+			if err := yaml.Unmarshal([]byte(part), &m); err != nil {
+				t.Fatal(err)
+			}
+			if m != nil {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	for example, want := range map[string][]string{"environment": {"template", "complex"}, "context": {"complex"}} {
+		t.Run(example, func(t *testing.T) {
+			comp := docs(filepath.Join(root, example, "composition.yaml"))[0]
+			step := comp["spec"].(map[string]any)["pipeline"].([]any)[0].(map[string]any)
+			input := step["input"].(map[string]any)
+			if !IsFunctionInput(input) {
+				t.Fatalf("step 0 input %v", input["apiVersion"])
+			}
+			xr := docs(filepath.Join(root, example, "xr.yaml"))[0]
+			res := ResolveFunction(input, xr, nil, Options{Configs: docs(filepath.Join(root, example, "environmentConfigs.yaml")), From: "in the example"})
+			if res.Failure != nil || res.Unknown != "" || len(res.Selected) == 0 {
+				t.Fatalf("result %+v", res)
+			}
+			for _, k := range want {
+				if res.Environment[k] == nil {
+					t.Errorf("the environment lacks %s: %v", k, res.Environment)
+				}
+			}
+			if res.Environment["kind"] != Kind {
+				t.Errorf("kind %v", res.Environment["kind"])
+			}
+		})
 	}
 }
