@@ -126,6 +126,9 @@ type World struct {
 	pkgEnvConfigs []map[string]any
 
 	parsed sync.Map // path → []analysis.Example, parsed once per World
+	// envByDir: the EnvironmentConfigs of a folder's Compositions, found
+	// once per World.
+	envByDir sync.Map
 
 	// schemaGen grows whenever what a file's analysis reads besides its
 	// text changes: a store, the Crossplane major a crossplane.yaml
@@ -425,6 +428,12 @@ func holdsEnvironmentConfig(hs []workspace.Header) bool {
 // each with its own, sees its own), the nearest first, then the cached
 // packages'.
 func (w *World) EnvironmentConfigs(path string) []map[string]any {
+	if len(w.envConfigs) == 0 {
+		return w.pkgEnvConfigs
+	}
+	if v, ok := w.envByDir.Load(filepath.Dir(path)); ok {
+		return v.([]map[string]any)
+	}
 	var files []string
 	for dir := filepath.Dir(path); len(files) == 0; dir = filepath.Dir(dir) {
 		for p := range w.envConfigs {
@@ -459,7 +468,9 @@ func (w *World) EnvironmentConfigs(path string) []map[string]any {
 	for _, p := range files {
 		out = append(out, w.envConfigs[p]...)
 	}
-	return append(out, w.pkgEnvConfigs...)
+	out = append(out, w.pkgEnvConfigs...)
+	w.envByDir.Store(filepath.Dir(path), out)
+	return out
 }
 
 // packageEnvironmentConfigs are the EnvironmentConfigs packages hold.
