@@ -131,14 +131,20 @@ func (er *environmentRun) failure(p fieldpath.Path, f *environment.Failure, msg 
 // configs (recognised by its input).
 func isEnvironmentStep(input map[string]any) bool { return environment.IsFunctionInput(input) }
 
-// step runs a function-environment-configs step natively: the
-// environment it leaves, notes on it, and whether it fails.
-func (er *environmentRun) step(i int, name string, input, xr, prior map[string]any) render.ContextStepResult {
+// step runs a function-environment-configs step natively: the context
+// it leaves (ctx with the environment it built), notes on it, and whether
+// it fails.
+func (er *environmentRun) step(i int, name string, input, xr, ctx map[string]any) render.ContextStepResult {
+	prior, _ := ctx[environment.ContextKey].(map[string]any)
 	res := environment.ResolveFunction(input, xr, prior, er.opts)
 	er.loaded = true
 	er.selected = append(er.selected, res.Selected...)
 	sp := stepPath(i)
-	out := render.ContextStepResult{Environment: res.Environment}
+	out := render.ContextStepResult{Context: make(map[string]any, len(ctx)+1)}
+	for k, v := range ctx {
+		out.Context[k] = v
+	}
+	out.Context[environment.ContextKey] = res.Environment
 	if res.Failure != nil {
 		out.Failed, out.Unknown = true, true
 		out.Notes = append(out.Notes, er.failure(sp.Child(fieldpath.Field("input")).Child(res.Failure.Path...), res.Failure,
@@ -155,13 +161,13 @@ func (er *environmentRun) step(i int, name string, input, xr, prior map[string]a
 
 // contextStep is render.Input.ContextStep for a native render.
 func (er *environmentRun) contextStep(xr map[string]any) func(int, map[string]any, map[string]any) (render.ContextStepResult, bool) {
-	return func(i int, sm, env map[string]any) (render.ContextStepResult, bool) {
+	return func(i int, sm, ctx map[string]any) (render.ContextStepResult, bool) {
 		input, _ := sm["input"].(map[string]any)
 		if !isEnvironmentStep(input) {
 			return render.ContextStepResult{}, false
 		}
 		name, _ := sm["step"].(string)
-		return er.step(i, name, input, xr, env), true
+		return er.step(i, name, input, xr, ctx), true
 	}
 }
 
@@ -169,17 +175,12 @@ func (er *environmentRun) contextStep(xr map[string]any) func(int, map[string]an
 // functions (when no real one is configured for it).
 func (er *environmentRun) native(notes map[int][]render.Note, record func(func())) functions.NativeFunc {
 	return func(_ context.Context, st functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
-		prior, _ := req.Context[environment.ContextKey].(map[string]any)
 		var out render.ContextStepResult
 		record(func() {
-			out = er.step(st.Index, st.Name, st.Input, req.Observed.Composite.Object, prior)
+			out = er.step(st.Index, st.Name, st.Input, req.Observed.Composite.Object, req.Context)
 			notes[st.Index] = out.Notes
 		})
-		rsp := functions.NativeResponse{Desired: req.Desired, Context: map[string]any{}}
-		for k, v := range req.Context {
-			rsp.Context[k] = v
-		}
-		rsp.Context[environment.ContextKey] = out.Environment
+		rsp := functions.NativeResponse{Desired: req.Desired, Context: out.Context}
 		if out.Failed && !er.lenient {
 			for _, n := range out.Notes {
 				if n.Severity != render.Info {

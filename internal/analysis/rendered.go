@@ -57,7 +57,7 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, env, er, start)
 	default:
 		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient,
-			Environment: start, EnvironmentUnknown: er.unknown, ContextStep: er.contextStep(xr)})
+			Environment: start, EnvironmentUnknown: er.unknown, Context: env.Cluster.Context, ContextStep: er.contextStep(xr)})
 	}
 	rd.Notes = append(notes, rd.Notes...)
 	rd.EnvironmentSource = er.describe()

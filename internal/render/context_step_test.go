@@ -26,7 +26,7 @@ func TestContextStep(t *testing.T) {
 			return out, true
 		}
 	}
-	out := Render(Input{Composition: envComposition(), XR: xr, ContextStep: step(ContextStepResult{Environment: map[string]any{"region": "eu"}})})
+	out := Render(Input{Composition: envComposition(), XR: xr, ContextStep: step(ContextStepResult{Context: map[string]any{EnvironmentContextKey: map[string]any{"region": "eu"}}})})
 	if got := out.Resources[0].Object["data"]; !mapsEqual(got, map[string]any{"region": "eu"}) {
 		t.Errorf("data %v, want the environment's region", got)
 	}

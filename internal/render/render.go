@@ -90,11 +90,15 @@ type Input struct {
 	// is not known (patches that find nothing in it record Skip.Unknown).
 	Environment        map[string]any
 	EnvironmentUnknown bool
+	// Context is the rest of the context the pipeline starts with (its
+	// EnvironmentContextKey is Environment's).
+	Context map[string]any
 	// ContextStep, when set, is asked about each pipeline step that is
-	// not patch-and-transform's, with the environment the steps before
-	// it left; ok says it ran the step (function-environment-configs,
-	// natively) and what it left. Nil leaves such steps as they are.
-	ContextStep func(index int, step map[string]any, env map[string]any) (ContextStepResult, bool)
+	// not patch-and-transform's, with the context the steps before it
+	// left (the environment at EnvironmentContextKey; not to be
+	// modified); ok says it ran the step natively (function-environment-
+	// configs) and what it left. Nil leaves such steps as they are.
+	ContextStep func(index int, step map[string]any, context map[string]any) (ContextStepResult, bool)
 	// Namespaced says the XR is namespaced (Crossplane v2): composed
 	// resources then land in its namespace.
 	Namespaced bool
@@ -105,14 +109,15 @@ type Input struct {
 }
 
 // ContextStepResult is what a step that changes the context natively
-// left: the environment after it, whether what it holds is known, notes
-// on the step, and whether it failed (a strict render stops there, as
-// the pipeline does; a lenient one carries on).
+// left: the context after it (nil: as it was), whether what the
+// environment holds is known, notes on the step, and whether it failed
+// (a strict render stops there, as the pipeline does; a lenient one
+// carries on).
 type ContextStepResult struct {
-	Environment map[string]any
-	Unknown     bool
-	Notes       []Note
-	Failed      bool
+	Context map[string]any
+	Unknown bool
+	Notes   []Note
+	Failed  bool
 }
 
 // Output is a rendered Composition.
@@ -149,6 +154,14 @@ func Render(in Input) (out Output) {
 		env = map[string]any{}
 	}
 	envUnknown := in.EnvironmentUnknown
+	// fctx is the pipeline's context but for the environment, which
+	// env holds.
+	fctx := make(map[string]any, len(in.Context))
+	for k, v := range in.Context {
+		if k != EnvironmentContextKey {
+			fctx[k] = v
+		}
+	}
 	root := fieldpath.Path{fieldpath.Field("spec")}
 	index := map[string]int{}              // resource name → index in out.Resources
 	desired := map[string]map[string]any{} // the desired composed resources so far
@@ -178,9 +191,22 @@ func Render(in Input) (out Output) {
 				continue
 			}
 			if in.ContextStep != nil {
-				if cs, ok := in.ContextStep(i, sm, env); ok {
-					if cs.Environment != nil {
-						env = cs.Environment
+				whole := make(map[string]any, len(fctx)+1)
+				for k, v := range fctx {
+					whole[k] = v
+				}
+				whole[EnvironmentContextKey] = env
+				if cs, ok := in.ContextStep(i, sm, whole); ok {
+					if cs.Context != nil {
+						fctx = make(map[string]any, len(cs.Context))
+						for k, v := range cs.Context {
+							fctx[k] = v
+						}
+						env, _ = fctx[EnvironmentContextKey].(map[string]any)
+						delete(fctx, EnvironmentContextKey)
+						if env == nil {
+							env = map[string]any{}
+						}
 					}
 					envUnknown = envUnknown || cs.Unknown
 					out.Notes = append(out.Notes, cs.Notes...)
