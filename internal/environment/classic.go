@@ -160,7 +160,6 @@ func ResolveClassic(envSpec, xr map[string]any, opts Options) (res Result) {
 		res.Selected = append(res.Selected, c.name)
 	}
 	res.Environment = classicData(envSpec, picked)
-	res.Ran = true
 	return res
 }
 

@@ -113,9 +113,6 @@ type Result struct {
 	Unknown string
 	// Failure is why the step (or Crossplane) fails, nil when it does not.
 	Failure *Failure
-	// Ran says the step changed the context (false: it returned before,
-	// as the function does without entries or requirements).
-	Ran bool
 }
 
 // Failure is a resolution that makes the pipeline (or the classic

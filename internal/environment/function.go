@@ -114,7 +114,6 @@ func ResolveFunction(input, xr, prior map[string]any, opts Options) (res Result)
 		return res
 	}
 	known := opts.known(len(cs))
-	res.Ran = true
 
 	// getSelectedEnvConfigs, grouped by toFieldPath in order of first use.
 	groups := map[string][]config{}
