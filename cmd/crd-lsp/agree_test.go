@@ -223,6 +223,8 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		// where both are silent by mistake); clean, files neither may
 		// report anything in.
 		want, clean []string
+		// absent are findings neither may report (a part of the line).
+		absent []string
 	}{{
 		name: "nested crossplane.yaml pins v1",
 		files: map[string]string{
@@ -288,6 +290,21 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		name:  "too many findings",
 		files: map[string]string{"xrd.yaml": agreeXRD, "line.yaml": oneLine.String(), "lines.yaml": manyLines.String()},
 		want:  []string{lineSummary, "lines.yaml:1006:5 error too-many-findings"},
+	}, {
+		// The environment function-environment-configs builds from the
+		// workspace's EnvironmentConfigs: a Single selector matching two
+		// fails the pipeline, one finding on the selector (before: a
+		// warning on each patch reading the empty environment it was
+		// rendered with).
+		name: "environment from the workspace's EnvironmentConfigs",
+		files: map[string]string{
+			"xrd.yaml": agreeFile(t, "environment/xrd.yaml"), "environmentconfigs.yaml": agreeFile(t, "environment/environmentconfigs.yaml"),
+			"composition.yaml": agreeFile(t, "environment/composition.yaml"), "xr.yaml": agreeFile(t, "environment/xr.yaml"),
+			"single/composition.yaml": agreeFile(t, "environment/single/composition.yaml"),
+		},
+		want:   []string{"single/composition.yaml:17:11 error environment"},
+		clean:  []string{"xrd.yaml", "environmentconfigs.yaml", "xr.yaml"},
+		absent: []string{"render-required", "only set when"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -362,6 +379,13 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 					t.Errorf("no finding %q in\n  %s", w, strings.Join(all, "\n  "))
 				}
 			}
+			for _, a := range tc.absent {
+				for _, d := range all {
+					if strings.Contains(d, a) {
+						t.Errorf("finding %q should not be reported", d)
+					}
+				}
+			}
 			for _, p := range tc.clean {
 				if len(fromCheck[p]) > 0 {
 					t.Errorf("%s should have no findings, has\n  %s", p, strings.Join(fromCheck[p], "\n  "))
@@ -372,6 +396,16 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// agreeFile is a file of testdata/render (the golden renders' inputs).
+func agreeFile(t *testing.T, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "render", filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // checkFindings runs crd-lsp check --output json with flags on dir and

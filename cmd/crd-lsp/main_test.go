@@ -46,6 +46,8 @@ func TestUsageErrors(t *testing.T) {
 		{"render"},
 		{"render", "does/not/exist.yaml"},
 		{"render", "--xr", "does/not/exist.yaml", "../../testdata/render/transforms/composition.yaml"},
+		{"render", "--extra-resources", "does/not/exist.yaml", "../../testdata/render/environment/composition.yaml"},
+		{"render", "--context", "no-file", "../../testdata/render/environment/composition.yaml"},
 		{"serve", "--log-level"},
 		{"serve", "--log-level", "chatty"},
 		{"--socket=1234"},

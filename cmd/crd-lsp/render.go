@@ -30,6 +30,9 @@ pipeline as YAML; notes and function results go to stderr.
 
 The composite comes from --xr, else it is synthesised from the XRD: its
 required fields with placeholders, defaults applied, optional fields unset.
+function-environment-configs steps run in-process too, from the
+EnvironmentConfigs of --extra-resources, else the workspace's nearest the
+Composition; --context KEY=FILE starts the pipeline's context.
 Schemas: the built-ins, --schemas, the CRDs/XRDs under the folder of the
 nearest crossplane.yaml (else the Composition's folder), and the packages
 its crossplane.yaml files depend on, as far as the cache holds them (crd-lsp
@@ -44,6 +47,7 @@ type renderOptions struct {
 	crossplane string
 	functions  functionOptions
 	logLevel   string
+	cluster    clusterOptions // --extra-resources, --context (cluster.go)
 }
 
 func renderFlags(out io.Writer, opts *renderOptions) *pflag.FlagSet {
@@ -54,6 +58,7 @@ func renderFlags(out io.Writer, opts *renderOptions) *pflag.FlagSet {
 	fs.StringVar(&opts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) where no crossplane.yaml says (default v2)")
 	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
 	opts.functions.register(fs)
+	opts.cluster.register(fs)
 	return fs
 }
 
@@ -93,6 +98,10 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 		Files: []workspace.File{{Path: path, Content: text}}}
 	if reg != nil {
 		cfg.Analysis.Pipeline = pipeline
+	}
+	if cfg.Analysis.Cluster, err = opts.cluster.read(); err != nil {
+		fmt.Fprintln(stderr, "crd-lsp render:", err)
+		return 2
 	}
 	if c, err := packages.New(packages.Options{}); err == nil {
 		cfg.Packages = c

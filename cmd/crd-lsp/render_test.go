@@ -14,27 +14,46 @@ import (
 // with expectations derived from function-patch-and-transform's documented
 // behaviour. go test ./cmd/crd-lsp -run TestRenderGolden -update rewrites
 // them; review the diff against P&T's documentation before committing.
+// renderCase is a golden render: a Composition, its XR ("": synthesised),
+// --schemas folders and other flags.
+type renderCase struct {
+	name, composition, xr string
+	schemas, flags        []string
+}
+
 func TestRenderGolden(t *testing.T) {
 	c := corpus(t)
 	td := filepath.Join("..", "..", "testdata", "render")
 	crds := filepath.Join(c, "crds")
-	cases := []struct {
-		name, composition, xr string
-		schemas               []string
-	}{
-		{"transforms", filepath.Join(td, "transforms", "composition.yaml"), filepath.Join(td, "transforms", "xr.yaml"), nil},
-		{"transforms-synthesised", filepath.Join(td, "transforms", "composition.yaml"), "", nil},
+	cases := []renderCase{
+		{"transforms", filepath.Join(td, "transforms", "composition.yaml"), filepath.Join(td, "transforms", "xr.yaml"), nil, nil},
+		{"transforms-synthesised", filepath.Join(td, "transforms", "composition.yaml"), "", nil, nil},
 		{"pat-example", filepath.Join(c, "compositions", "crossplane-contrib-function-patch-and-transform", "v0.10.8", "example", "composition.yaml"),
-			filepath.Join(c, "compositions", "crossplane-contrib-function-patch-and-transform", "v0.10.8", "example", "xr.yaml"), nil},
+			filepath.Join(c, "compositions", "crossplane-contrib-function-patch-and-transform", "v0.10.8", "example", "xr.yaml"), nil, nil},
 		{"aws-network", filepath.Join(c, "compositions", "upbound-configuration-aws-network", "v0.14.0", "apis", "basic", "composition.yaml"),
-			filepath.Join(c, "compositions", "upbound-configuration-aws-network", "v0.14.0", "examples", "network-xr.yaml"), []string{crds}},
+			filepath.Join(c, "compositions", "upbound-configuration-aws-network", "v0.14.0", "examples", "network-xr.yaml"), []string{crds}, nil},
 		{"aws-eks", filepath.Join(c, "compositions", "upbound-configuration-aws-eks", "v0.16.0", "apis", "pat", "composition.yaml"),
-			filepath.Join(c, "compositions", "upbound-configuration-aws-eks", "v0.16.0", "examples", "pat", "eks-xr.yaml"), []string{crds}},
+			filepath.Join(c, "compositions", "upbound-configuration-aws-eks", "v0.16.0", "examples", "pat", "eks-xr.yaml"), []string{crds}, nil},
 		{"platform-ref-network-classic", filepath.Join(c, "compositions", "upbound-platform-ref-aws", "v0.6.0", "package", "cluster", "network", "composition.yaml"),
-			filepath.Join(c, "compositions", "upbound-platform-ref-aws", "v0.6.0", "examples", "network-xr.yaml"), []string{crds}},
+			filepath.Join(c, "compositions", "upbound-platform-ref-aws", "v0.6.0", "examples", "network-xr.yaml"), []string{crds}, nil},
 		{"docs-dynamo", filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "dynamo-with-bucket.yaml"),
-			filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "nosql-my-nosql-database.yaml"), []string{crds}},
+			filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "nosql-my-nosql-database.yaml"), []string{crds}, nil},
 	}
+	// The environment function-environment-configs builds: from the
+	// workspace's EnvironmentConfigs (nearest the Composition), from
+	// --extra-resources instead, under a --context environment, and a
+	// Single selector that matches two (the pipeline stops there).
+	env, cl := filepath.Join(td, "environment"), filepath.Join(td, "environment-cluster")
+	xr := filepath.Join(env, "xr.yaml")
+	cases = append(cases,
+		renderCase{name: "environment-workspace", composition: filepath.Join(env, "composition.yaml"), xr: xr},
+		renderCase{name: "environment-extra-resources", composition: filepath.Join(env, "composition.yaml"), xr: xr,
+			flags: []string{"--extra-resources", filepath.Join(cl, "extra-resources.yaml")}},
+		renderCase{name: "environment-context", composition: filepath.Join(env, "composition.yaml"), xr: xr,
+			flags: []string{"--extra-resources", filepath.Join(cl, "extra-resources.yaml"), "--context", "apiextensions.crossplane.io/environment=" + filepath.Join(cl, "context.yaml")}},
+		renderCase{name: "environment-single-fails", composition: filepath.Join(env, "single", "composition.yaml"), xr: xr,
+			flags: []string{"--extra-resources", filepath.Join(env, "environmentconfigs.yaml")}},
+	)
 	// Real repositories with their own example claims and XRs: the
 	// composite as Crossplane prepares it (claim sync, XRD defaults, the
 	// connection-secret reference from writeConnectionSecretsToNamespace).
@@ -46,10 +65,7 @@ func TestRenderGolden(t *testing.T) {
 		{"ws-platform-ref-gcp-cluster-claim", "platform-ref-gcp", "apis/cluster/composition.yaml", "examples/cluster-claim.yaml"},
 	} {
 		dir := filepath.Join(ws, w.dir)
-		cases = append(cases, struct {
-			name, composition, xr string
-			schemas               []string
-		}{w.name, filepath.Join(dir, w.composition), filepath.Join(dir, w.xr), []string{filepath.Join(dir, "schemas")}})
+		cases = append(cases, renderCase{name: w.name, composition: filepath.Join(dir, w.composition), xr: filepath.Join(dir, w.xr), schemas: []string{filepath.Join(dir, "schemas")}})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,6 +76,7 @@ func TestRenderGolden(t *testing.T) {
 			for _, s := range tc.schemas {
 				args = append(args, "--schemas", s)
 			}
+			args = append(args, tc.flags...)
 			args = append(args, tc.composition)
 			code, out, errOut := runCmd(t, "", args...)
 			if code == 2 {

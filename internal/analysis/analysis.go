@@ -103,6 +103,11 @@ type Env struct {
 	// none are configured (patch-and-transform steps are then rendered
 	// natively and other steps pass the desired state through, noted).
 	Pipeline Pipeline
+	// Cluster is what is known of the cluster Compositions run in: the
+	// EnvironmentConfigs their environment is built from, other
+	// resources functions may require, the context a pipeline starts
+	// with (environment.go).
+	Cluster Cluster
 }
 
 // Example is an example composite resource (or claim) found in the

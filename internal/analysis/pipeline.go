@@ -47,6 +47,9 @@ type Rendering struct {
 	// Namespaced and Legacy describe the composite rendered with: a
 	// namespaced (Crossplane v2) XR, a legacy (v1 or LegacyCluster) one.
 	Namespaced, Legacy bool
+	// EnvironmentSource says where a field read from the environment
+	// would come from (environment.go), for findings on one it lacks.
+	EnvironmentSource string
 }
 
 // Codes of the notes on steps that real functions ran.
@@ -78,10 +81,12 @@ func stepPath(i int) fieldpath.Path {
 // runs them. The result has the shape of a native render: every composed
 // resource the pipeline desires, with Crossplane's metadata, the native
 // steps' templates that rendered nothing, and notes on the steps.
-func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenient bool, clusterScoped func(apiVersion, kind string) bool, env Env) Rendering {
+func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenient bool, clusterScoped func(apiVersion, kind string) bool, env Env, er *environmentRun, start map[string]any) Rendering {
 	steps := functions.Steps(m)
 	var mu sync.Mutex
 	native := map[int]render.StepOutput{}
+	envNotes := map[int][]render.Note{} // notes of function-environment-configs steps run natively
+	record := func(f func()) { mu.Lock(); defer mu.Unlock(); f() }
 	run := func(_ context.Context, st functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
 		environment, _ := req.Context[render.EnvironmentContextKey].(map[string]any)
 		desired := make(map[string]map[string]any, len(req.Desired.Resources))
@@ -94,8 +99,11 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 				opaque = true
 			}
 		}
+		mu.Lock()
+		unknown := er.unknown
+		mu.Unlock()
 		so := render.RenderStep(render.StepInput{Input: st.Input, Path: stepPath(st.Index).Child(fieldpath.Field("input")), Step: st.Name,
-			XR: req.Observed.Composite.Object, DesiredXR: req.Desired.Composite.Object, Desired: desired, Environment: environment, Opaque: opaque, Lenient: lenient})
+			XR: req.Observed.Composite.Object, DesiredXR: req.Desired.Composite.Object, Desired: desired, Environment: environment, EnvironmentUnknown: unknown, Opaque: opaque, Lenient: lenient})
 		mu.Lock()
 		native[st.Index] = so
 		mu.Unlock()
@@ -131,9 +139,12 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		if functions.IsPatchAndTransform(st) {
 			return functions.Native(run), "crd-lsp (patch-and-transform, in-process)"
 		}
+		if isEnvironmentStep(st.Input) && !env.Pipeline.Runs(st) {
+			return functions.Native(er.native(envNotes, record)), "crd-lsp (function-environment-configs, in-process)"
+		}
 		return nil, ""
 	}
-	out := env.Pipeline.Run(ctx, functions.Input{Composition: m, XR: xr}, nativeRoute)
+	out := env.Pipeline.Run(ctx, pipelineInput(m, xr, env, start), nativeRoute)
 
 	rd := Rendering{Pipeline: &out, Functions: map[string]int{}}
 	rd.XR, _ = render.DeepCopy(xr).(map[string]any)
@@ -162,6 +173,10 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 	}
 	for _, st := range steps {
 		sp := stepPath(st.Index)
+		if ns, ok := envNotes[st.Index]; ok {
+			rd.Notes = append(rd.Notes, ns...)
+			continue
+		}
 		if so, ok := native[st.Index]; ok {
 			for _, res := range so.Resources {
 				final, desired := out.Desired.Resources[res.Name]

@@ -48,11 +48,22 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 		return rd, false
 	}
 	scoped := clusterScoped(d, env)
-	if runsFunctions(m, env) {
-		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, scoped, env)
-	} else {
-		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient, ClusterScoped: scoped})
+	// The environment: spec.environment in Crossplane v1, the starting
+	// context, function-environment-configs steps (environment.go).
+	er := newEnvironmentRun(env, synthesized, lenient)
+	start, notes, failed := er.start(d, m, xr, env)
+	switch {
+	case failed && !lenient:
+		// Crossplane composes nothing without its environment.
+		rd.XR = xr
+	case runsFunctions(m, env):
+		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, scoped, env, er, start)
+	default:
+		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient, ClusterScoped: scoped,
+			Environment: start, EnvironmentUnknown: er.unknown, Context: env.Cluster.Context, ContextStep: er.contextStep(xr)})
 	}
+	rd.Notes = append(notes, rd.Notes...)
+	rd.EnvironmentSource = er.describe()
 	rd.Synthesized = synthesized
 	rd.Namespaced, rd.Legacy = def.Namespaced, def.Legacy
 	return rd, true

@@ -84,7 +84,7 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 				continue
 			}
 			seen[missing.String()] = true
-			if dg := missingDiagnostic(d, m, res, sch, basePath, missing, e.Message); dg.Code != "" {
+			if dg := missingDiagnostic(d, m, res, sch, basePath, missing, e.Message, out.EnvironmentSource); dg.Code != "" {
 				diags = append(diags, dg)
 			}
 		}
@@ -103,6 +103,9 @@ func uniqueDiagnostics(diags []Diagnostic) []Diagnostic {
 	out := diags[:0]
 	for _, dg := range diags {
 		key := fmt.Sprint(dg.Span.Start, dg.Code, dg.Message)
+		if dg.Code == codeEnvironment {
+			key = fmt.Sprint(dg.Span.Start, dg.Code) // one finding on a selector, whichever composite found it first
+		}
 		if !seen[key] {
 			seen[key] = true
 			out = append(out, dg)
@@ -140,6 +143,12 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 	// come from them are not the Composition's.
 	bad := invalidFields(ctx, ex, env)
 	diags := functionDiagnostics(ctx, d, m, out, relName(ex.Path, d.File.URI), env)
+	for _, n := range out.Notes {
+		if n.Code == codeEnvironment && n.Severity != render.Info {
+			// The environment as the example's labels select it.
+			diags = append(diags, at(d, n.Path, n.OnKey, SeverityWarning, n.Code, fmt.Sprintf("%s (rendered with %s)", n.Message, relName(ex.Path, d.File.URI))))
+		}
+	}
 	for _, res := range out.Resources {
 		if _, ok := out.Functions[res.Name]; ok {
 			continue
@@ -261,7 +270,10 @@ func resourceSchema(ctx context.Context, d *document.Doc, res render.Resource, e
 // missingDiagnostic places a required field that the rendered resource
 // lacks: on a patch that would set it from an optional composite field
 // (a warning), else on the base's deepest existing key on its way.
-func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, sch *schemas.Schema, basePath, missing fieldpath.Path, why string) Diagnostic {
+//
+// envSource says where a field read from the environment would come from
+// (Rendering.EnvironmentSource).
+func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, sch *schemas.Schema, basePath, missing fieldpath.Path, why, envSource string) Diagnostic {
 	for _, s := range res.Skips {
 		if s.Required && (s.To.HasPrefix(missing) || missing.HasPrefix(s.To)) {
 			return Diagnostic{} // the resource waits for the field: the patch sets it
@@ -272,11 +284,24 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 			return Diagnostic{} // a patch that could not run may set it: its own finding says why
 		}
 	}
+	var skips []render.Skip
 	for _, s := range res.Skips {
 		if s.To.HasPrefix(missing) || missing.HasPrefix(s.To) {
-			return at(d, s.Patch.Child(fieldpath.Field("toFieldPath")), false, SeverityWarning, "render-required",
-				fmt.Sprintf("%s is required by %s, and only set when %s is set %s", missing, sch.GVK.Kind, strings.Join(s.From, " and "), skipSource(s)))
+			if s.Unknown {
+				return Diagnostic{} // the environment may well hold it
+			}
+			skips = append(skips, s)
 		}
+	}
+	if len(skips) > 0 {
+		// Every patch that would set it: the composite's and the
+		// environment's writers alike.
+		var when []string
+		for _, s := range skips {
+			when = append(when, skipWhen(m, s, envSource))
+		}
+		return at(d, skips[0].Patch.Child(fieldpath.Field("toFieldPath")), false, SeverityWarning, "render-required",
+			fmt.Sprintf("%s is required by %s, and only set when %s", missing, sch.GVK.Kind, strings.Join(when, ", or when ")))
 	}
 	// The deepest ancestor present in the base.
 	anchor := basePath
@@ -304,9 +329,66 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 	return dg
 }
 
-func skipSource(s render.Skip) string {
-	if s.Environment {
-		return "in the environment (crd-lsp renders with an empty one)"
+// skipWhen says what would have to be set for a skipped patch to write:
+// a composite field, or an environment field, which an environment patch
+// may copy from an optional composite field too.
+func skipWhen(m map[string]any, s render.Skip, envSource string) string {
+	from := strings.Join(s.From, " and ")
+	if !s.Environment {
+		return from + " is set on the composite resource"
 	}
-	return "on the composite resource"
+	if envSource == "" {
+		envSource = "in the environment"
+	}
+	when := from + " is set " + envSource
+	if xs := environmentPatchSources(m, s.From); len(xs) > 0 {
+		when += fmt.Sprintf(", or when %s is set on the composite resource (an environment patch copies it there)", strings.Join(xs, " or "))
+	}
+	return when
+}
+
+// environmentPatchSources are the composite fields that environment
+// patches (spec.environment.patches, a patch-and-transform input's
+// environment.patches) copy into one of the environment fields read.
+func environmentPatchSources(m map[string]any, read []string) []string {
+	spec, _ := m["spec"].(map[string]any)
+	holders := []map[string]any{spec}
+	steps, _ := spec["pipeline"].([]any)
+	for _, st := range steps {
+		sm, _ := st.(map[string]any)
+		if in, ok := sm["input"].(map[string]any); ok {
+			holders = append(holders, in)
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, h := range holders {
+		env, _ := h["environment"].(map[string]any)
+		patches, _ := env["patches"].([]any)
+		for _, p := range patches {
+			pm, _ := p.(map[string]any)
+			t, _ := pm["type"].(string)
+			if t != "" && t != "FromCompositeFieldPath" && t != "ToEnvironmentFieldPath" {
+				continue
+			}
+			from, _ := pm["fromFieldPath"].(string)
+			to, _ := pm["toFieldPath"].(string)
+			if to == "" {
+				to = from
+			}
+			tp, err1 := fieldpath.Parse(to)
+			if from == "" || err1 != nil || seen[from] {
+				continue
+			}
+			for _, r := range read {
+				rp, err := fieldpath.Parse(r)
+				if err == nil && (rp.HasPrefix(tp) || tp.HasPrefix(rp)) {
+					seen[from] = true
+					out = append(out, from)
+					break
+				}
+			}
+		}
+	}
+	return out
 }

@@ -29,6 +29,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/environment"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
@@ -80,6 +81,11 @@ type AnalysisSettings struct {
 	// configured). The front end owns it (and the processes behind it);
 	// the World only hands it on.
 	Pipeline analysis.Pipeline
+	// Cluster is what the front end was told of the cluster (crd-lsp
+	// render's --extra-resources and --context): its Context and
+	// Resources are handed on; when Complete, its EnvironmentConfigs
+	// replace the workspace's.
+	Cluster analysis.Cluster
 }
 
 // World is an immutable picture of a workspace: its schema stores (one per
@@ -121,8 +127,15 @@ type World struct {
 	charts map[string]bool
 	// chainsaw are the files chainsaw Tests use, by the Test file's path.
 	chainsaw map[string][]workspace.ChainsawUse
+	// envConfigs are the EnvironmentConfigs of the workspace's files, by
+	// path, and pkgEnvConfigs those of cached packages.
+	envConfigs    map[string][]map[string]any
+	pkgEnvConfigs []map[string]any
 
 	parsed sync.Map // path → []analysis.Example, parsed once per World
+	// envByDir: the EnvironmentConfigs of a folder's Compositions, found
+	// once per World.
+	envByDir sync.Map
 
 	// schemaGen grows whenever what a file's analysis reads besides its
 	// text changes: a store, the Crossplane major a crossplane.yaml
@@ -153,7 +166,7 @@ type Files []workspace.File
 // World. The files kept (all with KeepAll) are returned too, with what was
 // skipped and why.
 func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, error) {
-	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}, charts: map[string]bool{}, chainsaw: map[string][]workspace.ChainsawUse{}}
+	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}, charts: map[string]bool{}, chainsaw: map[string][]workspace.ChainsawUse{}, envConfigs: map[string][]map[string]any{}}
 	w.setMajor = workspace.DefaultCrossplaneMajor
 	if m, ok := workspace.ParseMajor(cfg.CrossplaneVersion); ok {
 		w.setMajor = m
@@ -263,6 +276,7 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 	delete(w.functions, p)
 	delete(w.patches, p)
 	delete(w.chainsaw, p)
+	delete(w.envConfigs, p)
 	if isChartFile(p) {
 		delete(w.charts, filepath.Dir(p))
 	}
@@ -306,6 +320,17 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 		}
 		if mayHoldExample(builtins, h) {
 			w.texts[p] = keep()
+		}
+		if holdsEnvironmentConfig(h) {
+			var ecs []map[string]any
+			for _, o := range analysis.ObjectsIn(p, content) {
+				if environment.IsConfig(o.Object) {
+					ecs = append(ecs, o.Object)
+				}
+			}
+			if len(ecs) > 0 {
+				w.envConfigs[p] = ecs
+			}
 		}
 		if holdsFunction(h) {
 			// A document that does not parse is skipped; the file's own
@@ -410,6 +435,83 @@ func (w *World) Functions() []functions.Function {
 	return out
 }
 
+// holdsEnvironmentConfig says whether a file holds an EnvironmentConfig.
+func holdsEnvironmentConfig(hs []workspace.Header) bool {
+	for _, h := range hs {
+		if h.Kind == "EnvironmentConfig" && strings.HasPrefix(h.APIVersion, environment.Group+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// EnvironmentConfigs are the EnvironmentConfigs a Composition at path is
+// rendered with, best first: those of the workspace under the deepest
+// folder above it that holds any (a folder of e2e tests or examples,
+// each with its own, sees its own), the nearest first, then the cached
+// packages'.
+func (w *World) EnvironmentConfigs(path string) []map[string]any {
+	if len(w.envConfigs) == 0 {
+		return w.pkgEnvConfigs
+	}
+	if v, ok := w.envByDir.Load(filepath.Dir(path)); ok {
+		return v.([]map[string]any)
+	}
+	var files []string
+	for dir := filepath.Dir(path); len(files) == 0; dir = filepath.Dir(dir) {
+		for p := range w.envConfigs {
+			if workspace.IsUnder(dir, p) {
+				files = append(files, p)
+			}
+		}
+		if parent := filepath.Dir(dir); parent == dir {
+			break
+		}
+	}
+	near := func(p string) int { // the length of the folder shared with path
+		n := 0
+		for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+			if workspace.IsUnder(dir, path) {
+				n = len(dir)
+				break
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+		return n
+	}
+	sort.Slice(files, func(i, j int) bool {
+		if ni, nj := near(files[i]), near(files[j]); ni != nj {
+			return ni > nj
+		}
+		return files[i] < files[j]
+	})
+	var out []map[string]any
+	for _, p := range files {
+		out = append(out, w.envConfigs[p]...)
+	}
+	out = append(out, w.pkgEnvConfigs...)
+	w.envByDir.Store(filepath.Dir(path), out)
+	return out
+}
+
+// packageEnvironmentConfigs are the EnvironmentConfigs packages hold.
+func packageEnvironmentConfigs(files []schemas.FileInput) []map[string]any {
+	var out []map[string]any
+	for _, f := range files {
+		if !bytes.Contains(f.Content, []byte("EnvironmentConfig")) || !holdsEnvironmentConfig(workspace.Headers(f.Content)) {
+			continue
+		}
+		for _, o := range analysis.ObjectsIn(f.Path, f.Content) {
+			if environment.IsConfig(o.Object) {
+				out = append(out, o.Object)
+			}
+		}
+	}
+	return out
+}
+
 func mayHoldExample(builtins *schemas.Store, hs []workspace.Header) bool {
 	for _, h := range hs {
 		if builtins == nil || len(builtins.Candidates(gvk.Parse(h.APIVersion, h.Kind))) == 0 {
@@ -432,6 +534,7 @@ func (w *World) loadCachedPackages() {
 		}
 	}
 	w.pkgs = PackageFiles(w.results)
+	w.pkgEnvConfigs = packageEnvironmentConfigs(w.pkgs)
 }
 
 // PackageFiles turns resolved packages into schema store inputs (one per
@@ -578,6 +681,7 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 		Examples:           func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
 		Pipeline:           a.Pipeline,
 		FunctionOf:         func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
+		Cluster:            w.cluster(path, a.Cluster),
 	}
 }
 
@@ -672,6 +776,18 @@ func sharedDirs(dir, p string) int {
 		n++
 	}
 	return n
+}
+
+// cluster is what a file's analysis knows of the cluster: the front
+// end's, with the workspace's EnvironmentConfigs unless the front end's
+// are complete.
+func (w *World) cluster(path string, given analysis.Cluster) analysis.Cluster {
+	if given.Complete {
+		return given
+	}
+	given.EnvironmentConfigs = w.EnvironmentConfigs(path)
+	given.From = "in the workspace"
+	return given
 }
 
 // chainsawUse is how the workspace's chainsaw Tests use the file at path,
@@ -856,7 +972,8 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 func (w *World) clone(changed map[string]bool) *World {
 	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
 		results: w.results, pkgs: w.pkgs, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
-		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw)}
+		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw),
+		envConfigs: maps.Clone(w.envConfigs), pkgEnvConfigs: w.pkgEnvConfigs}
 	// The objects of files that did not change stay parsed.
 	w.parsed.Range(func(k, v any) bool {
 		if !changed[k.(string)] {
@@ -913,7 +1030,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 	}
 	c := w.clone(changed)
 	var schemaPaths []string
-	metaChanged, functionsChanged, rolesChanged := false, false, false
+	metaChanged, functionsChanged, rolesChanged, envChanged := false, false, false, false
 	for _, ch := range changes {
 		if !changed[ch.path] {
 			continue
@@ -921,6 +1038,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 		wasSchema, wasMeta := w.shared[ch.path].Indexed != nil, w.metas[ch.path] != nil
 		c.addFile(builtins, ch.path, ch.content, ch.open, false)
 		functionsChanged = functionsChanged || w.functions[ch.path] != nil || c.functions[ch.path] != nil
+		envChanged = envChanged || w.envConfigs[ch.path] != nil || c.envConfigs[ch.path] != nil
 		rolesChanged = rolesChanged || !slices.Equal(w.patches[ch.path], c.patches[ch.path]) || isChartFile(ch.path) ||
 			!slices.Equal(w.chainsaw[ch.path], c.chainsaw[ch.path])
 		if wasSchema || c.shared[ch.path].Indexed != nil {
@@ -928,7 +1046,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 		}
 		metaChanged = metaChanged || wasMeta || c.metas[ch.path] != nil
 	}
-	if len(schemaPaths) > 0 || metaChanged || rolesChanged {
+	if len(schemaPaths) > 0 || metaChanged || rolesChanged || envChanged {
 		c.schemaGen++
 	}
 	if functionsChanged {
@@ -964,7 +1082,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 // everything the World records of p as it is: no schema, package
 // metadata, example text or Function before or after, and the same kinds.
 func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bool {
-	if w.shared[p].Indexed != nil || w.metas[p] != nil || w.texts[p] != nil || w.functions[p] != nil || w.patches[p] != nil || workspace.IsKustomization(p) || isChartFile(p) || w.chainsaw[p] != nil {
+	if w.shared[p].Indexed != nil || w.metas[p] != nil || w.texts[p] != nil || w.functions[p] != nil || w.patches[p] != nil || workspace.IsKustomization(p) || isChartFile(p) || w.chainsaw[p] != nil || w.envConfigs[p] != nil {
 		return false
 	}
 	if content == nil {
@@ -974,7 +1092,7 @@ func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bo
 		return false
 	}
 	h := workspace.Headers(content)
-	return slices.Equal(h, w.headers[p]) && !mayHoldExample(builtins, h) && !holdsFunction(h) && !workspace.IsChainsawTest(h)
+	return slices.Equal(h, w.headers[p]) && !mayHoldExample(builtins, h) && !holdsFunction(h) && !workspace.IsChainsawTest(h) && !holdsEnvironmentConfig(h)
 }
 
 // addMissingStores builds the stores of majors that files now target and
@@ -1015,6 +1133,7 @@ func (w *World) WithPackages(results map[string][]packages.Result, files []schem
 		files = PackageFiles(results)
 	}
 	c.pkgs = files
+	c.pkgEnvConfigs = packageEnvironmentConfigs(files)
 	c.schemaGen++
 	stores := make(map[int]*schemas.Store, len(w.stores))
 	for m, st := range w.stores {

@@ -58,6 +58,9 @@ type Skip struct {
 	Required bool
 	// Environment: the fields are the environment's, not the composite's.
 	Environment bool
+	// Unknown: what the environment holds is not known (a step that
+	// loads it could not be resolved), so the fields may well be set.
+	Unknown bool
 }
 
 // Resource is one rendered composed resource.
@@ -83,8 +86,19 @@ type Input struct {
 	// XR is the observed composite resource the patches read.
 	XR map[string]any
 	// Environment is the in-memory environment (FromEnvironmentFieldPath);
-	// nil is an empty environment.
-	Environment map[string]any
+	// nil is an empty environment. EnvironmentUnknown says what it holds
+	// is not known (patches that find nothing in it record Skip.Unknown).
+	Environment        map[string]any
+	EnvironmentUnknown bool
+	// Context is the rest of the context the pipeline starts with (its
+	// EnvironmentContextKey is Environment's).
+	Context map[string]any
+	// ContextStep, when set, is asked about each pipeline step that is
+	// not patch-and-transform's, with the context the steps before it
+	// left (the environment at EnvironmentContextKey; not to be
+	// modified); ok says it ran the step natively (function-environment-
+	// configs) and what it left. Nil leaves such steps as they are.
+	ContextStep func(index int, step map[string]any, context map[string]any) (ContextStepResult, bool)
 	// Namespaced says the XR is namespaced (Crossplane v2): composed
 	// resources then land in its namespace.
 	Namespaced bool
@@ -95,6 +109,18 @@ type Input struct {
 	// and renders resources a Required fromFieldPath would withhold, so an
 	// editor sees every problem at once.
 	Lenient bool
+}
+
+// ContextStepResult is what a step that changes the context natively
+// left: the context after it (nil: as it was), whether what the
+// environment holds is known, notes on the step, and whether it failed
+// (a strict render stops there, as the pipeline does; a lenient one
+// carries on).
+type ContextStepResult struct {
+	Context map[string]any
+	Unknown bool
+	Notes   []Note
+	Failed  bool
 }
 
 // Output is a rendered Composition.
@@ -130,6 +156,15 @@ func Render(in Input) (out Output) {
 	if env == nil {
 		env = map[string]any{}
 	}
+	envUnknown := in.EnvironmentUnknown
+	// fctx is the pipeline's context but for the environment, which
+	// env holds.
+	fctx := make(map[string]any, len(in.Context))
+	for k, v := range in.Context {
+		if k != EnvironmentContextKey {
+			fctx[k] = v
+		}
+	}
 	root := fieldpath.Path{fieldpath.Field("spec")}
 	index := map[string]int{}              // resource name → index in out.Resources
 	desired := map[string]map[string]any{} // the desired composed resources so far
@@ -153,10 +188,36 @@ func Render(in Input) (out Output) {
 			input, _ := sm["input"].(map[string]any)
 			if IsPatchAndTransform(input) {
 				so := RenderStep(StepInput{Input: input, Path: sp.Child(fieldpath.Field("input")), Step: name, XR: in.XR, DesiredXR: out.XR,
-					Desired: desired, Environment: env, Opaque: opaque, Lenient: in.Lenient})
+					Desired: desired, Environment: env, EnvironmentUnknown: envUnknown, Opaque: opaque, Lenient: in.Lenient})
 				out.XR, desired, env = so.DesiredXR, so.Desired, so.Environment
 				add(so.Resources, so.Notes)
 				continue
+			}
+			if in.ContextStep != nil {
+				whole := make(map[string]any, len(fctx)+1)
+				for k, v := range fctx {
+					whole[k] = v
+				}
+				whole[EnvironmentContextKey] = env
+				if cs, ok := in.ContextStep(i, sm, whole); ok {
+					if cs.Context != nil {
+						fctx = make(map[string]any, len(cs.Context))
+						for k, v := range cs.Context {
+							fctx[k] = v
+						}
+						env, _ = fctx[EnvironmentContextKey].(map[string]any)
+						delete(fctx, EnvironmentContextKey)
+						if env == nil {
+							env = map[string]any{}
+						}
+					}
+					envUnknown = envUnknown || cs.Unknown
+					out.Notes = append(out.Notes, cs.Notes...)
+					if cs.Failed && !in.Lenient {
+						break // the pipeline stops at a failing step
+					}
+					continue
+				}
 			}
 			fn := ""
 			if ref, ok := sm["functionRef"].(map[string]any); ok {
@@ -170,7 +231,7 @@ func Render(in Input) (out Output) {
 				Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run until it is configured (%s): it passes the desired state through, and resources it would compose are not rendered or validated", name, orDefault(fn, "a function"), HowToConfigure)})
 		}
 	} else if _, ok := spec["resources"]; ok {
-		r := &renderer{lenient: in.Lenient, xr: in.XR, dxr: out.XR, env: env, holder: spec, hp: root, classic: true}
+		r := &renderer{lenient: in.Lenient, xr: in.XR, dxr: out.XR, env: env, envUnknown: envUnknown, holder: spec, hp: root, classic: true}
 		add(r.run(), r.notes)
 	}
 	for _, res := range out.Resources {
@@ -219,8 +280,9 @@ type StepInput struct {
 	DesiredXR map[string]any
 	Desired   map[string]map[string]any
 	// Environment is the Composition environment from the pipeline's
-	// context (nil: none yet).
-	Environment map[string]any
+	// context (nil: none yet); EnvironmentUnknown as in Input.
+	Environment        map[string]any
+	EnvironmentUnknown bool
 	// Opaque says an earlier step ran a function that was not run (its
 	// desired state passed through), so a template without a base may
 	// patch a resource that step would have composed.
@@ -286,7 +348,7 @@ func RenderStep(in StepInput) (out StepOutput) {
 	for k, v := range in.Desired {
 		desired[k] = v
 	}
-	r := &renderer{lenient: in.Lenient, xr: in.XR, dxr: out.DesiredXR, env: env, holder: in.Input, hp: in.Path, step: in.Step, desired: in.Desired, opaque: in.Opaque}
+	r := &renderer{lenient: in.Lenient, xr: in.XR, dxr: out.DesiredXR, env: env, envUnknown: in.EnvironmentUnknown, holder: in.Input, hp: in.Path, step: in.Step, desired: in.Desired, opaque: in.Opaque}
 	out.Resources = r.run()
 	for _, res := range out.Resources {
 		switch {
@@ -328,10 +390,12 @@ type renderer struct {
 	xr      map[string]any // observed composite
 	dxr     map[string]any // desired composite
 	env     map[string]any
-	holder  map[string]any // spec of a classic Composition, or a P&T input
-	hp      fieldpath.Path
-	step    string
-	notes   []Note
+	// envUnknown: what env holds is not known.
+	envUnknown bool
+	holder     map[string]any // spec of a classic Composition, or a P&T input
+	hp         fieldpath.Path
+	step       string
+	notes      []Note
 	// classic Compositions merge by policy.mergeOptions; P&T by
 	// policy.toFieldPath.
 	classic bool
@@ -458,6 +522,7 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 		switch {
 		case err == nil && skip != nil:
 			skip.Environment = strings.HasSuffix(t, "Environment") || t == "FromEnvironmentFieldPath"
+			skip.Unknown = skip.Environment && r.envUnknown
 			skip.Required = policyOf(p.patch) == "Required"
 			res.Skips = append(res.Skips, *skip)
 			if skip.Required && r.lenient {

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
+)
+
+// clusterOptions are render's flags that say what the cluster holds, as
+// crossplane render's: the logic is loader.ReadCluster's.
+type clusterOptions struct {
+	extra    stringList
+	contexts stringList
+}
+
+func (o *clusterOptions) register(fs *pflag.FlagSet) {
+	fs.Var(&o.extra, "extra-resources", "a file of resources the cluster holds, as crossplane render takes: its EnvironmentConfigs (then the only ones, instead of the workspace's) and the resources functions require (repeatable)")
+	fs.Var(&o.contexts, "context", "KEY=FILE: the pipeline's context starts with KEY set to the JSON or YAML value in FILE (apiextensions.crossplane.io/environment is the environment; repeatable)")
+}
+
+func (o *clusterOptions) read() (analysis.Cluster, error) {
+	return loader.ReadCluster(o.extra, o.contexts)
+}
