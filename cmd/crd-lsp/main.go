@@ -12,27 +12,6 @@ import (
 	"strings"
 )
 
-const usage = `crd-lsp — a language server and checker for Kubernetes CRD and Crossplane YAML
-
-Usage:
-  crd-lsp [serve] [--stdio] [--log-level LEVEL]   speak LSP on stdin/stdout (the default)
-  crd-lsp check [flags] PATH...                   validate files or folders ("-" reads stdin)
-  crd-lsp render [flags] COMPOSITION.yaml         print what a Composition creates (no cluster, no Docker)
-  crd-lsp pull [flags] [DIR]                      pull the packages crossplane.yaml files depend on into the cache
-  crd-lsp mcp [flags]                             serve the Model Context Protocol on stdin/stdout (for AI agents)
-  crd-lsp version                                 print version, commit and Go version
-  crd-lsp completion SHELL                        print a completion script (bash, zsh, fish or powershell)
-  crd-lsp help [COMMAND]                          show this help, or a command's flags
-
-Flags go anywhere after the command (crd-lsp check . --output json).
-Logs go to stderr only. The level comes from --log-level or the CRD_LSP_LOG
-environment variable: debug, info, warn (default) or error.
-
-Editors start "crd-lsp" (VS Code appends --stdio). Settings are read from the
-crdLsp section of workspace/configuration and from initializationOptions.
-
-`
-
 func main() {
 	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
 }

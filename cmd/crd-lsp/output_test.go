@@ -115,6 +115,10 @@ data:
 		if err := schema.Validate(inst); err != nil {
 			t.Fatalf("%s: the SARIF does not validate: %v", target, err)
 		}
+		// What the schema checks is checked: a level SARIF lacks fails.
+		if bad, _ := jsonschema.UnmarshalJSON(strings.NewReader(strings.Replace(out, `"level": "error"`, `"level": "fatal"`, 1))); schema.Validate(bad) == nil {
+			t.Errorf("%s: a result with level fatal validates", target)
+		}
 		var s sarifOut
 		var j struct{ Files []checkedFile }
 		if err := json.Unmarshal([]byte(out), &s); err != nil || len(s.Runs) != 1 {
@@ -179,6 +183,17 @@ data:
 		if i != len(run.Results) || i == 0 {
 			t.Errorf("%s: %d SARIF results, %d JSON findings", target, len(run.Results), i)
 		}
+	}
+	// No findings: an empty run, still valid.
+	clean := t.TempDir()
+	writeFile(t, filepath.Join(clean, "ok.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n")
+	code, out, _ := runBin(t, nil, "", "check", "--output=sarif", clean)
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
+	if err != nil || code != 0 {
+		t.Fatalf("clean: exit %d, %v", code, err)
+	}
+	if err := schema.Validate(inst); err != nil || !strings.Contains(out, `"results": []`) {
+		t.Errorf("clean: %v\n%s", err, out)
 	}
 	if !sawLabel {
 		t.Error("no finding on metadata.labels.b (after the é)")

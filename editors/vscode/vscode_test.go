@@ -82,4 +82,5 @@ func TestExtension(t *testing.T) {
 	if err != nil || info.Size() < 10<<10 {
 		t.Fatalf("no .vsix produced: %v", err)
 	}
+	checkVSIX(t, "crd-lsp.vsix")
 }
