@@ -119,7 +119,7 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 			xr = ex.Object
 		}
 		if xr == nil {
-			fmt.Fprintf(stderr, "crd-lsp render: --xr %s holds no resource that parses (apiVersion, kind, valid YAML)\n", opts.xr)
+			fmt.Fprintf(stderr, "crd-lsp render: --xr %s holds no resource that parses (apiVersion, kind, valid YAML)\n", printable(opts.xr))
 			return 2
 		}
 	}
@@ -130,7 +130,7 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 	for _, d := range f.Docs {
 		obj, err := d.Object()
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", path, err)
+			fmt.Fprintf(stderr, "%s: %s\n", printable(path), printable(err.Error()))
 			failed = true
 			continue
 		}
@@ -142,17 +142,17 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 		if !ok {
 			ref := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("compositeTypeRef")}
 			line, col := lineCol(f, d, ref)
-			fmt.Fprintf(stderr, "%s:%d:%d: error: no XRD for the compositeTypeRef: pass its folder with --schemas\n", path, line, col)
+			fmt.Fprintf(stderr, "%s:%d:%d: error: no XRD for the compositeTypeRef: pass its folder with --schemas\n", printable(path), line, col)
 			failed = true
 			continue
 		}
 		rendered++
 		if out.Synthesized {
-			fmt.Fprintf(stderr, "%s: rendering with a composite synthesised from the XRD (required fields only; pass --xr for your own)\n", path)
+			fmt.Fprintf(stderr, "%s: rendering with a composite synthesised from the XRD (required fields only; pass --xr for your own)\n", printable(path))
 		}
 		for _, n := range out.Notes {
 			line, col := lineCol(f, d, n.Path)
-			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", path, line, col, n.Severity, n.Message, n.Code)
+			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", printable(path), line, col, n.Severity, printable(n.Message), n.Code)
 			failed = failed || n.Severity == render.Error
 		}
 		b, err := out.YAML("")
@@ -163,7 +163,7 @@ func renderCmd(args []string, stdout, stderr io.Writer) int {
 		stdout.Write(b)
 	}
 	if rendered == 0 && !failed {
-		fmt.Fprintf(stderr, "crd-lsp render: %s holds no Composition\n", path)
+		fmt.Fprintf(stderr, "crd-lsp render: %s holds no Composition\n", printable(path))
 		return 2
 	}
 	if failed {
