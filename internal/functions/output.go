@@ -112,11 +112,17 @@ func (o *output) run() {
 }
 
 // finish is called once the process exited: what is left is read without
-// waiting, for at most drainTime, and finish returns when reading ended.
+// waiting, for at most drainTime (a pipe's read deadline; should the
+// deadline not hold, finish stops waiting a moment later all the same).
 func (o *output) finish() {
 	_ = o.r.SetReadDeadline(time.Now().Add(drainTime))
 	close(o.exited)
-	<-o.done
+	t := time.NewTimer(drainTime + 250*time.Millisecond)
+	select {
+	case <-o.done:
+	case <-t.C:
+	}
+	t.Stop()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.line) > 0 {
