@@ -217,8 +217,8 @@ func (o *output) String() string {
 	return tail
 }
 
-// Read reports how many bytes were read so far.
-func (o *output) Read() int64 {
+// bytesRead reports how many bytes were read so far.
+func (o *output) bytesRead() int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.total

@@ -33,15 +33,15 @@ func TestFloodedOutputIsReadAtABoundedRate(t *testing.T) {
 	// 2s from the start (unbounded, it takes milliseconds).
 	const want = 288 << 10
 	deadline := time.Now().Add(time.Minute)
-	for out.Read() < want {
+	for out.bytesRead() < want {
 		if time.Now().After(deadline) {
-			t.Fatalf("read %d bytes of the flood in a minute", out.Read())
+			t.Fatalf("read %d bytes of the flood in a minute", out.bytesRead())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
 	if min := time.Duration(float64(want-burst) / rate * float64(time.Second)); elapsed < min {
-		t.Errorf("read %d bytes in %s, faster than %d bytes a second allow (%s)", out.Read(), elapsed, rate, min)
+		t.Errorf("read %d bytes in %s, faster than %d bytes a second allow (%s)", out.bytesRead(), elapsed, rate, min)
 	}
 	logged := 0
 	logs.mu.Lock()
@@ -97,6 +97,17 @@ func TestSummary(t *testing.T) {
 		if got := summary(tc.out); got != tc.want {
 			t.Errorf("summary(%q) = %q, want %q", tc.out, got, tc.want)
 		}
+	}
+}
+
+// A function's error answer reaches the message escaped.
+func TestFunctionErrorEscaped(t *testing.T) {
+	r, _ := testRegistry(t)
+	fail := script(t, `fail: "\e[2Jbroken\nfile.yaml:1:1: error: forged"`)
+	_, err := r.Run(context.Background(), fail, request(t, fail))
+	want := `it failed: Unknown: \x1b[2Jbroken\nfile.yaml:1:1: error: forged`
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("error %v, want …%s", err, want)
 	}
 }
 

@@ -149,17 +149,18 @@ func describe(err error) string {
 		return "it did not answer in time"
 	}
 	if s, ok := status.FromError(err); ok {
+		msg := Escape(s.Message(), false) // (the function's own words)
 		switch s.Code() {
 		case codes.Unavailable:
-			return "it is not reachable: " + s.Message()
+			return "it is not reachable: " + msg
 		case codes.Unimplemented:
-			return "it does not serve the function protocol: " + s.Message()
+			return "it does not serve the function protocol: " + msg
 		case codes.Canceled:
 			return "the call was cancelled"
 		}
-		return fmt.Sprintf("it failed: %s: %s", s.Code(), s.Message())
+		return fmt.Sprintf("it failed: %s: %s", s.Code(), msg)
 	}
-	return err.Error()
+	return Escape(err.Error(), false)
 }
 
 // ErrNotConfigured is returned by Run for a function the Registry does

@@ -8,6 +8,7 @@
 //	crash: true                 # panic in the handler: the process dies
 //	hang: true                  # never answer
 //	flood: true                 # write to stderr without end, and answer
+//	fail: message               # answer with a gRPC error saying message
 //	oom: true                   # run out of memory (a Go fatal error with a goroutine dump)
 //	require: {name: {apiVersion, kind, matchName | matchLabels, namespace}}
 //	                            # ask for required resources until they come
@@ -47,6 +48,9 @@ func (fn) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.Ru
 	in := req.GetInput().AsMap()
 	if in["crash"] == true {
 		panic("crashing as the input asks")
+	}
+	if msg, ok := in["fail"].(string); ok {
+		return nil, errors.New(msg)
 	}
 	if in["flood"] == true {
 		fmt.Fprintln(os.Stderr, "flooding as the input asks")
