@@ -89,19 +89,23 @@ func (b *processBackend) start() (*proc, error) {
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	args := append([]string{"--insecure", "--address", addr}, b.ex.Args...)
-	cmd := exec.Command(b.ex.Path, args...)
-	cmd.Dir = b.ex.Dir
-	cmd.Env = append(os.Environ(), b.ex.Env...)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %s: %w", b.ex.Path, err)
 	}
-	cmd.Stdout, cmd.Stderr = pw, pw
+	command := func(grp *group) *exec.Cmd {
+		cmd := exec.Command(b.ex.Path, args...)
+		cmd.Dir = b.ex.Dir
+		cmd.Env = append(os.Environ(), b.ex.Env...)
+		cmd.Stdout, cmd.Stderr = pw, pw
+		grp.join(cmd)
+		return cmd
+	}
 	grp, err := newGroup()
 	if err != nil {
 		b.log("no watchdog for its process group (%v): what it starts may outlive crd-lsp", err)
 	}
-	grp.join(cmd)
+	cmd := command(grp)
 	cc, err := dial(addr)
 	if err != nil {
 		pr.Close()
@@ -109,7 +113,16 @@ func (b *processBackend) start() (*proc, error) {
 		grp.release()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if err != nil && grp != nil {
+		// (A watchdog gone before the process joined its group: start it
+		// in a group of its own, as without one.)
+		grp.release()
+		grp = nil
+		cmd = command(nil)
+		err = cmd.Start()
+	}
+	if err != nil {
 		cc.Close()
 		pr.Close()
 		pw.Close()

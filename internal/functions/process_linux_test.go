@@ -128,3 +128,15 @@ func exits(t *testing.T, fd int, within time.Duration) bool {
 		return n > 0
 	}
 }
+
+// An executable that cannot be started is a clear error (the process
+// group's watchdog, started first, is let go).
+func TestMissingExecutable(t *testing.T) {
+	r := New(Config{Executables: map[string]Executable{"function-test": {Path: "/nonexistent/function"}}})
+	defer r.Close()
+	ok := script(t, "compose: []")
+	_, err := r.Run(context.Background(), ok, request(t, ok))
+	if err == nil || !strings.Contains(err.Error(), "cannot start /nonexistent/function: ") {
+		t.Errorf("err %v, want cannot start /nonexistent/function", err)
+	}
+}
