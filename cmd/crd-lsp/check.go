@@ -73,7 +73,9 @@ func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
 }
 
 type checkedFile struct {
-	Path        string           `json:"path"`
+	Path string `json:"path"`
+	// PathEscaped: Path is not UTF-8 and is written escaped (jsonPath).
+	PathEscaped bool             `json:"pathEscaped,omitempty"`
 	Diagnostics []jsonDiagnostic `json:"diagnostics"`
 }
 
@@ -219,7 +221,7 @@ func gatherCheck(ctx context.Context, cfg loader.Config, paths []string, stdin i
 	for _, m := range world.Metas() {
 		for _, r := range world.Results(m.Path) {
 			if r.Package == nil && packages.KindOf(r.Err) == packages.KindNotCached {
-				fmt.Fprintf(stderr, "%s: %s is not in the package cache (run crd-lsp pull): its kinds are unknown\n", m.Path, r.Dep.String())
+				fmt.Fprintf(stderr, "%s: %s is not in the package cache (run crd-lsp pull): its kinds are unknown\n", printable(m.Path), printable(r.Dep.String()))
 			}
 		}
 	}

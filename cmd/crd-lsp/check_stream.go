@@ -256,7 +256,8 @@ func (w *checkWriter) file(path string, fs []finding) {
 		return
 	}
 	if w.json {
-		cf := checkedFile{Path: path, Diagnostics: make([]jsonDiagnostic, len(fs))}
+		cf := checkedFile{Diagnostics: make([]jsonDiagnostic, len(fs))}
+		cf.Path, cf.PathEscaped = jsonPath(path)
 		for i, f := range fs {
 			cf.Diagnostics[i] = f.diag
 		}
@@ -274,7 +275,7 @@ func (w *checkWriter) file(path string, fs []finding) {
 	}
 	for _, f := range fs {
 		d := f.diag
-		w.out.WriteString(path)
+		w.out.WriteString(printable(path))
 		w.out.WriteByte(':')
 		w.out.WriteString(strconv.Itoa(d.Line))
 		w.out.WriteByte(':')
@@ -282,7 +283,7 @@ func (w *checkWriter) file(path string, fs []finding) {
 		w.out.WriteString(": ")
 		w.out.WriteString(d.Severity)
 		w.out.WriteString(": ")
-		w.out.WriteString(d.Message)
+		w.out.WriteString(printable(d.Message))
 		if d.Code != "" {
 			w.out.WriteString(" [" + d.Code + "]")
 		}

@@ -109,7 +109,7 @@ func pull(opts *pullOptions, args []string, stdout, stderr io.Writer, usage func
 		Logf:            func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) },
 	}
 	if !opts.quiet {
-		popts.Progress = func(p packages.Progress) { fmt.Fprintln(stderr, p.Message) }
+		popts.Progress = func(p packages.Progress) { fmt.Fprintln(stderr, printable(p.Message)) }
 	}
 	client, err := packages.New(popts)
 	if err != nil {
@@ -147,7 +147,7 @@ func pull(opts *pullOptions, args []string, stdout, stderr io.Writer, usage func
 				continue
 			}
 			line, col := m.Pos(d.Span.Start)
-			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s [%s]", m.Path, line, col, d.Severity, d.Message, d.Code))
+			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s [%s]", printable(m.Path), line, col, d.Severity, printable(d.Message), d.Code))
 			if d.Severity == analysis.SeverityError {
 				failed++
 			} else {

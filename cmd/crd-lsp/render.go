@@ -122,7 +122,7 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 			xr = ex.Object
 		}
 		if xr == nil {
-			fmt.Fprintf(stderr, "crd-lsp render: --xr %s holds no resource that parses (apiVersion, kind, valid YAML)\n", opts.xr)
+			fmt.Fprintf(stderr, "crd-lsp render: --xr %s holds no resource that parses (apiVersion, kind, valid YAML)\n", printable(opts.xr))
 			return 2
 		}
 	}
@@ -133,7 +133,7 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 	for _, d := range f.Docs {
 		obj, err := d.Object()
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", path, err)
+			fmt.Fprintf(stderr, "%s: %s\n", printable(path), printable(err.Error()))
 			failed = true
 			continue
 		}
@@ -145,17 +145,17 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 		if !ok {
 			ref := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("compositeTypeRef")}
 			line, col := lineCol(f, d, ref)
-			fmt.Fprintf(stderr, "%s:%d:%d: error: no XRD for the compositeTypeRef: pass its folder with --schemas\n", path, line, col)
+			fmt.Fprintf(stderr, "%s:%d:%d: error: no XRD for the compositeTypeRef: pass its folder with --schemas\n", printable(path), line, col)
 			failed = true
 			continue
 		}
 		rendered++
 		if out.Synthesized {
-			fmt.Fprintf(stderr, "%s: rendering with a composite synthesised from the XRD (required fields only; pass --xr for your own)\n", path)
+			fmt.Fprintf(stderr, "%s: rendering with a composite synthesised from the XRD (required fields only; pass --xr for your own)\n", printable(path))
 		}
 		for _, n := range out.Notes {
 			line, col := lineCol(f, d, n.Path)
-			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", path, line, col, n.Severity, n.Message, n.Code)
+			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", printable(path), line, col, n.Severity, printable(n.Message), n.Code)
 			failed = failed || n.Severity == render.Error
 		}
 		b, err := out.YAML("")
@@ -166,7 +166,7 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 		stdout.Write(b)
 	}
 	if rendered == 0 && !failed {
-		fmt.Fprintf(stderr, "crd-lsp render: %s holds no Composition\n", path)
+		fmt.Fprintf(stderr, "crd-lsp render: %s holds no Composition\n", printable(path))
 		return 2
 	}
 	if failed {

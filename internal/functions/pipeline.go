@@ -197,12 +197,13 @@ func Run(ctx context.Context, in Input) (out Output) {
 		sort.Slice(res.Requirements, func(i, j int) bool { return res.Requirements[i].Name < res.Requirements[j].Name })
 		for _, c := range rsp.GetConditions() {
 			res.Conditions = append(res.Conditions, Condition{
-				Type: c.GetType(), Status: conditionStatus(c.GetStatus()), Reason: c.GetReason(), Message: c.GetMessage(), Target: fromTarget(c.GetTarget()),
+				Type: Escape(c.GetType(), false), Status: conditionStatus(c.GetStatus()), Reason: Escape(c.GetReason(), false), Message: Escape(c.GetMessage(), true), Target: fromTarget(c.GetTarget()),
 			})
 		}
 		fatal := false
 		for _, r := range rsp.GetResults() {
-			pr := Result{Message: r.GetMessage(), Reason: r.GetReason(), Target: fromTarget(r.GetTarget())}
+			// (Text from the function: escaped, whoever prints it.)
+			pr := Result{Message: Escape(r.GetMessage(), true), Reason: Escape(r.GetReason(), false), Target: fromTarget(r.GetTarget())}
 			switch r.GetSeverity() {
 			case fnv1.Severity_SEVERITY_FATAL:
 				pr.Severity = SeverityFatal
@@ -216,7 +217,7 @@ func Run(ctx context.Context, in Input) (out Output) {
 				// warning on the composite.
 				pr.Severity = SeverityWarning
 				pr.Target = TargetComposite
-				pr.Message = fmt.Sprintf("Pipeline step %q returned a result of unknown severity (assuming warning): %s", st.Name, r.GetMessage())
+				pr.Message = fmt.Sprintf("Pipeline step %q returned a result of unknown severity (assuming warning): %s", st.Name, pr.Message)
 			}
 			res.Results = append(res.Results, pr)
 			if fatal {

@@ -4,10 +4,17 @@ package functions
 
 import "os/exec"
 
-func setProcessGroup(*exec.Cmd) {}
+// group: without unix process groups, only the process itself is stopped.
+type group struct{}
 
-func killProcess(cmd *exec.Cmd) {
+func newGroup() (*group, error) { return nil, nil }
+
+func (*group) join(*exec.Cmd) {}
+
+func (*group) kill(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		_ = cmd.Process.Kill()
 	}
 }
+
+func (*group) release() {}

@@ -2,13 +2,10 @@
 
 package functions
 
-import (
-	"os/exec"
-	"syscall"
-)
+import "syscall"
 
-// setProcessGroup puts the function in a process group of its own, so that
-// stopping it also stops what it started (a wrapper script's interpreter).
-func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+// sysProcAttr puts the function in process group pgid (0: a group of its
+// own).
+func sysProcAttr(pgid int) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -31,18 +30,21 @@ type processBackend struct {
 	mu     sync.Mutex
 	cur    *proc
 	closed bool
+
+	outRate, outBurst float64 // tests: how fast output is read (0: outputRate, outputBurst)
 }
 
 // proc is one run of the executable.
 type proc struct {
 	cmd    *exec.Cmd
+	grp    *group
 	target string
 	cc     *grpc.ClientConn
 	alive  context.Context // cancelled when the process exited
 	exited context.CancelFunc
 	done   chan struct{} // closed once Wait returned and exit is set
 	exit   string
-	out    *tail
+	out    *output
 }
 
 func newProcessBackend(name string, ex Executable, _ time.Duration, logf func(string, ...any)) *processBackend {
@@ -75,6 +77,11 @@ func (b *processBackend) conn(ctx context.Context) (context.Context, func(), *gr
 
 // start starts the executable. A process that fails to come up (it
 // exits) is noticed by the calls, which end, and replaced by the next.
+//
+// On unix the process joins a process group led by a watchdog that kills
+// the group when crd-lsp stops it, when the process exits, and when
+// crd-lsp dies however it dies (see proc_unix.go): what a wrapper script
+// started goes with it. Its output is read by an output (output.go).
 func (b *processBackend) start() (*proc, error) {
 	port, err := freePort()
 	if err != nil {
@@ -82,29 +89,64 @@ func (b *processBackend) start() (*proc, error) {
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	args := append([]string{"--insecure", "--address", addr}, b.ex.Args...)
-	cmd := exec.Command(b.ex.Path, args...)
-	cmd.Dir = b.ex.Dir
-	cmd.Env = append(os.Environ(), b.ex.Env...)
-	out := &tail{max: 8 << 10, name: b.name, logf: b.logf}
-	cmd.Stdout, cmd.Stderr = out, out
-	setProcessGroup(cmd)
-	cc, err := dial(addr)
+	pr, pw, err := os.Pipe()
 	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		cc.Close()
 		return nil, fmt.Errorf("cannot start %s: %w", b.ex.Path, err)
 	}
+	command := func(grp *group) *exec.Cmd {
+		cmd := exec.Command(b.ex.Path, args...)
+		cmd.Dir = b.ex.Dir
+		cmd.Env = append(os.Environ(), b.ex.Env...)
+		cmd.Stdout, cmd.Stderr = pw, pw
+		grp.join(cmd)
+		return cmd
+	}
+	grp, err := newGroup()
+	if err != nil {
+		b.log("no watchdog for its process group (%v): what it starts may outlive crd-lsp", err)
+	}
+	cmd := command(grp)
+	cc, err := dial(addr)
+	if err != nil {
+		pr.Close()
+		pw.Close()
+		grp.release()
+		return nil, err
+	}
+	err = cmd.Start()
+	if err != nil && grp != nil {
+		// (A watchdog gone before the process joined its group: start it
+		// in a group of its own, as without one.)
+		grp.release()
+		grp = nil
+		cmd = command(nil)
+		err = cmd.Start()
+	}
+	if err != nil {
+		cc.Close()
+		pr.Close()
+		pw.Close()
+		grp.release()
+		return nil, fmt.Errorf("cannot start %s: %w", b.ex.Path, err)
+	}
+	pw.Close()
+	out := newOutput(pr, b.name, b.logf)
+	if b.outRate > 0 {
+		out.rate, out.burst = b.outRate, b.outBurst
+	}
+	go out.run()
 	b.log("started %s (pid %d) listening on %s", b.ex.Path, cmd.Process.Pid, addr)
 	alive, exited := context.WithCancel(context.Background())
-	p := &proc{cmd: cmd, target: addr, cc: cc, alive: alive, exited: exited, done: make(chan struct{}), out: out}
+	p := &proc{cmd: cmd, grp: grp, target: addr, cc: cc, alive: alive, exited: exited, done: make(chan struct{}), out: out}
 	go func() {
 		err := cmd.Wait()
-		p.exit = "exit status 0"
+		exit := "exit status 0"
 		if err != nil {
-			p.exit = err.Error()
+			exit = err.Error()
 		}
+		grp.release() // what it started goes too
+		out.finish()
+		p.exit = exit
 		close(p.done)
 		exited()
 		cc.Close()
@@ -171,7 +213,7 @@ func (b *processBackend) close() error {
 		return nil
 	default:
 	}
-	killProcess(p.cmd)
+	p.grp.kill(p.cmd)
 	select {
 	case <-p.done:
 		return nil
@@ -188,44 +230,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tail keeps the last max bytes written to it and logs complete lines.
-type tail struct {
-	mu   sync.Mutex
-	max  int
-	buf  []byte
-	line []byte
-	name string
-	logf func(string, ...any)
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
-	}
-	if t.logf != nil {
-		t.line = append(t.line, p...)
-		for {
-			i := strings.IndexByte(string(t.line), '\n')
-			if i < 0 {
-				break
-			}
-			t.logf("function %s: %s", t.name, t.line[:i])
-			t.line = t.line[i+1:]
-		}
-		if len(t.line) > t.max {
-			t.line = t.line[:0]
-		}
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

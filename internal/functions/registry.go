@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/proto/v1beta1"
@@ -108,23 +109,37 @@ func (e *CallError) Error() string {
 
 func (e *CallError) Unwrap() error { return e.Err }
 
-// summary picks the telling line of a process's output: a Go panic or
-// fatal error, else the last line, at most 400 bytes.
+// summary picks the telling line of a process's output: the first Go
+// panic or fatal error (with the runtime's line before it: "runtime: out
+// of memory: cannot allocate …; fatal error: out of memory"), else the
+// last line; control characters escaped, at most 400 bytes.
 func summary(out string) string {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	pick := ""
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
 		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+			j := i
+			for j > 0 && strings.HasPrefix(lines[j-1], "runtime: ") {
+				j--
+			}
 			pick = l
+			if j < i {
+				pick = strings.TrimSpace(lines[j]) + "; " + l
+			}
 			break
 		}
-		if pick == "" && l != "" {
-			pick = l
-		}
 	}
+	for i := len(lines) - 1; i >= 0 && pick == ""; i-- {
+		pick = strings.TrimSpace(lines[i])
+	}
+	pick = Escape(pick, false)
 	if len(pick) > 400 {
-		pick = pick[:400] + "…"
+		cut := 400
+		for cut > 0 && !utf8.RuneStart(pick[cut]) {
+			cut--
+		}
+		pick = pick[:cut] + "…"
 	}
 	return pick
 }
@@ -134,17 +149,18 @@ func describe(err error) string {
 		return "it did not answer in time"
 	}
 	if s, ok := status.FromError(err); ok {
+		msg := Escape(s.Message(), false) // (the function's own words)
 		switch s.Code() {
 		case codes.Unavailable:
-			return "it is not reachable: " + s.Message()
+			return "it is not reachable: " + msg
 		case codes.Unimplemented:
-			return "it does not serve the function protocol: " + s.Message()
+			return "it does not serve the function protocol: " + msg
 		case codes.Canceled:
 			return "the call was cancelled"
 		}
-		return fmt.Sprintf("it failed: %s: %s", s.Code(), s.Message())
+		return fmt.Sprintf("it failed: %s: %s", s.Code(), msg)
 	}
-	return err.Error()
+	return Escape(err.Error(), false)
 }
 
 // ErrNotConfigured is returned by Run for a function the Registry does

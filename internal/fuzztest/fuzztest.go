@@ -10,7 +10,8 @@
 // is printed as a corpus file to check in.
 //
 // Mutate runs when CI=true (for 2 s) or when CRD_LSP_FUZZTIME is a
-// duration; otherwise it skips. Test support only.
+// duration; otherwise it skips. It logs its random seed, and takes
+// CRD_LSP_FUZZSEED to replay one. Test support only.
 package fuzztest
 
 import (
@@ -66,7 +67,17 @@ func Mutate(t *testing.T, target string, body any) {
 	if len(seeds) == 0 {
 		t.Fatalf("no seed corpus in testdata/fuzz/%s", target)
 	}
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 16))
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("CRD_LSP_FUZZSEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("CRD_LSP_FUZZSEED=%q: %v", v, err)
+		}
+		seed = n
+	}
+	// (Logged first: a failure, a panic or a test timeout shows it.)
+	t.Logf("seed %d (CRD_LSP_FUZZSEED=%d replays these mutations)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 16))
 	deadline := time.Now().Add(d)
 	runs := 0
 	for ; time.Now().Before(deadline); runs++ {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote/auth"
@@ -193,7 +194,7 @@ func hasCode(resp *errcode.ErrorResponse, codes ...string) bool {
 // registry error response.
 func shortResponse(resp *errcode.ErrorResponse) string {
 	if len(resp.Errors) > 0 {
-		return fmt.Sprintf("status %d: %s", resp.StatusCode, resp.Errors.Error())
+		return fmt.Sprintf("status %d: %s", resp.StatusCode, escapeControls(resp.Errors.Error()))
 	}
 	return fmt.Sprintf("status %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 }
@@ -202,6 +203,33 @@ func isNetErr(err error) bool {
 	var op *net.OpError
 	var dns *net.DNSError
 	return errors.As(err, &op) || errors.As(err, &dns)
+}
+
+// escapeControls escapes what a registry wrote (its error messages) for
+// printing: control characters, newlines included, and bytes that are not
+// UTF-8 as \xNN (C1 controls as \u00NN), so that no terminal is
+// recoloured and no output line is forged.
+func escapeControls(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r <= 0x9f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // netCause is the innermost useful text of a network error: "connection

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -280,5 +281,22 @@ func TestMemoryBudget(t *testing.T) {
 	}
 	if r := small.Cached([]Dependency{dep}); KindOf(r[0].Err) != KindNotCached {
 		t.Errorf("over the budget: %v, want it read again from the (corrupt) cache", r[0].Err)
+	}
+}
+
+// A registry's own error text reaches messages (the editor's, check's and
+// pull's) with its control characters escaped: it cannot recolour a
+// terminal or start a line of its own.
+func TestRegistryErrorTextEscaped(t *testing.T) {
+	e := newFaultEnv(t)
+	e.faults.Set("tags", func(c *xpkgtest.Call) {
+		c.W.Header().Set("Content-Type", "application/json")
+		c.W.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(c.W, `{"errors":[{"code":"UNKNOWN","message":"\u001b[2Jdown\nforged.yaml:1:1: error: x \u0085"}]}`)
+	})
+	res := e.client().Resolve(context.Background(), []Dependency{e.dep("x/p", ">=v1.0.0")})
+	msg := fmt.Sprint(res[0].Err)
+	if KindOf(res[0].Err) != KindNetwork || !strings.Contains(msg, `\x1b[2Jdown\nforged.yaml:1:1: error: x \u0085`) || strings.ContainsAny(msg, "\x1b\n\u0085") {
+		t.Errorf("got %q (kind %q), want the registry's text escaped", msg, KindOf(res[0].Err))
 	}
 }

@@ -103,8 +103,20 @@ func build(t testing.TB, key string, do func(goBin, out string) error) string {
 		built[full] = result{path: final}
 		return final
 	}
-	// Build under a unique name and rename: concurrent test processes may
-	// build the same binary; each rename installs a complete one.
+	// One test process builds it while the others (go test runs packages'
+	// tests in parallel) wait for it: a cold first run builds each binary
+	// once, not once per package, on a machine with few cores.
+	unlock, err := lockFile(filepath.Join(dir, full+".lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if _, err := os.Stat(final); err == nil {
+		built[full] = result{path: final}
+		return final
+	}
+	// Build under a unique name and rename: a process killed mid-build
+	// (a test timeout) leaves no partial binary under the final name.
 	tmp, err := os.CreateTemp(dir, full+".tmp-")
 	if err != nil {
 		t.Fatal(err)

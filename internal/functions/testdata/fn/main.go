@@ -7,6 +7,9 @@
 //	kind: Script
 //	crash: true                 # panic in the handler: the process dies
 //	hang: true                  # never answer
+//	flood: true                 # write to stderr without end, and answer
+//	fail: message               # answer with a gRPC error saying message
+//	oom: true                   # run out of memory (a Go fatal error with a goroutine dump)
 //	require: {name: {apiVersion, kind, matchName | matchLabels, namespace}}
 //	                            # ask for required resources until they come
 //	setContext: {key: value}    # write context keys
@@ -28,6 +31,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 
 	function "github.com/crossplane/function-sdk-go"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -44,6 +48,21 @@ func (fn) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.Ru
 	in := req.GetInput().AsMap()
 	if in["crash"] == true {
 		panic("crashing as the input asks")
+	}
+	if msg, ok := in["fail"].(string); ok {
+		return nil, errors.New(msg)
+	}
+	if in["flood"] == true {
+		fmt.Fprintln(os.Stderr, "flooding as the input asks")
+		go func() {
+			line := []byte("flooding " + strings.Repeat("x", 100) + "\n")
+			for {
+				_, _ = os.Stderr.Write(line)
+			}
+		}()
+	}
+	if in["oom"] == true {
+		outOfMemory()
 	}
 	if in["hang"] == true {
 		fmt.Fprintln(os.Stderr, "hanging as the input asks")
@@ -235,6 +254,28 @@ func joinBytes(m map[string][]byte) string {
 	}
 	sort.Strings(kv)
 	return strings.Join(kv, ",")
+}
+
+// sink keeps outOfMemory's allocation reachable.
+var sink []byte
+
+// outOfMemory runs out of memory as a function on a small memory limit
+// would: with goroutines enough that the runtime's dump is long, the
+// address space limited to what the process has plus 256 MiB, and 1 GiB
+// asked for.
+func outOfMemory() {
+	for i := 0; i < 50; i++ {
+		go func() { select {} }()
+	}
+	var pages int64
+	if b, err := os.ReadFile("/proc/self/statm"); err == nil {
+		fmt.Sscan(string(b), &pages)
+	}
+	limit := uint64(pages*int64(os.Getpagesize())) + 256<<20
+	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
+		panic(err)
+	}
+	sink = make([]byte, 1<<30)
 }
 
 func main() {
