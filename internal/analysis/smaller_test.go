@@ -57,3 +57,38 @@ func TestUnknownCompositeType(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseVersionNotServed: a base at a version no schema serves says
+// which versions are (before, only "no schema").
+func TestBaseVersionNotServed(t *testing.T) {
+	st, err := workspace.Builtins(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: c}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}
+  mode: Pipeline
+  pipeline:
+  - step: pt
+    functionRef: {name: function-patch-and-transform}
+    input:
+      apiVersion: pt.fn.crossplane.io/v1beta1
+      kind: Resources
+      resources:
+      - name: deploy
+        base: {apiVersion: apps/v1beta1, kind: Deployment}
+`
+	f := document.Parse("file:///w/c.yaml", 1, []byte(text))
+	var got []string
+	for _, d := range Diagnose(context.Background(), f, Env{Schemas: st, CrossplaneMajor: 2}) {
+		if strings.Contains(d.Message, "Deployment") {
+			got = append(got, d.Severity.String()+" "+d.Message)
+		}
+	}
+	if len(got) != 1 || got[0] != "warning no schema for apps/v1beta1 Deployment (Deployment is served as v1 only): this resource's patches are not checked against it" {
+		t.Errorf("got %q", got)
+	}
+}
