@@ -124,7 +124,14 @@ var knownFunctions = []knownFunction{
 	},
 	{Name: "function-cue", Inputs: []inputKind{{"cue.fn.crossplane.io", "CUEInput"}}, IgnoresType: true},
 	{Name: "function-auto-ready"},
-	{Name: "function-environment-configs", Inputs: []inputKind{{"environmentconfigs.fn.crossplane.io", "Input"}}, IgnoresType: true},
+	{
+		// input/v1beta1: EnvironmentSource.GetType returns Reference for
+		// an empty type.
+		Name: "function-environment-configs", Inputs: []inputKind{{"environmentconfigs.fn.crossplane.io", "Input"}}, IgnoresType: true,
+		Rules: []inputRule{
+			{Path: "spec.environmentConfigs[*].type", Empty: true, Info: true, Does: "function-environment-configs reads an empty type as Reference"},
+		},
+	},
 	{Name: "function-extra-resources", Inputs: []inputKind{{"extra-resources.fn.crossplane.io", "Input"}}, IgnoresType: true},
 	{Name: "function-sequencer", Inputs: []inputKind{{"sequencer.fn.crossplane.io", "Input"}}, IgnoresType: true},
 	{Name: "function-status-transformer", Inputs: []inputKind{{"function-status-transformer.fn.crossplane.io", "StatusTransformation"}}, IgnoresType: true},

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -188,6 +189,34 @@ func TestPatchAndTransformByFunction(t *testing.T) {
 			!strings.Contains(got, "info step-input step \"pt\" runs function-patch-and-transform") ||
 			!strings.Contains(got, "checked and rendered as pt.fn.crossplane.io/v1beta1 Resources") {
 			t.Errorf("functions %v:\n%s", fns, got)
+		}
+	}
+}
+
+// TestMatchRule: rule paths match fields exactly, "[*]" any index, a
+// leading "*." any prefix.
+func TestMatchRule(t *testing.T) {
+	p := func(s string) fieldpath.Path {
+		fp, err := fieldpath.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fp
+	}
+	for _, c := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"spec.environmentConfigs[*].type", "spec.environmentConfigs[2].type", true},
+		{"spec.environmentConfigs[*].type", "spec.environmentConfigs.type", false},
+		{"*.patches[*].type", "resources[0].patches[3].type", true},
+		{"*.patches[*].type", "environment.patches[0].type", true},
+		{"*.patches[*].type", "patches[0].type", true},
+		{"source", "inline.source", false},
+		{"spec.target", "spec.target", true},
+	} {
+		if got := matchRule(c.pattern, p(c.path)); got != c.want {
+			t.Errorf("matchRule(%q, %q) = %v", c.pattern, c.path, got)
 		}
 	}
 }
