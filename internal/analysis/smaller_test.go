@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -90,5 +91,31 @@ spec:
 	}
 	if len(got) != 1 || got[0] != "warning no schema for apps/v1beta1 Deployment (Deployment is served as v1 only): this resource's patches are not checked against it" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestNamedPath: a finding whose path is not in the text names the
+// resource template by its name, not its index (issue 22).
+func TestNamedPath(t *testing.T) {
+	text := `spec:
+  pipeline:
+  - step: pt
+    input:
+      resources:
+      - name: vpc
+      - name: xNetwork
+        patches: []
+`
+	f := document.Parse("file:///w/c.yaml", 1, []byte(text))
+	p, err := fieldpath.Parse("spec.pipeline[0].input.resources[1].base.spec.forProvider.region")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := at(f.Docs[0], p, false, SeverityError, "x", "missing")
+	if dg.Message != `resource "xNetwork", base.spec.forProvider.region: missing` {
+		t.Errorf("message %q", dg.Message)
+	}
+	if line, _ := f.Mapper.LineCol(dg.Span.Start); line != 7 {
+		t.Errorf("placed on line %d, want the template's (7)", line)
 	}
 }

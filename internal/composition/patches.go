@@ -107,7 +107,11 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 			c.typeFlow(pm, pp, base, baseKnown)
 			if patchType(pm) == patchSetPatch {
 				setName, _ := pm["patchSetName"].(string)
-				c.expandPatchSet(setList, setName, p, base, baseKnown, pp)
+				use := pp.String()
+				if name != "" {
+					use = fmt.Sprintf("resource %q's patches[%d]", name, j)
+				}
+				c.expandPatchSet(setList, setName, p, base, baseKnown, use)
 			}
 		}
 		c.readinessChecks(res, rp)
