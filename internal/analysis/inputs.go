@@ -3,6 +3,8 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
@@ -272,6 +274,10 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 	for i, st := range steps {
 		sm, _ := st.(map[string]any)
 		link, ok := linkStep(sm, env)
+		if !ok && link.how == "package" {
+			out = append(out, packageInputKind(d, sm, i, link, env)...)
+			continue
+		}
 		if !ok || link.how == "input" {
 			continue
 		}
@@ -317,6 +323,36 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 			fmt.Sprintf("step %q runs %s%s, whose input is %s %s, not %s %s: the function %s (a function template's placeholder input?)", stepName(sm), fn.Name, via, want.Group, want.Kind, g.Group, g.Kind, what)))
 	}
 	return out
+}
+
+// packageInputKind checks the input of a step whose function crd-lsp
+// does not know against the kinds the function's package defines (its
+// input CRDs, when the package is pulled): an input of another kind is
+// one the function cannot decode as its own.
+func packageInputKind(d *document.Doc, step map[string]any, i int, link stepLink, env Env) []Diagnostic {
+	in, _ := step["input"].(map[string]any)
+	g, ok := baseGVK(in)
+	if !ok || env.Schemas == nil {
+		return nil
+	}
+	var kinds []string
+	for _, k := range env.Schemas.Kinds() {
+		if k.Source.Kind != schemas.SourcePackage || k.Source.Name != link.from.Package {
+			continue
+		}
+		if k.GVK.Group == g.Group && k.GVK.Kind == g.Kind {
+			return nil
+		}
+		kinds = append(kinds, k.GVK.Group+" "+k.GVK.Kind)
+	}
+	if len(kinds) == 0 {
+		return nil // not pulled, or a package that ships no input CRD
+	}
+	sort.Strings(kinds)
+	kinds = slices.Compact(kinds)
+	return []Diagnostic{at(d, stepPath(i).Child(fieldpath.Field("input"), fieldpath.Field("apiVersion")), false, SeverityWarning, "step-input",
+		fmt.Sprintf("step %q runs %s%s, whose package defines %s as input, not %s %s: the function cannot decode this input as its own (a function template's placeholder input?)",
+			stepName(step), link.from.Package[strings.LastIndex(link.from.Package, "/")+1:], linkWords(link, stepFunctionName(step)), orList(kinds), g.Group, g.Kind))}
 }
 
 func stepName(step map[string]any) string {

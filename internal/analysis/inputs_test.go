@@ -220,3 +220,36 @@ func TestMatchRule(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageInputKinds: for a function crd-lsp has no table entry for,
+// the input CRDs its pulled package ships say which inputs it reads.
+func TestPackageInputKinds(t *testing.T) {
+	st, err := workspace.Builtins(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := strings.NewReplacer("kclinputs.krm.kcl.dev", "inputs.foo.fn.acme.io", "group: krm.kcl.dev", "group: foo.fn.acme.io",
+		"{kind: KCLInput, listKind: KCLInputList, plural: kclinputs, singular: kclinput}", "{kind: Input, listKind: InputList, plural: inputs, singular: input}").Replace(kclCRD)
+	st = st.WithFile(schemas.Source{Kind: schemas.SourcePackage, Name: "xpkg.crossplane.io/acme/function-foo", Version: "v1.0.0"}, "pkg/function-foo", []byte(crd))
+	env := Env{Schemas: st, CrossplaneMajor: 2, FunctionOf: func(name string) (StepFunction, bool) {
+		return StepFunction{Package: "xpkg.crossplane.io/acme/function-foo", From: "crossplane.yaml"}, name == "acme-function-foo"
+	}}
+	run := func(input string) []string {
+		text := "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}\n  mode: Pipeline\n  pipeline:\n  - step: foo\n    functionRef: {name: acme-function-foo}\n    input: " + input + "\n"
+		f := document.Parse("file:///w/c.yaml", 1, []byte(text))
+		var out []string
+		for _, d := range Diagnose(context.Background(), f, env) {
+			if d.Code == "step-input" {
+				out = append(out, d.Severity.String()+" "+d.Message)
+			}
+		}
+		return out
+	}
+	if got := run("{apiVersion: foo.fn.acme.io/v1alpha1, kind: Input, spec: {source: x}}"); len(got) != 0 {
+		t.Errorf("its own input: %v", got)
+	}
+	want := `warning step "foo" runs function-foo (xpkg.crossplane.io/acme/function-foo, from crossplane.yaml), whose package defines foo.fn.acme.io Input as input, not template.fn.crossplane.io Input`
+	if got := run("{apiVersion: template.fn.crossplane.io/v1beta1, kind: Input, example: Hello}"); len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("a placeholder input: %v", got)
+	}
+}
