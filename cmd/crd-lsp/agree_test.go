@@ -274,8 +274,9 @@ spec:
 // P&T input (checked as P&T: its unknown patch type, and a combine fmt
 // reading more values than it has), a namespaced XR composing a
 // ClusterRole, KCL's empty target (info) and unknown target (warning)
-// and an unknown field (error), go-templating's misspelt source, an
-// input for a function that takes none, and a compositeTypeRef typo.
+// and an unknown field (error), go-templating's misspelt source, a
+// function template's placeholder input left for auto-ready, and a
+// compositeTypeRef typo.
 const agreeFnComposition = `apiVersion: apiextensions.crossplane.io/v1
 kind: Composition
 metadata:
@@ -432,7 +433,7 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		want: []string{
 			"composition.yaml:12:19 info step-input", "composition.yaml:16:64 error composition-scope", "composition.yaml:20:17 error composition-patch",
 			"composition.yaml:27:27 warning composition-patch", "composition.yaml:34:22 info enum", "composition.yaml:40:22 warning enum",
-			"composition.yaml:40:33 error unknown-field", "composition.yaml:46:15 error step-input", "composition.yaml:50:5 warning step-input",
+			"composition.yaml:40:33 error unknown-field", "composition.yaml:46:15 error step-input", "composition.yaml:51:19 warning step-input",
 			"composition.yaml:60:56 warning composition-schema",
 		},
 	}, {

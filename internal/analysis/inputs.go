@@ -73,7 +73,10 @@ type knownFunction struct {
 	// Loose: the function reads its input without rejecting unknown
 	// fields (a map, not typed decoding).
 	Loose bool
-	Rules []inputRule
+	// Versioned: older versions of the function take no input and ignore
+	// one (an input of another kind fails only newer versions).
+	Versioned bool
+	Rules     []inputRule
 }
 
 // ptName is function-patch-and-transform's repository name.
@@ -125,7 +128,12 @@ var knownFunctions = []knownFunction{
 		Name: "function-python", Inputs: []inputKind{{"python.fn.crossplane.io", "Script"}}, Loose: true,
 	},
 	{Name: "function-cue", Inputs: []inputKind{{"cue.fn.crossplane.io", "CUEInput"}}, IgnoresType: true},
-	{Name: "function-auto-ready"},
+	{
+		// input/v1beta1 (autoready.fn.crossplane.io Input: a TTL and CEL
+		// health checks) is new; older versions' RunFunction reads no
+		// input.
+		Name: "function-auto-ready", Inputs: []inputKind{{"autoready.fn.crossplane.io", "Input"}}, IgnoresType: true, Versioned: true,
+	},
 	{
 		// input/v1beta1: EnvironmentSource.GetType returns Reference for
 		// an empty type.
@@ -284,12 +292,8 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 		fn := link.fn
 		sp := stepPath(i)
 		via := linkWords(link, stepFunctionName(sm))
-		in, hasInput := sm["input"].(map[string]any)
+		in, _ := sm["input"].(map[string]any)
 		if len(fn.Inputs) == 0 {
-			if hasInput && link.how == "package" {
-				out = append(out, at(d, sp.Child(fieldpath.Field("input")), true, SeverityWarning, "step-input",
-					fmt.Sprintf("step %q runs %s%s, which takes no input: this input is ignored", stepName(sm), fn.Name, via)))
-			}
 			continue
 		}
 		g, ok := baseGVK(in)
@@ -306,9 +310,17 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 		want := fn.Inputs[0]
 		avp := sp.Child(fieldpath.Field("input"), fieldpath.Field("apiVersion"))
 		if fn.IgnoresType && g.Kind == want.Kind {
-			if fn.Name == ptName {
+			switch {
+			case fn.Name == ptName:
 				out = append(out, at(d, avp, false, SeverityInfo, "step-input",
 					fmt.Sprintf("step %q runs %s%s, which reads its input whatever its apiVersion: checked and rendered as %s/v1beta1 %s (the group the function's input CRD defines)", stepName(sm), fn.Name, via, want.Group, want.Kind)))
+			case link.how == "package":
+				older := ""
+				if fn.Versioned {
+					older = "; older versions take no input and ignore it"
+				}
+				out = append(out, at(d, avp, false, SeverityWarning, "step-input",
+					fmt.Sprintf("step %q runs %s%s, whose input is %s %s, not %s %s: the function decodes any input as its own, so the fields must be its input's (a function template's placeholder input?)%s", stepName(sm), fn.Name, via, want.Group, want.Kind, g.Group, g.Kind, older)))
 			}
 			continue
 		}
@@ -316,8 +328,11 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 			continue // a name alone is not enough to call the input wrong
 		}
 		what := "fails the step: it cannot decode this input"
-		if fn.Loose {
+		switch {
+		case fn.Loose:
 			what = "reads only the fields it knows from it"
+		case fn.Versioned:
+			what = "fails the step in versions that read an input (it cannot decode this one); older versions take no input and ignore it"
 		}
 		out = append(out, at(d, avp, false, SeverityWarning, "step-input",
 			fmt.Sprintf("step %q runs %s%s, whose input is %s %s, not %s %s: the function %s (a function template's placeholder input?)", stepName(sm), fn.Name, via, want.Group, want.Kind, g.Group, g.Kind, what)))
