@@ -198,6 +198,160 @@ spec:
           path: /convert
 `
 
+// agreeFunctions names the functions a Composition's steps run (issue
+// 22: steps are linked to their function through the workspace's
+// Function objects, or crossplane.yaml's dependencies, which the editor
+// would try to reach).
+const agreeFunctions = `apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata:
+  name: crossplane-contrib-function-patch-and-transform
+spec:
+  package: xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.8.2
+---
+apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata:
+  name: crossplane-contrib-function-kcl
+spec:
+  package: xpkg.upbound.io/crossplane-contrib/function-kcl:v0.11.0
+---
+apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata:
+  name: crossplane-contrib-function-auto-ready
+spec:
+  package: xpkg.upbound.io/crossplane-contrib/function-auto-ready:v0.5.1
+`
+
+// agreeKCLCRD is function-kcl's input CRD, cut to its target enum.
+const agreeKCLCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: kclinputs.krm.kcl.dev
+spec:
+  group: krm.kcl.dev
+  names: {kind: KCLInput, plural: kclinputs, listKind: KCLInputList, singular: kclinput}
+  scope: Namespaced
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              source: {type: string}
+              target: {type: string, enum: [Default, PatchDesired, PatchResources, XR, Resources]}
+`
+
+const agreeAppXRD = `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata:
+  name: xapps.example.org
+spec:
+  group: example.org
+  names: {kind: XApp, plural: xapps}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    referenceable: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: string}
+`
+
+// agreeFnComposition holds one of each class of issue 22: an old-group
+// P&T input (checked as P&T: its unknown patch type, and a combine fmt
+// reading more values than it has), a namespaced XR composing a
+// ClusterRole, KCL's empty target (info) and unknown target (warning)
+// and an unknown field (error), go-templating's misspelt source, a
+// function template's placeholder input left for auto-ready, and a
+// compositeTypeRef typo.
+const agreeFnComposition = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: xapps
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  mode: Pipeline
+  pipeline:
+  - step: pt
+    functionRef: {name: crossplane-contrib-function-patch-and-transform}
+    input:
+      apiVersion: pt.crossplane.io/v1beta1
+      kind: Resources
+      resources:
+      - name: role
+        base: {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, rules: []}
+      - name: cm
+        base: {apiVersion: v1, kind: ConfigMap, data: {a: b}}
+        patches:
+        - type: FromCompositeFieldPathh
+          fromFieldPath: spec.size
+          toFieldPath: data.size
+        - type: CombineFromComposite
+          combine:
+            strategy: string
+            variables: [{fromFieldPath: spec.size}]
+            string: {fmt: "%s-%s"}
+          toFieldPath: data.both
+  - step: kcl-empty
+    functionRef: {name: crossplane-contrib-function-kcl}
+    input:
+      apiVersion: krm.kcl.dev/v1alpha1
+      kind: KCLInput
+      spec: {target: "", source: "items = []"}
+  - step: kcl-typo
+    functionRef: {name: crossplane-contrib-function-kcl}
+    input:
+      apiVersion: krm.kcl.dev/v1alpha1
+      kind: KCLInput
+      spec: {target: Resourcse, sourc: "items = []"}
+  - step: gt
+    functionRef: {name: function-go-templating}
+    input:
+      apiVersion: gotemplating.fn.crossplane.io/v1beta1
+      kind: GoTemplate
+      source: inline
+      inline: {template: "x"}
+  - step: ready
+    functionRef: {name: crossplane-contrib-function-auto-ready}
+    input:
+      apiVersion: template.fn.crossplane.io/v1beta1
+      kind: Input
+      example: Hello
+---
+apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: typo
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XAp}
+  mode: Pipeline
+  pipeline:
+  - step: kcl
+    functionRef: {name: crossplane-contrib-function-kcl}
+`
+
+// agreeUptest is an upjet provider's example, an uptest template.
+const agreeUptest = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: example-${Rand.RFC1123Subdomain}
+data:
+  account: ${data.aws_account_id}
+`
+
 func TestEditorAgreesWithCheck(t *testing.T) {
 	// 3,000 findings on one line, and 1,200 lines with one each: both
 	// show the first analysis.MaxPerLine of the line and a summary, and at
@@ -305,6 +459,26 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		want:   []string{"single/composition.yaml:17:11 error environment"},
 		clean:  []string{"xrd.yaml", "environmentconfigs.yaml", "xr.yaml"},
 		absent: []string{"render-required", "only set when"},
+	}, {
+		// Issue 22: steps as their functions run them, scope as
+		// Crossplane v2 enforces it, the smaller checks.
+		name: "functions, inputs and scope",
+		files: map[string]string{
+			"functions.yaml": agreeFunctions, "kcl-crd.yaml": agreeKCLCRD, "xrd.yaml": agreeAppXRD, "composition.yaml": agreeFnComposition,
+		},
+		want: []string{
+			"composition.yaml:12:19 info step-input", "composition.yaml:16:64 error composition-scope", "composition.yaml:20:17 error composition-patch",
+			"composition.yaml:27:27 warning composition-patch", "composition.yaml:34:22 info enum", "composition.yaml:40:22 warning enum",
+			"composition.yaml:40:33 error unknown-field", "composition.yaml:46:15 error step-input", "composition.yaml:51:19 warning step-input",
+			"composition.yaml:60:56 warning composition-schema",
+		},
+	}, {
+		name:     "uptest placeholders",
+		files:    map[string]string{"examples/cm.yaml": agreeUptest, "examples/bad.yaml": strings.ReplaceAll(agreeUptest, "example-", "Example-")},
+		flags:    []string{"--uptest-placeholders"},
+		settings: map[string]any{"uptestPlaceholders": true},
+		want:     []string{"examples/bad.yaml:4:9 error metadata"},
+		clean:    []string{"examples/cm.yaml"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

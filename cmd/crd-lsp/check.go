@@ -97,6 +97,9 @@ type summary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
+	// unpulled counts the findings that name dependencies not in the
+	// package cache (a kind or function they may define).
+	unpulled int
 }
 
 // check gathers the files and the workspace they belong to, then analyses
@@ -141,6 +144,7 @@ func check(opts *checkOptions, paths []string, stdin io.Reader, stdout, stderr i
 		return 2
 	}
 	sum := streamCheck(context.Background(), world, files, log, stdout, opts.output)
+	notCachedNotice(world, sum, stderr)
 	if sum.Errors > 0 {
 		return 1
 	}
@@ -216,16 +220,33 @@ func gatherCheck(ctx context.Context, cfg loader.Config, paths []string, stdin i
 	for _, s := range skipped {
 		log.Warn("skipped", "file", s.Path, "reason", s.Reason)
 	}
-	// Dependencies the cache lacks: their kinds are unknown (check itself
-	// stays offline).
+	return world, files, nil
+}
+
+// notCachedNotice says, in one line, that dependencies the package cache
+// lacks left findings open (check itself stays offline): nothing when
+// every kind the files use came from the workspace or --schemas.
+func notCachedNotice(world *loader.World, sum summary, stderr io.Writer) {
+	if sum.unpulled == 0 {
+		return
+	}
+	var deps []string
 	for _, m := range world.Metas() {
 		for _, r := range world.Results(m.Path) {
 			if r.Package == nil && packages.KindOf(r.Err) == packages.KindNotCached {
-				fmt.Fprintf(stderr, "%s: %s is not in the package cache (run crd-lsp pull): its kinds are unknown\n", printable(m.Path), printable(r.Dep.String()))
+				deps = append(deps, printable(r.Dep.Name))
 			}
 		}
 	}
-	return world, files, nil
+	if len(deps) == 0 {
+		return
+	}
+	list := strings.Join(deps[:min(len(deps), 3)], ", ")
+	if len(deps) > 3 {
+		list += fmt.Sprintf(" and %d more", len(deps)-3)
+	}
+	fmt.Fprintf(stderr, "crd-lsp check: %d %s not in the package cache (%s): %d %s may come from them; run crd-lsp pull\n",
+		len(deps), plural(len(deps), "dependency is", "dependencies are"), list, sum.unpulled, plural(sum.unpulled, "finding names a kind that", "findings name kinds that"))
 }
 
 func plural(n int, one, many string) string {

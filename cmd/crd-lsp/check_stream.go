@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -235,6 +236,9 @@ func (w *checkWriter) begin() {
 func (w *checkWriter) file(path string, fs []finding) {
 	w.nfiles++
 	for _, f := range fs {
+		if strings.Contains(f.diag.Message, "not in the package cache") {
+			w.sum.unpulled++
+		}
 		switch f.diag.Severity {
 		case analysis.SeverityError.String():
 			w.sum.Errors++

@@ -158,3 +158,32 @@ func TestCheckCrossplaneYAML(t *testing.T) {
 		t.Errorf("a YAML syntax error is reported once:\n%s", out)
 	}
 }
+
+// TestNotCachedNotice: dependencies the package cache lacks are said in
+// one line on stderr, and only when a finding may come from them: a
+// workspace whose kinds its own files (or --schemas) define gets none
+// (before issue 22, one line per dependency, always).
+func TestNotCachedNotice(t *testing.T) {
+	dir := t.TempDir()
+	meta := "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata: {name: c}\nspec:\n  dependsOn:\n" +
+		"  - provider: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: v0.4.0\n" +
+		"  - function: xpkg.crossplane.io/crossplane-contrib/function-kcl\n    version: v0.11.0\n"
+	if err := os.WriteFile(filepath.Join(dir, "crossplane.yaml"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cm := filepath.Join(dir, "cm.yaml")
+	if err := os.WriteFile(cm, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	if _, _, stderr := runCmd(t, "", "check", "--cache-dir", cache, dir); strings.Contains(stderr, "package cache") {
+		t.Errorf("kinds all known, yet:\n%s", stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "nop.yaml"), []byte("apiVersion: nop.crossplane.io/v1alpha1\nkind: NopResource\nmetadata: {name: a}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, stderr := runCmd(t, "", "check", "--cache-dir", cache, dir)
+	if n := strings.Count(stderr, "package cache"); n != 1 || !strings.Contains(stderr, "crd-lsp check: 2 dependencies are not in the package cache (xpkg.crossplane.io/crossplane-contrib/provider-nop, xpkg.crossplane.io/crossplane-contrib/function-kcl): 1 finding names a kind that may come from them; run crd-lsp pull") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}

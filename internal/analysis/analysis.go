@@ -254,6 +254,27 @@ func isNumber(v any) bool {
 	return false
 }
 
+// namedPath words a path for a message, naming a Composition's resource
+// template by its name rather than its index (resource "xNetwork",
+// base.spec.forProvider.region, not
+// spec.pipeline[0].input.resources[3].base.spec.forProvider.region).
+func namedPath(d *document.Doc, p fieldpath.Path) string {
+	for k := len(p) - 1; k > 0; k-- {
+		if p[k].Kind != fieldpath.KindIndex || p[k-1].Kind != fieldpath.KindField || p[k-1].Field != "resources" {
+			continue
+		}
+		_, v, ok := d.Lookup(p[:k+1].Child(fieldpath.Field("name")))
+		if !ok || v.Kind != yaml.ScalarNode || v.Value == "" {
+			break
+		}
+		if rest := p[k+1:]; len(rest) > 0 {
+			return fmt.Sprintf("resource %q, %s", v.Value, rest.String())
+		}
+		return fmt.Sprintf("resource %q", v.Value)
+	}
+	return p.String()
+}
+
 // at positions a diagnostic on path in d: on the key when onKey and the node
 // has one, on the value otherwise. A path that does not exist in the text
 // falls back to its nearest existing ancestor, never dropping the diagnostic;
@@ -272,7 +293,7 @@ func at(d *document.Doc, p fieldpath.Path, onKey bool, sev Severity, code, msg s
 			}
 		}
 		if ps := p.String(); ps != "" && !strings.Contains(msg, ps) {
-			msg = ps + ": " + msg
+			msg = namedPath(d, p) + ": " + msg
 		}
 	}
 	span := val

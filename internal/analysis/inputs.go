@@ -3,6 +3,8 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
@@ -71,7 +73,10 @@ type knownFunction struct {
 	// Loose: the function reads its input without rejecting unknown
 	// fields (a map, not typed decoding).
 	Loose bool
-	Rules []inputRule
+	// Versioned: older versions of the function take no input and ignore
+	// one (an input of another kind fails only newer versions).
+	Versioned bool
+	Rules     []inputRule
 }
 
 // ptName is function-patch-and-transform's repository name.
@@ -123,8 +128,20 @@ var knownFunctions = []knownFunction{
 		Name: "function-python", Inputs: []inputKind{{"python.fn.crossplane.io", "Script"}}, Loose: true,
 	},
 	{Name: "function-cue", Inputs: []inputKind{{"cue.fn.crossplane.io", "CUEInput"}}, IgnoresType: true},
-	{Name: "function-auto-ready"},
-	{Name: "function-environment-configs", Inputs: []inputKind{{"environmentconfigs.fn.crossplane.io", "Input"}}, IgnoresType: true},
+	{
+		// input/v1beta1 (autoready.fn.crossplane.io Input: a TTL and CEL
+		// health checks) is new; older versions' RunFunction reads no
+		// input.
+		Name: "function-auto-ready", Inputs: []inputKind{{"autoready.fn.crossplane.io", "Input"}}, IgnoresType: true, Versioned: true,
+	},
+	{
+		// input/v1beta1: EnvironmentSource.GetType returns Reference for
+		// an empty type.
+		Name: "function-environment-configs", Inputs: []inputKind{{"environmentconfigs.fn.crossplane.io", "Input"}}, IgnoresType: true,
+		Rules: []inputRule{
+			{Path: "spec.environmentConfigs[*].type", Empty: true, Info: true, Does: "function-environment-configs reads an empty type as Reference"},
+		},
+	},
 	{Name: "function-extra-resources", Inputs: []inputKind{{"extra-resources.fn.crossplane.io", "Input"}}, IgnoresType: true},
 	{Name: "function-sequencer", Inputs: []inputKind{{"sequencer.fn.crossplane.io", "Input"}}, IgnoresType: true},
 	{Name: "function-status-transformer", Inputs: []inputKind{{"function-status-transformer.fn.crossplane.io", "StatusTransformation"}}, IgnoresType: true},
@@ -265,18 +282,18 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 	for i, st := range steps {
 		sm, _ := st.(map[string]any)
 		link, ok := linkStep(sm, env)
+		if !ok && link.how == "package" {
+			out = append(out, packageInputKind(d, sm, i, link, env)...)
+			continue
+		}
 		if !ok || link.how == "input" {
 			continue
 		}
 		fn := link.fn
 		sp := stepPath(i)
 		via := linkWords(link, stepFunctionName(sm))
-		in, hasInput := sm["input"].(map[string]any)
+		in, _ := sm["input"].(map[string]any)
 		if len(fn.Inputs) == 0 {
-			if hasInput && link.how == "package" {
-				out = append(out, at(d, sp.Child(fieldpath.Field("input")), true, SeverityWarning, "step-input",
-					fmt.Sprintf("step %q runs %s%s, which takes no input: this input is ignored", stepName(sm), fn.Name, via)))
-			}
 			continue
 		}
 		g, ok := baseGVK(in)
@@ -293,9 +310,17 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 		want := fn.Inputs[0]
 		avp := sp.Child(fieldpath.Field("input"), fieldpath.Field("apiVersion"))
 		if fn.IgnoresType && g.Kind == want.Kind {
-			if fn.Name == ptName {
+			switch {
+			case fn.Name == ptName:
 				out = append(out, at(d, avp, false, SeverityInfo, "step-input",
 					fmt.Sprintf("step %q runs %s%s, which reads its input whatever its apiVersion: checked and rendered as %s/v1beta1 %s (the group the function's input CRD defines)", stepName(sm), fn.Name, via, want.Group, want.Kind)))
+			case link.how == "package":
+				older := ""
+				if fn.Versioned {
+					older = "; older versions take no input and ignore it"
+				}
+				out = append(out, at(d, avp, false, SeverityWarning, "step-input",
+					fmt.Sprintf("step %q runs %s%s, whose input is %s %s, not %s %s: the function decodes any input as its own, so the fields must be its input's (a function template's placeholder input?)%s", stepName(sm), fn.Name, via, want.Group, want.Kind, g.Group, g.Kind, older)))
 			}
 			continue
 		}
@@ -303,13 +328,46 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 			continue // a name alone is not enough to call the input wrong
 		}
 		what := "fails the step: it cannot decode this input"
-		if fn.Loose {
+		switch {
+		case fn.Loose:
 			what = "reads only the fields it knows from it"
+		case fn.Versioned:
+			what = "fails the step in versions that read an input (it cannot decode this one); older versions take no input and ignore it"
 		}
 		out = append(out, at(d, avp, false, SeverityWarning, "step-input",
 			fmt.Sprintf("step %q runs %s%s, whose input is %s %s, not %s %s: the function %s (a function template's placeholder input?)", stepName(sm), fn.Name, via, want.Group, want.Kind, g.Group, g.Kind, what)))
 	}
 	return out
+}
+
+// packageInputKind checks the input of a step whose function crd-lsp
+// does not know against the kinds the function's package defines (its
+// input CRDs, when the package is pulled): an input of another kind is
+// one the function cannot decode as its own.
+func packageInputKind(d *document.Doc, step map[string]any, i int, link stepLink, env Env) []Diagnostic {
+	in, _ := step["input"].(map[string]any)
+	g, ok := baseGVK(in)
+	if !ok || env.Schemas == nil {
+		return nil
+	}
+	var kinds []string
+	for _, k := range env.Schemas.Kinds() {
+		if k.Source.Kind != schemas.SourcePackage || k.Source.Name != link.from.Package {
+			continue
+		}
+		if k.GVK.Group == g.Group && k.GVK.Kind == g.Kind {
+			return nil
+		}
+		kinds = append(kinds, k.GVK.Group+" "+k.GVK.Kind)
+	}
+	if len(kinds) == 0 {
+		return nil // not pulled, or a package that ships no input CRD
+	}
+	sort.Strings(kinds)
+	kinds = slices.Compact(kinds)
+	return []Diagnostic{at(d, stepPath(i).Child(fieldpath.Field("input"), fieldpath.Field("apiVersion")), false, SeverityWarning, "step-input",
+		fmt.Sprintf("step %q runs %s%s, whose package defines %s as input, not %s %s: the function cannot decode this input as its own (a function template's placeholder input?)",
+			stepName(step), link.from.Package[strings.LastIndex(link.from.Package, "/")+1:], linkWords(link, stepFunctionName(step)), orList(kinds), g.Group, g.Kind))}
 }
 
 func stepName(step map[string]any) string {

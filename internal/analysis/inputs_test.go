@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -189,5 +190,66 @@ func TestPatchAndTransformByFunction(t *testing.T) {
 			!strings.Contains(got, "checked and rendered as pt.fn.crossplane.io/v1beta1 Resources") {
 			t.Errorf("functions %v:\n%s", fns, got)
 		}
+	}
+}
+
+// TestMatchRule: rule paths match fields exactly, "[*]" any index, a
+// leading "*." any prefix.
+func TestMatchRule(t *testing.T) {
+	p := func(s string) fieldpath.Path {
+		fp, err := fieldpath.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fp
+	}
+	for _, c := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"spec.environmentConfigs[*].type", "spec.environmentConfigs[2].type", true},
+		{"spec.environmentConfigs[*].type", "spec.environmentConfigs.type", false},
+		{"*.patches[*].type", "resources[0].patches[3].type", true},
+		{"*.patches[*].type", "environment.patches[0].type", true},
+		{"*.patches[*].type", "patches[0].type", true},
+		{"source", "inline.source", false},
+		{"spec.target", "spec.target", true},
+	} {
+		if got := matchRule(c.pattern, p(c.path)); got != c.want {
+			t.Errorf("matchRule(%q, %q) = %v", c.pattern, c.path, got)
+		}
+	}
+}
+
+// TestPackageInputKinds: for a function crd-lsp has no table entry for,
+// the input CRDs its pulled package ships say which inputs it reads.
+func TestPackageInputKinds(t *testing.T) {
+	st, err := workspace.Builtins(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := strings.NewReplacer("kclinputs.krm.kcl.dev", "inputs.foo.fn.acme.io", "group: krm.kcl.dev", "group: foo.fn.acme.io",
+		"{kind: KCLInput, listKind: KCLInputList, plural: kclinputs, singular: kclinput}", "{kind: Input, listKind: InputList, plural: inputs, singular: input}").Replace(kclCRD)
+	st = st.WithFile(schemas.Source{Kind: schemas.SourcePackage, Name: "xpkg.crossplane.io/acme/function-foo", Version: "v1.0.0"}, "pkg/function-foo", []byte(crd))
+	env := Env{Schemas: st, CrossplaneMajor: 2, FunctionOf: func(name string) (StepFunction, bool) {
+		return StepFunction{Package: "xpkg.crossplane.io/acme/function-foo", From: "crossplane.yaml"}, name == "acme-function-foo"
+	}}
+	run := func(input string) []string {
+		text := "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}\n  mode: Pipeline\n  pipeline:\n  - step: foo\n    functionRef: {name: acme-function-foo}\n    input: " + input + "\n"
+		f := document.Parse("file:///w/c.yaml", 1, []byte(text))
+		var out []string
+		for _, d := range Diagnose(context.Background(), f, env) {
+			if d.Code == "step-input" {
+				out = append(out, d.Severity.String()+" "+d.Message)
+			}
+		}
+		return out
+	}
+	if got := run("{apiVersion: foo.fn.acme.io/v1alpha1, kind: Input, spec: {source: x}}"); len(got) != 0 {
+		t.Errorf("its own input: %v", got)
+	}
+	want := `warning step "foo" runs function-foo (xpkg.crossplane.io/acme/function-foo, from crossplane.yaml), whose package defines foo.fn.acme.io Input as input, not template.fn.crossplane.io Input`
+	if got := run("{apiVersion: template.fn.crossplane.io/v1beta1, kind: Input, example: Hello}"); len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("a placeholder input: %v", got)
 	}
 }

@@ -46,6 +46,7 @@ func CodeLenses(f *document.File, env Env) []Lens {
 			continue
 		}
 		m, _ := obj.(map[string]any)
+		m = AsFunctionsRead(m, env)
 		var examples []Example
 		if env.Examples != nil {
 			spec, _ := m["spec"].(map[string]any)

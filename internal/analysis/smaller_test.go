@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -55,5 +56,66 @@ func TestUnknownCompositeType(t *testing.T) {
 		if c.want == "" && len(got) > 0 || c.want != "" && (len(got) != 1 || got[0] != c.want) {
 			t.Errorf("%s:\n got %s\nwant %s", c.ref, strings.Join(got, "\n"), c.want)
 		}
+	}
+}
+
+// TestBaseVersionNotServed: a base at a version no schema serves says
+// which versions are (before, only "no schema").
+func TestBaseVersionNotServed(t *testing.T) {
+	st, err := workspace.Builtins(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: c}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}
+  mode: Pipeline
+  pipeline:
+  - step: pt
+    functionRef: {name: function-patch-and-transform}
+    input:
+      apiVersion: pt.fn.crossplane.io/v1beta1
+      kind: Resources
+      resources:
+      - name: deploy
+        base: {apiVersion: apps/v1beta1, kind: Deployment}
+`
+	f := document.Parse("file:///w/c.yaml", 1, []byte(text))
+	var got []string
+	for _, d := range Diagnose(context.Background(), f, Env{Schemas: st, CrossplaneMajor: 2}) {
+		if strings.Contains(d.Message, "Deployment") {
+			got = append(got, d.Severity.String()+" "+d.Message)
+		}
+	}
+	if len(got) != 1 || got[0] != "warning no schema for apps/v1beta1 Deployment (Deployment is served as v1 only): this resource's patches are not checked against it" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestNamedPath: a finding whose path is not in the text names the
+// resource template by its name, not its index (issue 22).
+func TestNamedPath(t *testing.T) {
+	text := `spec:
+  pipeline:
+  - step: pt
+    input:
+      resources:
+      - name: vpc
+      - name: xNetwork
+        patches: []
+`
+	f := document.Parse("file:///w/c.yaml", 1, []byte(text))
+	p, err := fieldpath.Parse("spec.pipeline[0].input.resources[1].base.spec.forProvider.region")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := at(f.Docs[0], p, false, SeverityError, "x", "missing")
+	if dg.Message != `resource "xNetwork", base.spec.forProvider.region: missing` {
+		t.Errorf("message %q", dg.Message)
+	}
+	if line, _ := f.Mapper.LineCol(dg.Span.Start); line != 7 {
+		t.Errorf("placed on line %d, want the template's (7)", line)
 	}
 }

@@ -377,6 +377,16 @@ func checksEnv(d *document.Doc, env Env) composition.Env {
 	cenv := composition.Env{Mode: env.CompositionMode}
 	if env.Schemas != nil {
 		cenv.UnknownXR = func(g composition.GVK) (string, bool) { return unknownXR(env, g), env.Unpulled > 0 }
+		cenv.Versions = func(g composition.GVK) []string {
+			var vs []string
+			for _, k := range env.Schemas.Kinds() {
+				if k.GVK.Group == g.Group && k.GVK.Kind == g.Kind && k.GVK.Version != g.Version {
+					vs = append(vs, k.GVK.Version)
+				}
+			}
+			sort.Strings(vs)
+			return slices.Compact(vs)
+		}
 		cenv.Claim = func(g composition.GVK) bool {
 			sch, ok := nearest(env.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)
 			return ok && sch.IsClaim()

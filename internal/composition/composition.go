@@ -59,6 +59,10 @@ type Env struct {
 	// dependency not in the package cache (the finding is then an info
 	// unless a likely meaning was found).
 	UnknownXR func(GVK) (hint string, maybeUnpulled bool)
+	// Versions lists the versions a kind's group serves it at (the
+	// schemas know it at, in the definition's order), for a kind unknown at
+	// the version asked.
+	Versions func(GVK) []string
 	// Claim says a kind is an XRD's claim: a Composition naming it
 	// names no composite kind.
 	Claim func(GVK) bool

@@ -77,6 +77,9 @@ func fmtArgs(format string) (n int, reordered bool) {
 // what names the arguments ("variables", "input").
 func fmtMismatch(format string, args int, what string) string {
 	n, reordered := fmtArgs(format)
+	if args == 1 {
+		what = strings.TrimSuffix(what, "s")
+	}
 	switch {
 	case n > args:
 		return fmt.Sprintf("fmt %q reads %d values, and there %s only %d %s: the rendered value holds %q in place of each missing one", format, n, isAre(args), args, what, "%!v(MISSING)")

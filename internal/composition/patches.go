@@ -3,6 +3,7 @@ package composition
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
@@ -86,8 +87,14 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 			if gvk := gvk.Of(b); gvk.Kind != "" && c.env.Schema != nil {
 				base, baseKnown = c.env.Schema(gvk)
 				if !baseKnown {
+					served := ""
+					if c.env.Versions != nil {
+						if vs := c.env.Versions(gvk); len(vs) > 0 {
+							served = fmt.Sprintf(" (%s is served as %s only)", gvk.Kind, strings.Join(vs, ", "))
+						}
+					}
 					c.missingSchema(rp.Child(fieldpath.Field("base"), fieldpath.Field("kind")),
-						fmt.Sprintf("no schema for %s %s: this resource's patches are not checked against it", gvk.APIVersion(), gvk.Kind))
+						fmt.Sprintf("no schema for %s %s%s: this resource's patches are not checked against it", gvk.APIVersion(), gvk.Kind, served))
 				}
 			}
 		}
@@ -100,7 +107,11 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 			c.typeFlow(pm, pp, base, baseKnown)
 			if patchType(pm) == patchSetPatch {
 				setName, _ := pm["patchSetName"].(string)
-				c.expandPatchSet(setList, setName, p, base, baseKnown, pp)
+				use := pp.String()
+				if name != "" {
+					use = fmt.Sprintf("resource %q's patches[%d]", name, j)
+				}
+				c.expandPatchSet(setList, setName, p, base, baseKnown, use)
 			}
 		}
 		c.readinessChecks(res, rp)

@@ -146,7 +146,7 @@ func walk(s *structuralschema.Structural, p fieldpath.Path) (string, int) {
 
 // expandPatchSet checks the patches of the named patchSet, as used by one
 // resource, against that resource's base.
-func (c *checker) expandPatchSet(setList []any, name string, p fieldpath.Path, base *structuralschema.Structural, baseKnown bool, use fieldpath.Path) {
+func (c *checker) expandPatchSet(setList []any, name string, p fieldpath.Path, base *structuralschema.Structural, baseKnown bool, use string) {
 	for i, s := range setList {
 		m, _ := s.(map[string]any)
 		if n, _ := m["name"].(string); n != name {
@@ -156,7 +156,7 @@ func (c *checker) expandPatchSet(setList []any, name string, p fieldpath.Path, b
 		for j, pt := range patches {
 			pm, _ := pt.(map[string]any)
 			pp := p.Child(fieldpath.Field("patchSets"), fieldpath.Index(i), fieldpath.Field("patches"), fieldpath.Index(j))
-			c.patchPaths(pm, pp, base, baseKnown, "patchSet "+name+" as used by "+use.String())
+			c.patchPaths(pm, pp, base, baseKnown, "patchSet "+name+" as used by "+use)
 		}
 	}
 }
