@@ -136,9 +136,21 @@ export interface ProgressValue {
  * progress: spinning with the current step while it runs, back to the
  * ready state (with the summary as tooltip) when it ends.
  */
-export function progressStatus(value: ProgressValue): { text: string; tooltip: string; busy: boolean } {
+export function progressStatus(value: ProgressValue): { text: string; tooltip: string; busy: boolean; failedIn?: string } {
   if (value.kind === "end") {
-    return { text: "$(check) crd-lsp", tooltip: `crd-lsp: ${value.message ?? "packages ready"}`, busy: false };
+    const msg = value.message ?? "packages ready";
+    // "package pull failed: … — in /path/crossplane.yaml": the item says
+    // so and opens that file, where the failures are diagnostics.
+    const failed = /^package pull failed: (.*?)(?: — in (.+))?$/s.exec(msg);
+    if (failed) {
+      return {
+        text: "$(warning) crd-lsp: pull failed",
+        tooltip: `crd-lsp: package pull failed: ${failed[1]}${failed[2] ? ` (click to open ${failed[2]})` : ""}`,
+        busy: false,
+        ...(failed[2] ? { failedIn: failed[2] } : {}),
+      };
+    }
+    return { text: "$(check) crd-lsp", tooltip: `crd-lsp: ${msg}`, busy: false };
   }
   const pct = value.percentage !== undefined ? ` ${value.percentage}%` : "";
   const msg = value.message ?? value.title ?? "working";

@@ -109,7 +109,11 @@ async function start(context: vscode.ExtensionContext, previews: Previews): Prom
       status.text = st.text;
       status.tooltip = st.tooltip;
       pulling = st.busy ? token : undefined;
-      status.command = st.busy ? "crdLsp.cancelPull" : "crdLsp.showOutput";
+      status.command = st.busy
+        ? "crdLsp.cancelPull"
+        : st.failedIn
+          ? { command: "crdLsp.showPullProblem", title: "Show the failed package pull", arguments: [st.failedIn] }
+          : "crdLsp.showOutput";
     });
   });
 }
@@ -224,6 +228,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await start(context, previews);
     }),
     vscode.commands.registerCommand("crdLsp.showOutput", () => output.show(true)),
+    // The crossplane.yaml whose dependencies failed to pull: open, its
+    // dependsOn entries carry the registry's errors; the Problems panel lists them.
+    vscode.commands.registerCommand("crdLsp.showPullProblem", async (file?: string) => {
+      if (!file) {
+        output.show(true);
+        return;
+      }
+      await vscode.window.showTextDocument(vscode.Uri.file(file));
+      await vscode.commands.executeCommand("workbench.actions.view.problems");
+    }),
     vscode.commands.registerCommand("crdLsp.cancelPull", async () => {
       if (client && pulling !== undefined) {
         await client.sendNotification(WorkDoneProgressCancelNotification.type, { token: pulling });

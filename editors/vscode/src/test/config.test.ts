@@ -115,3 +115,13 @@ test("noteLinks finds the FILE:LINE:COL notes of a preview", () => {
   ].join("\n");
   assert.deepEqual(noteLinks(text), [{ line: 2, start: 2, end: 2 + "composition.yaml:25:15".length, targetLine: 25, targetCol: 15 }]);
 });
+
+test("a failed pull leaves no check mark: the item says so and names the crossplane.yaml to open", () => {
+  const st = progressStatus({ kind: "end", message: "package pull failed: 1 of 2 dependencies (xpkg.example/p: not found); 1 packages ready — in /work/app/crossplane.yaml" });
+  assert.equal(st.text, "$(warning) crd-lsp: pull failed");
+  assert.equal(st.failedIn, "/work/app/crossplane.yaml");
+  assert.match(st.tooltip, /1 of 2 dependencies \(xpkg.example\/p: not found\).*click to open \/work\/app\/crossplane.yaml/);
+  assert.equal(st.busy, false);
+  // The next pull that succeeds brings the check mark back.
+  assert.equal(progressStatus({ kind: "end", message: "2 packages ready, 0 problems" }).text, "$(check) crd-lsp");
+});
