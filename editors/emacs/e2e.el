@@ -14,6 +14,7 @@
 ;;   setting      {value, wait, type}: the crdLsp.validation.unknownKind value to
 ;;                switch to, and the diagnostic that must then have that flymake type
 ;;   composition  {file, line}: a Composition, rendered from that line (1-based)
+;;   project      docs/editors.md's Emacs 28 root-marker block, as a file to load
 ;; The script waits for each thing to happen (a flymake diagnostic, a reply)
 ;; with a deadline, records what Emacs shows, and writes it to `out'; the Go
 ;; test asserts on it.
@@ -89,9 +90,16 @@ does what that timer would."
     (setq-default eglot-workspace-configuration
                   '(:crdLsp (:validation (:unknownKind "warning"))))
     (with-current-buffer buf
-      ;; As M-x eglot would: this buffer's mode, the project, the server.
-      (eglot '(yaml-mode) `(transient . ,default-directory) 'eglot-lsp-server
-             (list (e2e-get 'bin)) "yaml")
+      ;; As M-x eglot would: this buffer's mode, its project (found by
+      ;; docs/editors.md's root-marker setup: no .git here, a crossplane.yaml),
+      ;; the server.
+      (require 'project)
+      (load (e2e-get 'project) nil t)
+      (let ((project (project-current nil)))
+        (unless project (error "no project for %s" buffer-file-name))
+        (e2e-put 'root (expand-file-name (project-root project)))
+        (eglot '(yaml-mode) project 'eglot-lsp-server
+               (list (e2e-get 'bin)) "yaml"))
       (e2e-until "eglot to manage the buffer"
                  (lambda () (and (bound-and-true-p eglot--managed-mode) (eglot-current-server))))
       (setq server (eglot-current-server))

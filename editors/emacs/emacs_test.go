@@ -32,6 +32,7 @@ type result struct {
 	Actions            []string
 	FixedLine          string `json:"fixed_line"`
 	Rendered           string
+	Root               string
 }
 
 // lineOf is the 1-based line and 0-based column of the first occurrence of sub.
@@ -82,13 +83,22 @@ func TestEglot(t *testing.T) {
 		return string(b)
 	}
 	db, comp := read("database.yaml"), read("composition.yaml")
+	// A package root without .git: docs/editors.md's root-marker block
+	// makes it eglot's project.
+	if err := os.WriteFile(filepath.Join(ws, "crossplane.yaml"), []byte("apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: webapps\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	project := filepath.Join(dir, "project.el")
+	if err := os.WriteFile(project, []byte(docBlock(t, "(defun crd-lsp-project")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	hoverLine, hoverCol := lineOf(t, db, "storageGB: \"50\"")
 	completeAfter, _ := lineOf(t, db, "storageGB: 2000")
 	fixLine, fixCol := lineOf(t, db, "engin:")
 	compLine, _ := lineOf(t, comp, "kind: Composition")
 	out := filepath.Join(dir, "out.json")
 	plan := map[string]any{
-		"bin": bin, "dir": ws, "file": "database.yaml", "out": out, "timeout": 60,
+		"bin": bin, "dir": ws, "file": "database.yaml", "out": out, "timeout": 60, "project": project,
 		"wait":        `unknown field "engin"`,
 		"hover":       []int{hoverLine, hoverCol + 1},
 		"complete":    completeAfter,
@@ -148,6 +158,9 @@ func TestEglot(t *testing.T) {
 	}
 	check("database.yaml", res.Diagnostics, []diagnostic{missing, unknown, typ, celRule, cache, celSkipped})
 
+	if filepath.Clean(res.Root) != ws {
+		t.Errorf("eglot's project root = %q, want the folder of crossplane.yaml %s", res.Root, ws)
+	}
 	if !strings.Contains(res.Hover, "**storageGB** `integer` — required") || !strings.Contains(res.Hover, "Allocated storage in GiB.") {
 		t.Errorf("hover = %q", res.Hover)
 	}
@@ -177,4 +190,21 @@ func TestEglot(t *testing.T) {
 	if got := read("database.yaml"); got != db {
 		t.Errorf("database.yaml changed on disk")
 	}
+}
+
+// docBlock is the elisp block of docs/editors.md that holds sub, exactly as
+// the docs give it.
+func docBlock(t *testing.T, sub string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "editors.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range strings.Split(string(b), "```elisp\n")[1:] {
+		if code, _, _ := strings.Cut(part, "```"); strings.Contains(code, sub) {
+			return code
+		}
+	}
+	t.Fatalf("docs/editors.md has no elisp block with %q", sub)
+	return ""
 }

@@ -383,13 +383,7 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 }
 
 // hasExample says whether the workspace has an example composite for a
-// Composition's kind.
+// Composition's kind that could select it.
 func hasExample(m map[string]any, env Env) bool {
-	if env.Examples == nil {
-		return false
-	}
-	spec, _ := m["spec"].(map[string]any)
-	ref, _ := spec["compositeTypeRef"].(map[string]any)
-	gvk, ok := baseGVK(ref)
-	return ok && len(env.Examples(gvk)) > 0
+	return len(selectingExamples(m, env)) > 0
 }

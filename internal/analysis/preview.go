@@ -47,14 +47,7 @@ func CodeLenses(f *document.File, env Env) []Lens {
 		}
 		m, _ := obj.(map[string]any)
 		m = AsFunctionsRead(m, env)
-		var examples []Example
-		if env.Examples != nil {
-			spec, _ := m["spec"].(map[string]any)
-			ref, _ := spec["compositeTypeRef"].(map[string]any)
-			if gvk, ok := baseGVK(ref); ok {
-				examples = env.Examples(gvk)
-			}
-		}
+		examples := selectingExamples(m, env)
 		xr, with := "", ""
 		if len(examples) > 0 {
 			xr, with = examples[0].Path, " with "+relName(examples[0].Path, f.URI)
@@ -89,6 +82,61 @@ func CodeLenses(f *document.File, env Env) []Lens {
 		}
 	}
 	return out
+}
+
+// selectingExamples are the workspace's example composites (XRs or
+// claims) of a Composition's kind that could select it, as Crossplane
+// picks a Composition: one that names another Composition
+// (compositionRef) or whose compositionSelector's matchLabels the
+// Composition's labels lack would never be composed by it. Others
+// (neither set) may be, by default.
+func selectingExamples(m map[string]any, env Env) []Example {
+	if env.Examples == nil {
+		return nil
+	}
+	spec, _ := m["spec"].(map[string]any)
+	ref, _ := spec["compositeTypeRef"].(map[string]any)
+	gvk, ok := baseGVK(ref)
+	if !ok {
+		return nil
+	}
+	md, _ := m["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	labels, _ := md["labels"].(map[string]any)
+	var out []Example
+	for _, ex := range env.Examples(gvk) {
+		if selects(ex.Object, name, labels) {
+			out = append(out, ex)
+		}
+	}
+	return out
+}
+
+// selects reports whether a composite or claim could be composed by the
+// Composition with this name and these labels: its compositionRef names
+// it, or its compositionSelector's matchLabels all hold, or it sets
+// neither. Crossplane v2 XRs keep both under spec.crossplane; v1 XRs and
+// claims under spec.
+func selects(obj map[string]any, name string, labels map[string]any) bool {
+	spec, _ := obj["spec"].(map[string]any)
+	holder := spec
+	if cp, ok := spec["crossplane"].(map[string]any); ok {
+		holder = cp
+	}
+	if ref, ok := holder["compositionRef"].(map[string]any); ok {
+		if n, ok := ref["name"].(string); ok && n != "" {
+			return n == name
+		}
+	}
+	if sel, ok := holder["compositionSelector"].(map[string]any); ok {
+		want, _ := sel["matchLabels"].(map[string]any)
+		for k, v := range want {
+			if have, ok := labels[k]; !ok || fmt.Sprint(have) != fmt.Sprint(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // resourceHolders are the paths of a Composition that hold resources:

@@ -121,16 +121,7 @@ func uniqueDiagnostics(diags []Diagnostic) []Diagnostic {
 // Values from the base are judged by the base checks, and presence by the
 // smallest-XR render.
 func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
-	if env.Examples == nil {
-		return nil
-	}
-	spec, _ := m["spec"].(map[string]any)
-	ref, _ := spec["compositeTypeRef"].(map[string]any)
-	gvk, ok := baseGVK(ref)
-	if !ok {
-		return nil
-	}
-	examples := env.Examples(gvk)
+	examples := selectingExamples(m, env)
 	if len(examples) == 0 {
 		return nil
 	}

@@ -29,6 +29,9 @@ type diagnoser struct {
 	// that a change re-checks the documents it touched only.
 	caches map[uri.URI]*analysis.DiagnoseCache
 
+	// holds keeps back syntax errors on the line being typed (syntax_hold.go).
+	holds syntaxHolds
+
 	publishMu sync.Mutex
 	// published are the findings last published for each open document,
 	// with the version they were computed on (guarded by publishMu): code
@@ -99,6 +102,7 @@ func (d *diagnoser) forget(u uri.URI) {
 	}
 	delete(d.caches, u)
 	d.mu.Unlock()
+	d.holds.forget(u)
 	d.publishMu.Lock()
 	defer d.publishMu.Unlock()
 	delete(d.published, u)
@@ -160,7 +164,11 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 	if cur := d.s.snapshot(u); cur.file != f || ctx.Err() != nil {
 		return // superseded: a newer version is (or will be) published instead
 	}
-	d.send(u, f, diags, sn.enc)
+	now, held := d.holds.split(u, f, diags)
+	d.send(u, f, now, sn.enc)
+	if held {
+		d.release(u, f, diags, sn.enc)
+	}
 	d.published[u] = publishedSet{file: f, diags: diags}
 	d.s.log.Debug("diagnostics published", "uri", u, "version", f.Version, "count", len(diags), "documents", len(f.Docs), "checked", checked, "took", time.Since(start))
 }

@@ -34,8 +34,11 @@ func TestIncrementalEditsUTF16(t *testing.T) {
 	}
 	// Replace "x" (UTF-16 column 5: 'a' ':' ' ' + 2 units of 😀) with ": [" -> a syntax error.
 	e.Edit("/tmp/emoji.yaml", lsptest.Edit{StartLine: 0, StartChar: 5, EndLine: 0, EndChar: 6, Text: "\nc: [\n"})
-	diags := e.AwaitDiagnostics("/tmp/emoji.yaml", 2, 5*time.Second)
-	if len(diags) == 0 {
+	// The syntax error is on the edited lines: held while typing, published
+	// once the typing pauses.
+	e.AwaitDiagnostics("/tmp/emoji.yaml", 2, 5*time.Second)
+	e.Await("the syntax error once typing pauses", 5*time.Second, func() bool { return len(e.Diagnostics("/tmp/emoji.yaml")) > 0 })
+	if diags := e.Diagnostics("/tmp/emoji.yaml"); len(diags) == 0 {
 		t.Fatal("no diagnostic after breaking the file")
 	}
 	// Undo across lines: delete from after the emoji to the start of "b".

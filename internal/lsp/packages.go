@@ -281,19 +281,41 @@ func (s *server) refresh(ctx context.Context, explicit bool) error {
 		return err
 	}
 	files := s.packageFiles(results)
-	n := 0
-	for _, rs := range results {
-		for _, r := range rs {
-			if r.Err != nil && !packages.IsWarning(r.Err) {
-				n++
+	s.swapPackages(files, results)
+	prog.end(pullSummary(len(files), results))
+	s.log.Info("package dependencies resolved", "packages", len(files))
+	s.diag.scheduleAll()
+	return nil
+}
+
+// pullSummary is the message that ends a pull's progress: how many
+// packages are ready, or that the pull failed, with the first failure and
+// the crossplane.yaml that asked for it (after " — in "; VS Code's status
+// item opens that file, where the failures are diagnostics).
+func pullSummary(ready int, results map[string][]packages.Result) string {
+	paths := make([]string, 0, len(results))
+	for p := range results {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	failed, total := 0, 0
+	first, firstIn := "", ""
+	for _, p := range paths {
+		for _, r := range results[p] {
+			total++
+			if r.Err == nil || packages.IsWarning(r.Err) {
+				continue
+			}
+			failed++
+			if first == "" {
+				first, firstIn = r.Dep.Name+": "+r.Err.Error(), p
 			}
 		}
 	}
-	s.swapPackages(files, results)
-	prog.end(fmt.Sprintf("%d packages ready, %d problems", len(files), n))
-	s.log.Info("package dependencies resolved", "packages", len(files), "problems", n)
-	s.diag.scheduleAll()
-	return nil
+	if failed == 0 {
+		return fmt.Sprintf("%d packages ready, 0 problems", ready)
+	}
+	return fmt.Sprintf("package pull failed: %d of %d dependencies (%s); %d packages ready — in %s", failed, total, first, ready, firstIn)
 }
 
 // swapPackages puts the packages' files in the world in place of the

@@ -107,6 +107,15 @@ func TestPackageDependencies(t *testing.T) {
 	if len(kinds) < 3 || kinds[0] != `"begin"` || kinds[len(kinds)-1] != `"end"` || !pulling {
 		t.Errorf("progress = %v (pulling reported: %v)", kinds, pulling)
 	}
+	// The end says the pull failed, which dependency, and where (the
+	// status item in VS Code shows it and opens that crossplane.yaml).
+	if evs := e.Events("$/progress"); len(evs) > 0 {
+		_, kind, msg := progressValue(evs[len(evs)-1])
+		if want := "package pull failed: 1 of 2 dependencies (" + reg.Host + "/test/provider-missing: "; kind != "end" || !strings.HasPrefix(msg, want) ||
+			!strings.HasSuffix(msg, " — in "+filepath.Join(dir, "crossplane.yaml")) {
+			t.Errorf("progress ends with %s %q, want %q… naming %s", kind, msg, want, filepath.Join(dir, "crossplane.yaml"))
+		}
+	}
 	// The dependsOn entries: hover on the resolved one, an error on the
 	// missing one's package.
 	text, _ := os.ReadFile(filepath.Join(dir, "crossplane.yaml"))

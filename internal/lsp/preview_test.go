@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -175,4 +176,69 @@ func TestSchemasIncludeKeepsPackageAndExamples(t *testing.T) {
 	// crdLsp.schemas.paths: the CRD outside the workspace defines it.
 	e.SetSettings(map[string]any{"schemas": map[string]any{"include": include, "paths": []any{outside}}})
 	awaitCodes(t, e, "db.yaml", "enum")
+}
+
+// TestPreviewOffersSelectingExamples: the "Preview rendered" lenses of a
+// Composition offer only the example XRs that would select it: one whose
+// compositionRef names another Composition, or whose
+// compositionSelector's labels the Composition lacks, is left out.
+func TestPreviewOffersSelectingExamples(t *testing.T) {
+	dir := t.TempDir()
+	golden := filepath.Join("..", "..", "testdata", "golden", "compositions")
+	for _, name := range []string{"definition.yaml", "pipeline.yaml", filepath.Join("examples", "xr.yaml")} {
+		b, err := os.ReadFile(filepath.Join(golden, name))
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	xr := func(name, spec string) string {
+		return "apiVersion: database.example.org/v1alpha1\nkind: XPostgreSQLInstance\nmetadata:\n  name: " + name + "\nspec:\n" + spec +
+			"  parameters:\n    storageGB: 20\n    region: us-east-1\n"
+	}
+	for name, text := range map[string]string{
+		"ref.yaml": xr("ref", "  compositionRef:\n    name: inputs.pt.database.example.org\n"),
+		"sel.yaml": xr("sel", "  crossplane:\n    compositionSelector:\n      matchLabels:\n        tier: gold\n"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "examples", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir})
+	e.AwaitSchemas(60 * time.Second)
+	text, err := os.ReadFile(filepath.Join(dir, "pipeline.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Open("pipeline.yaml", string(text))
+	var lenses []protocol.CodeLens
+	if err := e.Call(protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("pipeline.yaml")}}, &lenses); err != nil {
+		t.Fatal(err)
+	}
+	// The lenses on each Composition's kind line, by the Composition's name.
+	byComposition := map[string][]string{}
+	lines := strings.Split(string(text), "\n")
+	for _, l := range lenses {
+		if !strings.HasPrefix(lines[l.Range.Start.Line], "kind: Composition") {
+			continue
+		}
+		name := strings.TrimPrefix(strings.TrimSpace(lines[l.Range.Start.Line+2]), "name: ")
+		byComposition[name] = append(byComposition[name], l.Command.Title)
+	}
+	want := map[string]string{
+		// No selector: only xr.yaml (ref.yaml names another Composition, sel.yaml wants a label).
+		"xpostgresqlinstances.pt.database.example.org": "[Preview rendered (all resources with examples/xr.yaml)]",
+		// compositionRef names this one: ref.yaml too.
+		"inputs.pt.database.example.org": "[Preview rendered (all resources with examples/ref.yaml) Preview with examples/xr.yaml]",
+	}
+	for name, w := range want {
+		if got := fmt.Sprint(byComposition[name]); got != w {
+			t.Errorf("lenses of %s = %s, want %s", name, got, w)
+		}
+	}
 }

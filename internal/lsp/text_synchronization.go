@@ -80,6 +80,7 @@ func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 		s.showMessage(protocol.MessageTypeError, "crd-lsp: lost track of "+string(td.URI)+" ("+err.Error()+"); close and reopen the file")
 		return nil
 	}
+	s.diag.holds.noteEdit(td.URI, td.Version, changes)
 	f := s.parseBuffer(string(td.URI), td.Version, text, old)
 	s.mu.Lock()
 	if cur, ok := s.open[td.URI]; !ok || cur != old {

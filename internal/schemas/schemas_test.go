@@ -290,7 +290,7 @@ spec:
     functionRef:
       name: fn
 `))
-	expect(t, got, want{"spec.pipeline[2]", false, "duplicate", `duplicate entry map[step:a]`})
+	expect(t, got, want{"spec.pipeline[2]", false, "duplicate", `duplicate entry {step: a}`})
 }
 
 func TestValidateListSetDuplicate(t *testing.T) {

@@ -8,6 +8,7 @@ export const settingKeys = [
   "crossplaneVersion",
   "schemas.include",
   "schemas.exclude",
+  "schemas.paths",
   "schemas.maxFileSize",
   "validation.unknownKind",
   "validation.compositionMode",
@@ -110,7 +111,7 @@ export function resolveServerPath(input: ResolveInput): Resolved {
   return {
     error:
       `crd-lsp was not found: this extension has no bundled server for ${input.platform}-${input.arch} and ${name} is not on PATH. ` +
-      "Install it (go install ./cmd/crd-lsp from the crd-lsp repository) or set crdLsp.server.path.",
+      "Install it (go install github.com/crd-lsp/crd-lsp/cmd/crd-lsp@latest, and put $(go env GOPATH)/bin on PATH), install the .vsix built for this platform (editors/vscode/scripts/package-platforms.sh host), or set crdLsp.server.path.",
   };
 }
 
@@ -136,11 +137,105 @@ export interface ProgressValue {
  * progress: spinning with the current step while it runs, back to the
  * ready state (with the summary as tooltip) when it ends.
  */
-export function progressStatus(value: ProgressValue): { text: string; tooltip: string; busy: boolean } {
+export function progressStatus(value: ProgressValue): { text: string; tooltip: string; busy: boolean; failedIn?: string } {
   if (value.kind === "end") {
-    return { text: "$(check) crd-lsp", tooltip: `crd-lsp: ${value.message ?? "packages ready"}`, busy: false };
+    const msg = value.message ?? "packages ready";
+    // "package pull failed: … — in /path/crossplane.yaml": the item says
+    // so and opens that file, where the failures are diagnostics.
+    const failed = /^package pull failed: (.*?)(?: — in (.+))?$/s.exec(msg);
+    if (failed) {
+      return {
+        text: "$(warning) crd-lsp: pull failed",
+        tooltip: `crd-lsp: package pull failed: ${failed[1]}${failed[2] ? ` (click to open ${failed[2]})` : ""}`,
+        busy: false,
+        ...(failed[2] ? { failedIn: failed[2] } : {}),
+      };
+    }
+    return { text: "$(check) crd-lsp", tooltip: `crd-lsp: ${msg}`, busy: false };
   }
   const pct = value.percentage !== undefined ? ` ${value.percentage}%` : "";
   const msg = value.message ?? value.title ?? "working";
   return { text: `$(sync~spin) crd-lsp${pct}`, tooltip: `crd-lsp: ${msg} (click to cancel)`, busy: true };
+}
+
+/** The scheme of "Preview rendered" documents: read-only, never saved, never diagnosed. */
+export const previewScheme = "crd-lsp-preview";
+
+/** What a preview renders: the Composition's URI, a 0-based line in it, and optionally an example XR's path. */
+export interface PreviewTarget {
+  source: string;
+  line: number;
+  xr?: string;
+}
+
+/**
+ * previewLocation is the path and query of a preview's URI: the path names
+ * the tab ("Preview composition.yaml", YAML by its extension); the query
+ * keeps the target, so each lens has a document of its own.
+ */
+export function previewLocation(target: PreviewTarget): { path: string; query: string } {
+  const base = decodeURIComponent(target.source.replace(/[?#].*$/, "").split("/").pop() || "composition.yaml");
+  const name = /\.ya?ml$/i.test(base) ? base : `${base}.yaml`;
+  return { path: `/Preview ${name}`, query: JSON.stringify(target) };
+}
+
+/** previewTarget reads a preview URI's query back (undefined if it is not one). */
+export function previewTarget(query: string): PreviewTarget | undefined {
+  try {
+    const t = JSON.parse(query) as PreviewTarget;
+    return typeof t.source === "string" && typeof t.line === "number" ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A text change as VS Code reports it: the replaced lines and the new text. */
+export interface LineChange {
+  startLine: number;
+  endLine: number;
+  text: string;
+}
+
+/**
+ * shiftLine follows a line through edits (applied in order), so that a
+ * preview keeps rendering the same resource while lines are added or
+ * removed above it. An edit that replaces the line itself leaves it where
+ * the edit starts.
+ */
+export function shiftLine(line: number, changes: readonly LineChange[]): number {
+  for (const c of changes) {
+    if (c.endLine < line) {
+      line += (c.text.match(/\n/g)?.length ?? 0) - (c.endLine - c.startLine);
+    } else if (c.startLine < line) {
+      line = c.startLine;
+    }
+  }
+  return Math.max(0, line);
+}
+
+/** A link in a preview: the FILE:LINE:COL span of a note (0-based line and columns in the preview) and its 1-based target. */
+export interface NoteLink {
+  line: number;
+  start: number;
+  end: number;
+  targetLine: number;
+  targetCol: number;
+}
+
+/**
+ * noteLinks finds the notes crd-lsp writes at the top of a rendered preview
+ * ("# composition.yaml:25:15: message"): each names the place in the
+ * Composition it comes from.
+ */
+export function noteLinks(text: string): NoteLink[] {
+  const out: NoteLink[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^# ([^:\n]+):(\d+):(\d+): /.exec(lines[i]);
+    if (!m) {
+      continue;
+    }
+    out.push({ line: i, start: 2, end: 2 + m[1].length + 1 + m[2].length + 1 + m[3].length, targetLine: Number(m[2]), targetCol: Number(m[3]) });
+  }
+  return out;
 }

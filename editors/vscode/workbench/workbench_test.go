@@ -56,6 +56,12 @@ type workbenchResult struct {
 		Title string
 		Lines []string
 	}
+	PreviewReadOnly string
+	PreviewDirty    bool
+	PreviewFollowed []string
+	LinkTab         string
+	LinkCursor      string
+	CloseDialog     bool
 }
 
 // expect is an expected Problems row (driver side: line and message part).
@@ -375,6 +381,8 @@ func TestWorkbench(t *testing.T) {
 	// What the driver waits for, from the fixture's text.
 	at := func(text, sub string) int { l, _ := lineOf(t, text, sub); return l }
 	hoverLine, hoverCol := lineOf(t, db, "storageGB: \"50\"")
+	followLine, followCol := lineOf(t, comp, "app: web")
+	noteLine, noteCol := baseSpec(t, comp)
 	fixLine, fixCol := lineOf(t, db, "engin:")
 	plan := map[string]any{
 		"url":          url + "/?folder=" + ws,
@@ -396,10 +404,14 @@ func TestWorkbench(t *testing.T) {
 				"expect": expect{Line: at(db, "kind: Cache"), Message: "no schema for example.org/v1alpha1 Cache", Severity: "error"}},
 		},
 		"composition": map[string]any{
-			"file":   "composition.yaml",
-			"expect": []expect{{Line: at(comp, "toFieldPath: spec.replica"), Message: `field "replica" does not exist`}},
-			"lens":   "Preview rendered",
-			"wait":   "kind: Deployment",
+			"file":         "composition.yaml",
+			"expect":       []expect{{Line: at(comp, "toFieldPath: spec.replica"), Message: `field "replica" does not exist`}},
+			"lens":         "Preview rendered",
+			"wait":         "kind: Deployment",
+			"previewTitle": "Preview composition.yaml",
+			// The deployment's label, edited in the Composition, in the preview.
+			"follow": map[string]any{"line": followLine, "col": followCol + len("app: web"), "text": "x", "want": "app: webx"},
+			"link":   map[string]any{"text": fmt.Sprintf("composition.yaml:%d:%d", noteLine, noteCol), "line": noteLine, "col": noteCol},
 		},
 	}
 	planFile := filepath.Join(tmp, "plan.json")
@@ -498,9 +510,42 @@ func checkWorkbench(t *testing.T, res workbenchResult, db, comp, extensions stri
 			t.Errorf("preview %q lacks %q:\n%s", res.Preview.Title, want, preview)
 		}
 	}
-	if !strings.Contains(res.Preview.Title, "Untitled-1") {
-		t.Errorf("preview opened in %q, want an untitled editor", res.Preview.Title)
+	// The preview is a read-only document of its own (no Untitled buffer):
+	// typing is refused, it is never dirty, closing asks nothing, and
+	// nothing of it is in the Problems panel.
+	if !strings.HasPrefix(res.Preview.Title, "Preview composition.yaml") {
+		t.Errorf("preview opened in %q, want the read-only preview document", res.Preview.Title)
 	}
+	noteLine, noteCol := baseSpec(t, comp)
+	note := fmt.Sprintf(`# composition.yaml:%d:%d: Deployment "deployment": spec: missing required field "selector"`, noteLine, noteCol)
+	if !slices.Contains(res.Preview.Lines, note) {
+		t.Errorf("preview lacks the note %q:\n%s", note, preview)
+	}
+	if res.PreviewReadOnly == "" || res.PreviewDirty {
+		t.Errorf("typing into the preview: message %q, dirty %v; want it refused as read-only", res.PreviewReadOnly, res.PreviewDirty)
+	}
+	if !slices.ContainsFunc(res.PreviewFollowed, func(l string) bool { return strings.Contains(l, "app: webx") }) {
+		t.Errorf("after the Composition's edit the preview shows %q", res.PreviewFollowed)
+	}
+	if !strings.HasPrefix(res.LinkTab, "composition.yaml") || !strings.HasPrefix(res.LinkCursor, fmt.Sprintf("Ln %d, Col %d", noteLine, noteCol)) {
+		t.Errorf("the note's link led to %q at %q", res.LinkTab, res.LinkCursor)
+	}
+	if res.CloseDialog {
+		t.Error("closing the preview asked something")
+	}
+	for _, p := range res.Problems["composition-all"] {
+		if p.File != "composition.yaml" && p.File != "database.yaml" {
+			t.Errorf("the Problems panel lists %+v: only the workspace's files have problems", p)
+		}
+	}
+}
+
+// baseSpec is the 1-based line and column of the spec key of the
+// Deployment's base, where a preview places the selector it lacks.
+func baseSpec(t *testing.T, comp string) (int, int) {
+	l, _ := lineOf(t, comp, "kind: Deployment")
+	spec := strings.Split(comp, "\n")[l]
+	return l + 1, strings.Index(spec, "spec:") + 1
 }
 
 // checkProblems compares the rows shown for a file with the expected ones, in any order.

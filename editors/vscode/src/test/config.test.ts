@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
 import { test } from "node:test";
-import { progressStatus, resolveServerPath, serverArgs, serverSettings } from "../config";
+import { noteLinks, previewLocation, previewTarget, progressStatus, resolveServerPath, serverArgs, serverSettings, shiftLine } from "../config";
 
 test("serverSettings nests dotted keys and leaves unset values out", () => {
   const flat: Record<string, unknown> = {
@@ -77,4 +77,51 @@ test("progressStatus follows a package pull in the status bar", () => {
   assert.match(report.tooltip, /provider-upjet-aws-s3:v2\.1\.0 \(3\/7\)/);
   const end = progressStatus({ kind: "end", message: "7 packages ready, 0 problems" });
   assert.deepEqual(end, { text: "$(check) crd-lsp", tooltip: "crd-lsp: 7 packages ready, 0 problems", busy: false });
+});
+
+test("a preview's URI names the Composition and keeps its target", () => {
+  const target = { source: "file:///work/my%20app/composition.yaml", line: 20, xr: "/work/my app/examples/xr.yaml" };
+  const loc = previewLocation(target);
+  assert.equal(loc.path, "/Preview composition.yaml");
+  assert.deepEqual(previewTarget(loc.query), target);
+  assert.equal(previewLocation({ source: "untitled:Untitled-1", line: 0 }).path, "/Preview untitled:Untitled-1.yaml");
+  assert.equal(previewTarget("not json"), undefined);
+  assert.equal(previewTarget('{"line": 3}'), undefined);
+});
+
+test("shiftLine follows a resource's line through edits above, below and on it", () => {
+  // Two lines inserted above line 10 (an edit on lines 2-2 adding two newlines).
+  assert.equal(shiftLine(10, [{ startLine: 2, endLine: 2, text: "a\nb\n" }]), 12);
+  // Three lines (4..7) replaced by one.
+  assert.equal(shiftLine(10, [{ startLine: 4, endLine: 7, text: "x" }]), 7);
+  // Below: nothing moves.
+  assert.equal(shiftLine(10, [{ startLine: 11, endLine: 15, text: "" }]), 10);
+  // Typing on the line itself: nothing moves.
+  assert.equal(shiftLine(10, [{ startLine: 10, endLine: 10, text: "abc" }]), 10);
+  // A deletion that swallows the line: it lands where the deletion started.
+  assert.equal(shiftLine(10, [{ startLine: 8, endLine: 12, text: "" }]), 8);
+  // In order: one line added above, then the line (now 11) kept.
+  assert.equal(shiftLine(10, [{ startLine: 0, endLine: 0, text: "\n" }, { startLine: 11, endLine: 11, text: "z" }]), 11);
+});
+
+test("noteLinks finds the FILE:LINE:COL notes of a preview", () => {
+  const text = [
+    "# Rendered by crd-lsp with a composite resource synthesised from the XRD:",
+    "# its required fields with placeholders, optional fields unset.",
+    '# composition.yaml:25:15: Deployment "deployment": spec: missing required field "selector"',
+    "---",
+    "apiVersion: apps/v1",
+    "# not: a note",
+  ].join("\n");
+  assert.deepEqual(noteLinks(text), [{ line: 2, start: 2, end: 2 + "composition.yaml:25:15".length, targetLine: 25, targetCol: 15 }]);
+});
+
+test("a failed pull leaves no check mark: the item says so and names the crossplane.yaml to open", () => {
+  const st = progressStatus({ kind: "end", message: "package pull failed: 1 of 2 dependencies (xpkg.example/p: not found); 1 packages ready — in /work/app/crossplane.yaml" });
+  assert.equal(st.text, "$(warning) crd-lsp: pull failed");
+  assert.equal(st.failedIn, "/work/app/crossplane.yaml");
+  assert.match(st.tooltip, /1 of 2 dependencies \(xpkg.example\/p: not found\).*click to open \/work\/app\/crossplane.yaml/);
+  assert.equal(st.busy, false);
+  // The next pull that succeeds brings the check mark back.
+  assert.equal(progressStatus({ kind: "end", message: "2 packages ready, 0 problems" }).text, "$(check) crd-lsp");
 });

@@ -35,7 +35,18 @@ interface Plan {
     fix: { line: number; col: number; title: string; want: string };
     setting: { key: string; value: unknown; expect: Expect };
   };
-  composition: { file: string; expect: Expect[]; lens: string; wait: string };
+  composition: {
+    file: string;
+    expect: Expect[];
+    lens: string;
+    wait: string;
+    /** The preview's tab title. */
+    previewTitle: string;
+    /** An edit of the Composition the preview must follow: at line:col, type text; the preview then shows want. */
+    follow: { line: number; col: number; text: string; want: string };
+    /** A note of the preview that links back: its text, and where in the Composition it leads. */
+    link: { text: string; line: number; col: number };
+  };
 }
 
 /** A row of the Problems panel, as shown. */
@@ -66,6 +77,16 @@ interface Result {
   fixedLine?: string;
   lenses?: string[];
   preview?: { title: string; lines: string[] };
+  /** Whether typing into the preview was refused as read-only, and the preview tab was dirty afterwards. */
+  previewReadOnly?: string;
+  previewDirty?: boolean;
+  /** The preview's lines after the Composition was edited. */
+  previewFollowed?: string[];
+  /** Where the preview's note link led: the active tab and the cursor. */
+  linkTab?: string;
+  linkCursor?: string;
+  /** Whether closing the preview asked anything (a dialog). */
+  closeDialog?: boolean;
 }
 
 const plan: Plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
@@ -142,9 +163,9 @@ async function goTo(page: Page, line: number, col?: number): Promise<void> {
   });
 }
 
-/** editorLines maps line numbers to the text the active editor shows. */
-async function editorLines(page: Page): Promise<Map<number, string>> {
-  const pairs = await page.$$eval(".editor-group-container.active .monaco-editor", (editors) => {
+/** editorLines maps line numbers to the text the active editor (or the first editor under root) shows. */
+async function editorLines(page: Page, root = ".editor-group-container.active"): Promise<Map<number, string>> {
+  const pairs = await page.$$eval(`${root} .monaco-editor`, (editors) => {
     const ed = editors[0];
     if (!ed) {
       return [];
@@ -209,8 +230,14 @@ async function waitProblems(page: Page, key: string, file: string, what: string,
   await maximize.click({ timeout: plan.timeoutMs });
   await restore.waitFor({ timeout: plan.timeoutMs });
   result.problems[key] = await until(what, async () => {
-    const rows = (await problems(page)).filter((p) => p.file === file);
-    return check(rows) ? rows : undefined;
+    const all = await problems(page);
+    const rows = all.filter((p) => p.file === file);
+    if (!check(rows)) {
+      return undefined;
+    }
+    // Every file's rows too: the test checks what else is listed.
+    result.problems[`${key}-all`] = all;
+    return rows;
   });
   result.seconds[`problems-${key}`] = (Date.now() - start) / 1000;
   write();
@@ -346,9 +373,70 @@ async function run(page: Page): Promise<void> {
       return title && !title.startsWith(c.file) && lines.some((l) => l.includes(c.wait)) ? { title, lines } : undefined;
     });
   });
-  // After the lens: lenses are laid out once the editor is shown, and
-  // maximizing the panel hides it.
+  await step(page, "preview-read-only", async () => {
+    // Typing into the preview is refused; the tab never turns dirty.
+    await page.locator(".editor-group-container.active .monaco-editor textarea").focus();
+    await page.keyboard.press("End");
+    await page.keyboard.type("x");
+    result.previewReadOnly = await until("the read-only message", async () => {
+      const msgs = await page.locator(".monaco-editor-overlaymessage").allInnerTexts();
+      return msgs.find((m) => /read-only/i.test(m));
+    });
+    result.previewDirty = (await page.locator(`.tab.dirty[aria-label^="${c.previewTitle}"]`).count()) > 0;
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+Home");
+  });
+
+  // The group that shows the preview, whichever is active.
+  const previewGroup = `.editor-group-container:has(.tab.active[aria-label^="${c.previewTitle}"])`;
+  await step(page, "preview-follows", async () => {
+    await quickInput(page, "F1", "View: Focus First Editor Group");
+    await page.locator(`.editor-group-container.active .tab.active[aria-label^="${c.file}"]`).waitFor({ timeout: plan.timeoutMs });
+    await page.locator(".editor-group-container.active .monaco-editor textarea").focus();
+    await goTo(page, c.follow.line, c.follow.col);
+    await page.keyboard.type(c.follow.text);
+    result.previewFollowed = await until(`the preview to show ${JSON.stringify(c.follow.want)}`, async () => {
+      const lines = Array.from((await editorLines(page, previewGroup)).values());
+      return lines.some((l) => l.includes(c.follow.want)) ? lines : undefined;
+    });
+    await page.keyboard.press("Control+Z");
+    await until("the undo to leave the Composition unmodified", async () => ((await page.locator(`.tab.dirty[aria-label^="${c.file}"]`).count()) === 0 ? true : undefined));
+  });
+
+  // The preview is open: the Problems panel lists the Composition's rows,
+  // and none of the preview's.
   await waitProblems(page, "composition", c.file, `the Problems panel to list ${JSON.stringify(c.expect)}`, (rows) => c.expect.every((e) => rows.some((p) => matches(p, c.file, e))));
+
+  await step(page, "preview-link", async () => {
+    // Ctrl+click on a note's FILE:LINE:COL opens the Composition there.
+    await page.locator(`.tab[aria-label^="${c.previewTitle}"]`).first().click();
+    await page.locator(`.editor-group-container.active .tab.active[aria-label^="${c.previewTitle}"]`).waitFor({ timeout: plan.timeoutMs });
+    const link = page.locator(`.editor-group-container.active .view-line span.detected-link`, { hasText: c.link.text });
+    await until("the note's link", async () => ((await link.count()) > 0 ? true : undefined));
+    await link.first().click({ modifiers: ["Control"] });
+    const cursor = `Ln ${c.link.line}, Col ${c.link.col}`;
+    await until(`the Composition at ${cursor}`, async () => {
+      const tab = await page.locator(".editor-group-container.active .tab.active").getAttribute("aria-label");
+      const sel = await page.locator("#status\\.editor\\.selection").innerText();
+      if (tab?.startsWith(c.file) && sel.startsWith(cursor)) {
+        result.linkTab = tab;
+        result.linkCursor = sel;
+        return true;
+      }
+      return undefined;
+    });
+  });
+
+  await step(page, "preview-close", async () => {
+    // Closing the preview asks nothing: it is no unsaved buffer.
+    const tab = page.locator(`.tab[aria-label^="${c.previewTitle}"]`);
+    await tab.first().click();
+    await page.locator(`.editor-group-container.active .tab.active[aria-label^="${c.previewTitle}"]`).waitFor({ timeout: plan.timeoutMs });
+    // The tab's close button, as a user closes it.
+    await page.locator(`.tab.active[aria-label^="${c.previewTitle}"] .tab-actions a.action-label`).first().click();
+    await until("the preview to close, or a dialog", async () => ((await tab.count()) === 0 || (await page.locator(".monaco-dialog-box").count()) > 0 ? true : undefined));
+    result.closeDialog = (await page.locator(".monaco-dialog-box").count()) > 0;
+  });
 }
 
 (async () => {
