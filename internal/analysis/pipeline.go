@@ -52,17 +52,23 @@ const (
 	codeFunctionFailed = "function-failed"
 )
 
-// runsFunctions says whether env's Pipeline runs a step of m for real.
+// runsFunctions says whether a step of m runs through the pipeline
+// engine: for real (env's Pipeline), or a function crd-lsp runs
+// in-process besides patch-and-transform (function-go-templating).
 func runsFunctions(m map[string]any, env Env) bool {
-	if env.Pipeline == nil {
-		return false
-	}
 	for _, st := range functions.Steps(m) {
-		if env.Pipeline.Runs(st) {
+		if rendersStep(env, st) {
 			return true
 		}
 	}
 	return false
+}
+
+// rendersStep says whether a step other than patch-and-transform is
+// rendered: run for real by env's Pipeline, or natively
+// (function-go-templating).
+func rendersStep(env Env, st functions.Step) bool {
+	return isGoTemplating(st) || env.Pipeline != nil && env.Pipeline.Runs(st)
 }
 
 func stepPath(i int) fieldpath.Path {
@@ -87,7 +93,7 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		}
 		opaque := false
 		for _, e := range steps[:min(st.Index, len(steps))] {
-			if !functions.IsPatchAndTransform(e) && !render.ComposesNothing(e.Function) && !env.Pipeline.Runs(e) {
+			if !functions.IsPatchAndTransform(e) && !render.ComposesNothing(e.Function) && !rendersStep(env, e) {
 				opaque = true
 			}
 		}
@@ -124,13 +130,31 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		}
 		return rsp, nil
 	}
-	nativeRoute := func(st functions.Step) (functions.Runner, string) {
+	// unrun names the first step before st that nothing runs.
+	unrun := func(st functions.Step) string {
+		for _, e := range steps[:min(st.Index, len(steps))] {
+			if !functions.IsPatchAndTransform(e) && !rendersStep(env, e) {
+				return fmt.Sprintf("step %q (%s)", e.Name, orFunction(e.Function))
+			}
+		}
+		return ""
+	}
+	var nativeRoute functions.Router
+	nativeRoute = func(st functions.Step) (functions.Runner, string) {
 		if functions.IsPatchAndTransform(st) {
 			return functions.Native(run), "crd-lsp (patch-and-transform, in-process)"
 		}
+		if isGoTemplating(st) && (env.Pipeline == nil || !env.Pipeline.Runs(st)) {
+			return functions.Native(nativeTemplating(env.TemplateFiles, unrun)), "crd-lsp (go-templating, in-process)"
+		}
 		return nil, ""
 	}
-	out := env.Pipeline.Run(ctx, functions.Input{Composition: m, XR: xr}, nativeRoute)
+	var out functions.Output
+	if env.Pipeline != nil {
+		out = env.Pipeline.Run(ctx, functions.Input{Composition: m, XR: xr}, nativeRoute)
+	} else {
+		out = functions.Run(ctx, functions.Input{Composition: m, XR: xr, Route: nativeRoute})
+	}
 
 	rd := Rendering{Pipeline: &out, Functions: map[string]int{}}
 	rd.XR, _ = render.DeepCopy(xr).(map[string]any)
@@ -294,8 +318,8 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 		}
 		idx, _ := stepIndex(n.Path)
 		ts := tsteps[idx]
-		if ts != nil && len(ts.problems) > 0 && n.Code == codeFunctionResult && n.Severity == render.Error {
-			continue // the template's syntax error is reported where it is
+		if ts != nil && len(ts.problems) > 0 && n.Code == codeFunctionResult && (n.Severity == render.Error || ts.problems[0].Limit) {
+			continue // the template's syntax error (or limit) is reported where it is
 		}
 		dg := at(d, n.Path, n.OnKey, n.Severity, n.Code, n.Message)
 		if ts != nil {
@@ -332,8 +356,12 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 				continue
 			}
 			missing := missingPath(e)
-			if missing == nil && example == "" {
-				continue
+			if missing == nil && hasDoc && doc.Plain && baseCodes[e.Code] {
+				continue // the template document's own check reports it
+			}
+			literal := missing == nil && hasDoc && ts.literal(doc, e.Path)
+			if missing == nil && example == "" && !literal {
+				continue // the placeholders may have written it
 			}
 			p, code := e.Path, "render-value"
 			msg := fmt.Sprintf("resource %q that step %q composed: %s: %s (%s)", res.Name, res.Step, e.Path, e.Message, with)
@@ -349,7 +377,7 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 			}
 			seen[p.String()] = true
 			sev := SeverityError
-			if example == "" {
+			if example == "" && !literal {
 				sev = SeverityWarning
 			}
 			dg := at(d, stepPath(idx).Child(fieldpath.Field("step")), false, sev, code, msg)

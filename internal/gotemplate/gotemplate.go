@@ -31,6 +31,9 @@ type Template struct {
 	Left, Right string
 	// Parts are the input strings Text is made of.
 	Parts []Part
+	// Source is "Inline" (also when empty), "FileSystem" (Parts are
+	// files) or "Environment" (the one Part is the environment's value).
+	Source string
 }
 
 // Part is one input string of a Template.
@@ -39,6 +42,9 @@ type Part struct {
 	Index int
 	// Start and End are its offsets in Text.
 	Start, End int
+	// File is the path of a FileSystem source's file, relative to its
+	// folder ("" for other sources).
+	File string
 }
 
 // Locate returns the part holding Text offset off and the offset in that
@@ -101,6 +107,9 @@ func FromInput(in map[string]any) (Template, bool) {
 type Problem struct {
 	Start, End int // in Template.Text
 	Message    string
+	// Limit: the template was refused by one of crd-lsp's limits
+	// (Bounds), not by the function's parser.
+	Limit bool
 }
 
 var (
@@ -133,9 +142,16 @@ var nameRef = regexp.MustCompile(`manifests:(\d+)`)
 func Check(t Template) (problems []Problem) {
 	defer func() {
 		if r := recover(); r != nil {
-			problems = []Problem{{0, 0, fmt.Sprintf("cannot check the template: %v", r)}}
+			problems = []Problem{{Message: fmt.Sprintf("cannot check the template: %v", r)}}
 		}
 	}()
+	if le := Bounds(t.Text, t.Left, t.Right); le != nil {
+		p := Problem{Message: le.Message, Limit: true}
+		if le.Offset >= 0 {
+			p.Start, p.End = le.Offset, min(le.Offset+len(t.Left), len(t.Text))
+		}
+		return []Problem{p}
+	}
 	_, err := template.New("manifests").Delims(t.Left, t.Right).Funcs(funcMap()).Parse(t.Text)
 	if err != nil {
 		return []Problem{problem(t, err.Error())}
