@@ -198,6 +198,46 @@ spec:
           path: /convert
 `
 
+// agreeTemplating is a function-go-templating Composition of
+// agreeXRD's kind, with nothing configured to run it: crd-lsp renders it
+// in-process. Its Deployment (templated: an action in its name) writes
+// replicas as a word, and its ConfigMap an execution error.
+const agreeTemplating = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: xdatabases-templated
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XDatabase}
+  mode: Pipeline
+  pipeline:
+  - step: templates
+    functionRef:
+      name: function-go-templating
+    input:
+      apiVersion: gotemplating.fn.crossplane.io/v1beta1
+      kind: GoTemplate
+      source: Inline
+      inline:
+        template: |
+          apiVersion: apps/v1
+          kind: Deployment
+          metadata:
+            name: {{ .observed.composite.resource.metadata.name }}-web
+            annotations:
+              gotemplating.fn.crossplane.io/composition-resource-name: web
+          spec:
+            replicas: three
+            selector:
+              matchLabels: {app: web}
+            template:
+              metadata:
+                labels: {app: web}
+              spec:
+                containers:
+                - name: web
+                  image: nginx
+`
+
 func TestEditorAgreesWithCheck(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -269,6 +309,13 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		},
 		want:  []string{"tests/web/scale.yaml:6:13 error type", "tests/web/install.yaml:6:13 error type", "tests/kuttl/00-install.yaml:5:1 error required"},
 		clean: []string{"tests/web/chainsaw-test.yaml", "tests/web/assert-install.yaml", "tests/kuttl/00-assert.yaml"},
+	}, {
+		// function-go-templating rendered in-process with nothing
+		// configured: what the template composes is validated, on the
+		// template's key, in the editor as in check.
+		name:  "go-templating rendered natively",
+		files: map[string]string{"xrd.yaml": agreeXRD, "composition.yaml": agreeTemplating},
+		want:  []string{"composition.yaml:25:13 error render-value"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

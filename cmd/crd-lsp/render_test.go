@@ -32,6 +32,17 @@ func TestRenderGolden(t *testing.T) {
 			filepath.Join(c, "compositions", "upbound-configuration-aws-eks", "v0.16.0", "examples", "pat", "eks-xr.yaml"), []string{crds}},
 		{"platform-ref-network-classic", filepath.Join(c, "compositions", "upbound-platform-ref-aws", "v0.6.0", "package", "cluster", "network", "composition.yaml"),
 			filepath.Join(c, "compositions", "upbound-platform-ref-aws", "v0.6.0", "examples", "network-xr.yaml"), []string{crds}},
+		// function-go-templating, rendered in-process with nothing
+		// configured: a real configuration's template (loops, sprig,
+		// the resource-name function) and the function's own examples
+		// (include, toYaml into the composite's status, observed
+		// connection details).
+		{"gotpl-aws-network", filepath.Join(c, "compositions", "upbound-configuration-aws-network", "v0.23.0", "apis", "gotpl", "composition.yaml"),
+			filepath.Join(c, "compositions", "upbound-configuration-aws-network", "v0.23.0", "examples", "gotpl", "network-xr.yaml"), []string{crds}},
+		{"gotpl-include", filepath.Join(c, "workspaces", "function-go-templating", "example", "functions", "include", "composition.yaml"),
+			filepath.Join(c, "workspaces", "function-go-templating", "example", "functions", "include", "xr.yaml"), nil},
+		{"gotpl-toyaml", filepath.Join(c, "workspaces", "function-go-templating", "example", "functions", "toYaml", "composition.yaml"),
+			filepath.Join(c, "workspaces", "function-go-templating", "example", "functions", "toYaml", "xr.yaml"), nil},
 		{"docs-dynamo", filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "dynamo-with-bucket.yaml"),
 			filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "nosql-my-nosql-database.yaml"), []string{crds}},
 	}
