@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"internal/packages/xpkgtest":                 nil,
 	"internal/composition":                       {"internal/fieldpath", "internal/severity", "internal/gvk", "internal/structural", "internal/render"},
 	"internal/lsp":                               {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader", "internal/functions"},
-	"internal/loader":                            {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/gvk", "internal/functions"},
+	"internal/loader":                            {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/gvk", "internal/functions", "internal/gotemplate"},
 	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus"},
 	"internal/corpus":                            nil,
 	"internal/functions":                         nil,

@@ -238,6 +238,35 @@ spec:
                   image: nginx
 `
 
+const agreeTemplatingFS = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: xdatabases-files
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XDatabase}
+  mode: Pipeline
+  pipeline:
+  - step: templates
+    functionRef:
+      name: function-go-templating
+    input:
+      apiVersion: gotemplating.fn.crossplane.io/v1beta1
+      kind: GoTemplate
+      source: FileSystem
+      fileSystem:
+        dirPath: templates
+`
+
+const agreeTemplatingFSWeb = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .observed.composite.resource.metadata.name }}
+  annotations:
+    gotemplating.fn.crossplane.io/composition-resource-name: config
+data:
+  replicas: 3
+`
+
 func TestEditorAgreesWithCheck(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -316,6 +345,14 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		name:  "go-templating rendered natively",
 		files: map[string]string{"xrd.yaml": agreeXRD, "composition.yaml": agreeTemplating},
 		want:  []string{"composition.yaml:25:13 error render-value"},
+	}, {
+		// A FileSystem source reads its folder in the workspace (relative
+		// to the Composition): its resources are rendered and validated
+		// too, the finding on the step.
+		name: "go-templating FileSystem templates",
+		files: map[string]string{"xrd.yaml": agreeXRD, "apis/composition.yaml": agreeTemplatingFS,
+			"apis/templates/web.tmpl": agreeTemplatingFSWeb, "apis/templates/.hidden/skipped.tmpl": "{{ fail \"hidden files are skipped\" }}"},
+		want: []string{"apis/composition.yaml:17:18 error render-value"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -330,7 +367,9 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 				if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				paths = append(paths, p)
+				if strings.HasSuffix(p, ".yaml") { // template files are not opened
+					paths = append(paths, p)
+				}
 			}
 			slices.Sort(paths)
 

@@ -401,3 +401,49 @@ const templateLimitReason = "crd-lsp-limit"
 
 // isGoTemplating says whether a step runs function-go-templating.
 func isGoTemplating(st functions.Step) bool { return gotemplate.IsGoTemplate(st.Input) }
+
+// fileTemplateSteps are the function-go-templating steps of a
+// Composition whose templates come from a FileSystem folder env can read,
+// by pipeline index: their documents match rendered resources to the
+// template text (for literal values), though the text is not in the
+// Composition's file.
+func fileTemplateSteps(m map[string]any, env Env) map[int]*templateStep {
+	if env.TemplateFiles == nil {
+		return nil
+	}
+	out := map[int]*templateStep{}
+	for _, st := range functions.Steps(m) {
+		if !isGoTemplating(st) || st.Input["source"] != "FileSystem" {
+			continue
+		}
+		tpl, err := gotemplate.Source(st.Input, nil, env.TemplateFiles)
+		if err != nil || gotemplate.Bounds(tpl.Text, tpl.Left, tpl.Right) != nil {
+			continue
+		}
+		ts := &templateStep{index: st.Index, name: st.Name, tpl: tpl, docs: gotemplate.Documents(tpl)}
+		ts.maps, ts.ok = make([]document.ValueMap, len(tpl.Parts)), make([]bool, len(tpl.Parts))
+		out[st.Index] = ts
+	}
+	return out
+}
+
+// fileLine says where in a FileSystem template file the key of path p
+// (or its nearest ancestor) of a document is: "templates/web.tmpl line
+// 8", "" when the document is not from a file.
+func (ts *templateStep) fileLine(doc gotemplate.Document, p fieldpath.Path) string {
+	part, _, ok := ts.tpl.Locate(doc.Start)
+	if !ok || part.File == "" {
+		return ""
+	}
+	text := ts.tpl.Blanked(doc.Start, doc.End)
+	f := document.Parse("", 0, []byte(text))
+	if len(f.Docs) != 1 || f.Docs[0].Root == nil {
+		return ""
+	}
+	key, _, found := f.Docs[0].Spans(p)
+	if !found {
+		_, key, _ = f.Docs[0].Nearest(p)
+	}
+	off := doc.Start + key.Start
+	return fmt.Sprintf("%s line %d", part.File, 1+strings.Count(ts.tpl.Text[part.Start:min(max(off, part.Start), part.End)], "\n"))
+}

@@ -307,6 +307,9 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 	for _, ts := range templateSteps(d, m) {
 		tsteps[ts.index] = ts
 	}
+	for i, ts := range fileTemplateSteps(m, env) {
+		tsteps[i] = ts
+	}
 	with := "rendered with " + example
 	if example == "" {
 		with = "rendered with a composite resource synthesised from the XRD"
@@ -384,6 +387,9 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 			if hasDoc {
 				if sp, _, ok := ts.pathSpan(doc, p, true); ok {
 					dg.Span = sp
+				} else if where := ts.fileLine(doc, p); where != "" {
+					dg.Message += " [" + where + "]"
+					dg.Span = at(d, stepPath(idx).Child(fieldpath.Field("input"), fieldpath.Field("fileSystem"), fieldpath.Field("dirPath")), false, 0, "", "").Span
 				}
 			}
 			out = append(out, dg)

@@ -553,6 +553,7 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 		OtherMajor:      otherMajor(major),
 		Examples:        func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
 		Pipeline:        a.Pipeline,
+		TemplateFiles:   w.templateFiles(path),
 	}
 }
 
