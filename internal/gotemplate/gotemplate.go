@@ -391,17 +391,28 @@ var (
 func Documents(t Template) []Document {
 	text := t.Text
 	acts := scan(text, t.Left, t.Right)
+	// inAction is asked about increasing offsets: one pass over the
+	// actions (sorted, not overlapping) answers them all.
+	next := 0
 	inAction := func(off int) bool {
-		for _, a := range acts {
-			end := a.end
+		for next < len(acts) {
+			end := acts[next].end
 			if end < 0 {
 				end = len(text)
 			}
-			if off > a.start && off < end {
-				return true
+			if end > off {
+				break
 			}
+			next++
 		}
-		return false
+		if next >= len(acts) {
+			return false
+		}
+		end := acts[next].end
+		if end < 0 {
+			end = len(text)
+		}
+		return off > acts[next].start && off < end
 	}
 	type seg struct{ start, end int }
 	var segs []seg
@@ -425,28 +436,25 @@ func Documents(t Template) []Document {
 	}
 	segs = append(segs, seg{start, len(text)})
 	var out []Document
+	var stack []string
+	j := 0
 	for i, s := range segs {
 		d := Document{Index: i, Start: s.start, End: s.end, Text: text[s.start:s.end], Plain: true}
-		var stack []string
-		hasAction := false
-		for _, a := range acts {
-			if a.start >= s.end {
-				break
-			}
-			if a.start >= s.start {
-				hasAction = true // comments too: the text holds them
-				d.Plain = false
-			}
-			switch a.keyword() {
+		// The blocks open before the document (one pass over the actions
+		// for all documents).
+		for ; j < len(acts) && acts[j].start < s.start; j++ {
+			switch k := acts[j].keyword(); k {
 			case "if", "range", "with", "define", "block":
-				if a.start < s.start {
-					stack = append(stack, a.keyword())
-				}
+				stack = append(stack, k)
 			case "end":
-				if a.start < s.start && len(stack) > 0 {
+				if len(stack) > 0 {
 					stack = stack[:len(stack)-1]
 				}
 			}
+		}
+		hasAction := j < len(acts) && acts[j].start < s.end // comments too: the text holds them
+		if hasAction {
+			d.Plain = false
 		}
 		for _, k := range stack {
 			if k == "define" || k == "block" {
