@@ -1,8 +1,12 @@
 package analysis
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 // TestNativeTemplating: with nothing configured, a go-templating step is
@@ -48,5 +52,30 @@ func TestNativeTemplatingErrors(t *testing.T) {
 	got := findings(t, text, env, "function")
 	if len(got) != 1 || !strings.HasPrefix(got[0], "20:46 warning function-result function-go-templating: crd-lsp stopped rendering the template: template: manifests:1:35: ") || !strings.Contains(got[0], "crd-lsp's limit") {
 		t.Errorf("limit: %q", got)
+	}
+}
+
+// TestNativeTemplatingPreview: "Preview rendered" on a go-templating
+// Composition shows what the template composes, rendered in-process.
+func TestNativeTemplatingPreview(t *testing.T) {
+	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3, label: mars}}\n")
+	f := document.Parse("/ws/composition.yaml", 1, []byte(templatingComposition))
+	lenses := CodeLenses(f, env)
+	if len(lenses) == 0 {
+		t.Fatal("no lens")
+	}
+	ex := env.Examples(schemas.GVK{})[0]
+	out, err := RenderAt(context.Background(), f, lenses[0].Span.Start, ex.Object, ex.Path, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"crossplane.io/composition-resource-name: bucket-0", "crossplane.io/composition-resource-name: bucket-1",
+		"crossplane.io/composition-resource-name: named", "size: \"3\"", "region: mars"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the preview:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "gotemplating.fn.crossplane.io/composition-resource-name") {
+		t.Errorf("the function's annotation is left in:\n%s", out)
 	}
 }
