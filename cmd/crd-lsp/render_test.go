@@ -43,6 +43,10 @@ func TestRenderGolden(t *testing.T) {
 			filepath.Join(c, "workspaces", "function-go-templating", "example", "functions", "include", "xr.yaml"), nil},
 		{"gotpl-toyaml", filepath.Join(c, "workspaces", "function-go-templating", "example", "functions", "toYaml", "composition.yaml"),
 			filepath.Join(c, "workspaces", "function-go-templating", "example", "functions", "toYaml", "xr.yaml"), nil},
+		// P&T → go-templating → P&T: the template reads what P&T
+		// desired, and P&T patches what the template composed.
+		{"gotpl-pat-multistep", filepath.Join(c, "compositions", "crossplane-contrib-function-patch-and-transform", "v0.10.8", "example", "multistep", "composition.yaml"),
+			filepath.Join(c, "compositions", "crossplane-contrib-function-patch-and-transform", "v0.10.8", "example", "multistep", "xr.yaml"), nil},
 		{"docs-dynamo", filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "dynamo-with-bucket.yaml"),
 			filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "nosql-my-nosql-database.yaml"), []string{crds}},
 	}
