@@ -315,6 +315,7 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 		with = "rendered with a composite resource synthesised from the XRD"
 	}
 	var out []Diagnostic
+	repeated, more := map[string]int{}, map[int]int{}
 	for _, n := range rd.Notes {
 		if n.Code != codeFunctionResult && n.Code != codeFunctionFailed {
 			continue
@@ -391,9 +392,24 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 					dg.Message += " [" + where + "]"
 					dg.Span = at(d, stepPath(idx).Child(fieldpath.Field("input"), fieldpath.Field("fileSystem"), fieldpath.Field("dirPath")), false, 0, "", "").Span
 				}
+				// The resources one template document makes in a loop
+				// share their findings: one, counting the others.
+				key := fmt.Sprint(idx, doc.Index, p, code, e.Message, sev)
+				if i, ok := repeated[key]; ok {
+					more[i]++
+					continue
+				}
+				repeated[key] = len(out)
 			}
 			out = append(out, dg)
 		}
+	}
+	for i, n := range more {
+		noun := "resource"
+		if n > 1 {
+			noun = "resources"
+		}
+		out[i].Message += fmt.Sprintf(" (and %d more %s this template document composed)", n, noun)
 	}
 	return out
 }
