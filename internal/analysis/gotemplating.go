@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -315,14 +316,17 @@ func schemaFor(d *document.Doc, obj map[string]any, env Env) (*schemas.Schema, b
 // unrun names an earlier step of the pipeline crd-lsp does not run (""
 // for none): what it would have put in the context or the desired state
 // is missing, so a failure of the template is a warning that says so.
-func nativeTemplating(files func(dir string) ([]gotemplate.File, error), unrun func(functions.Step) string) functions.NativeFunc {
+//
+// deadline is shared by the pipeline's templates (gotemplate's budget for
+// one render, however many go-templating steps it has).
+func nativeTemplating(files func(dir string) ([]gotemplate.File, error), unrun func(functions.Step) string, deadline time.Time) functions.NativeFunc {
 	return func(ctx context.Context, st functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
 		rsp := functions.NativeResponse{Desired: req.Desired, Context: req.Context}
 		data, err := req.Data()
 		if err != nil {
 			return rsp, err
 		}
-		r := gotemplate.Run(ctx, gotemplate.Request{Input: st.Input, Data: data, Files: files})
+		r := gotemplate.Run(ctx, gotemplate.Request{Input: st.Input, Data: data, Files: files, Deadline: deadline})
 		switch {
 		case r.Unavailable:
 			rsp.Results = []functions.Result{{Severity: functions.SeverityNormal, Message: "crd-lsp did not render this step: " + strings.TrimPrefix(r.Fatal, "invalid function input: ") + "; what it composes is not rendered or validated"}}

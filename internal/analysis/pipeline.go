@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
@@ -139,13 +140,14 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		}
 		return ""
 	}
+	deadline := time.Now().Add(gotemplate.DefaultTimeout)
 	var nativeRoute functions.Router
 	nativeRoute = func(st functions.Step) (functions.Runner, string) {
 		if functions.IsPatchAndTransform(st) {
 			return functions.Native(run), "crd-lsp (patch-and-transform, in-process)"
 		}
 		if isGoTemplating(st) && (env.Pipeline == nil || !env.Pipeline.Runs(st)) {
-			return functions.Native(nativeTemplating(env.TemplateFiles, unrun)), "crd-lsp (go-templating, in-process)"
+			return functions.Native(nativeTemplating(env.TemplateFiles, unrun, deadline)), "crd-lsp (go-templating, in-process)"
 		}
 		return nil, ""
 	}

@@ -44,12 +44,12 @@ func (r *run) step() error {
 	if r.steps > MaxSteps {
 		return r.stop("the template ran over crd-lsp's limit of %d loop iterations, template calls and function calls", MaxSteps)
 	}
-	if r.steps%64 == 0 {
+	if r.steps%64 == 1 {
 		if err := r.ctx.Err(); err != nil {
 			return r.stop("rendering the template was cancelled: %v", err)
 		}
 		if time.Now().After(r.deadline) {
-			return r.stop("the template ran longer than crd-lsp's limit of %s", DefaultTimeout)
+			return r.stop("the templates of this pipeline ran longer than crd-lsp's limit of %s", DefaultTimeout)
 		}
 	}
 	return nil

@@ -52,6 +52,10 @@ type Request struct {
 	// error saying why it cannot be read. Nil: FileSystem sources are
 	// not available.
 	Files func(dir string) ([]File, error)
+	// Deadline ends the run (zero: DefaultTimeout from its start). A
+	// caller running several templates shares one, so that a pipeline's
+	// templates together stay within the budget.
+	Deadline time.Time
 }
 
 // Composed is a composed resource a run desires.
@@ -268,7 +272,10 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		rsp.Limit, rsp.FatalOffset = true, le.Offset
 		return rsp.fatal("%s", le.Message)
 	}
-	r := &run{ctx: ctx, deadline: time.Now().Add(DefaultTimeout)}
+	r := &run{ctx: ctx, deadline: req.Deadline}
+	if r.deadline.IsZero() {
+		r.deadline = time.Now().Add(DefaultTimeout)
+	}
 	tpl := template.New("manifests").Delims(t.Left, t.Right)
 	tpl.Funcs(r.funcs(tpl))
 	if _, err := tpl.Parse(t.Text); err != nil {

@@ -185,3 +185,18 @@ func TestRunLimits(t *testing.T) {
 		t.Errorf("nesting %d refused: %v", MaxNesting, le)
 	}
 }
+
+// TestRunSharedDeadline: a run past the deadline its caller shares with
+// the pipeline's other templates stops at its first loop iteration.
+func TestRunSharedDeadline(t *testing.T) {
+	rsp := Run(context.Background(), Request{Input: inline(`{{ range 3 }}x{{ end }}`), Data: xrData(), Deadline: time.Now().Add(-time.Second)})
+	if !rsp.Limit || !strings.Contains(rsp.Fatal, "ran longer than crd-lsp's limit") {
+		t.Errorf("got %q", rsp.Fatal)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rsp = Run(ctx, Request{Input: inline(`{{ range 3 }}x{{ end }}`), Data: xrData()})
+	if !rsp.Limit || !strings.Contains(rsp.Fatal, "cancelled") {
+		t.Errorf("cancelled: %q", rsp.Fatal)
+	}
+}
