@@ -200,3 +200,32 @@ func TestRunSharedDeadline(t *testing.T) {
 		t.Errorf("cancelled: %q", rsp.Fatal)
 	}
 }
+
+// FuzzRun: whatever the template, Run returns (a response or a Fatal
+// result), never panics, and stays within its limits.
+func FuzzRun(f *testing.F) {
+	for _, s := range []string{
+		`{{ range $i := until 3 }}---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  annotations:
+    {{ setResourceNameAnnotation (print "cm-" $i) }}
+data:
+  x: {{ $i | quote }}
+{{ end }}`,
+		`{{ define "a" }}{{ include "a" . }}{{ end }}{{ include "a" . }}`,
+		`{{ toYaml .observed | fromYaml | toJson }}`,
+		`{{ if }}`, `{{ printf "%9999d" 1 }}`, `apiVersion: meta.gotemplating.fn.crossplane.io/v1alpha1
+kind: Context
+data: {a: {{ .context | toJson }}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tpl string) {
+		rsp := Run(context.Background(), Request{Input: inline(tpl), Data: xrData()})
+		if len(rsp.Output) > MaxOutput {
+			t.Fatalf("output of %d bytes", len(rsp.Output))
+		}
+	})
+}
