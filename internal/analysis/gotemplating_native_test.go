@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
@@ -75,4 +76,14 @@ func TestNativeTemplatingPreview(t *testing.T) {
 	if strings.Contains(out, "gotemplating.fn.crossplane.io/composition-resource-name") {
 		t.Errorf("the function's annotation is left in:\n%s", out)
 	}
+}
+
+// TestRealTemplatingWins: when the Pipeline runs function-go-templating
+// for real (configured), crd-lsp's own renderer does not run the step:
+// what the real function answered is all there is.
+func TestRealTemplatingWins(t *testing.T) {
+	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3, label: mars}}\n")
+	env.Pipeline = fakeTemplating{results: []functions.Result{{Severity: functions.SeverityWarning, Message: "the real function ran"}}}
+	expectFindings(t, findings(t, templatingComposition, env, "render", "function"),
+		`11:11 warning function-result function-go-templating: the real function ran`)
 }
