@@ -106,8 +106,8 @@ func (r *run) funcs(tpl *template.Template) template.FuncMap {
 	m[stepFn] = func() (string, error) { return "", r.step() }
 	m[enterFn] = func() (string, error) {
 		r.depth++
-		if r.depth > MaxIncludeDepth {
-			return "", r.stop("template calls nest deeper than crd-lsp's limit of %d", MaxIncludeDepth)
+		if r.depth > MaxTemplateDepth {
+			return "", r.stop("template calls nest deeper than crd-lsp's limit of %d", MaxTemplateDepth)
 		}
 		return "", r.step()
 	}
@@ -322,15 +322,16 @@ func (r *run) precheck(name string, args []reflect.Value, variadic bool) error {
 		if len(sep) > 0 && len(s)/max(l, 1)+1 > MaxValue/len(sep) {
 			return too(MaxValue + 1)
 		}
-	case "split", "splitList", "splitn", "regexSplit", "mustRegexSplit", "regexFindAll", "mustRegexFindAll":
-		sep := argString(flat, 0)
-		s := argString(flat, 1)
-		if name == "regexSplit" || name == "mustRegexSplit" || name == "regexFindAll" || name == "mustRegexFindAll" {
-			s = argString(flat, 1)
-		}
-		if sep == "" || strings.HasPrefix(name, "regex") || strings.HasPrefix(name, "mustRegex") {
+	case "split", "splitList", "splitn":
+		// split(sep, s), splitList(sep, s), splitn(sep, n, s): an empty
+		// separator splits at every character.
+		s := argString(flat, len(flat)-1)
+		if argString(flat, 0) == "" {
 			return items(len(s) + 1)
 		}
+	case "regexSplit", "mustRegexSplit", "regexFindAll", "mustRegexFindAll":
+		// (regex, s, n): at most a match per position.
+		return items(len(argString(flat, 1)) + 1)
 	case "printf":
 		return too(len(argString(flat, 0)) + formatWidths(argString(flat, 0)) + estimate(valuesOf(flat[1:]), MaxValue+1))
 	case "join":

@@ -29,10 +29,16 @@ const (
 	// MaxSteps bounds the loop iterations, template calls and includes of
 	// one run.
 	MaxSteps = 250_000
-	// MaxIncludeDepth bounds nested include calls of one run (the
-	// function allows 1,000 per template name; each starts a fresh
-	// text/template execution, whose own depth limit then restarts).
-	MaxIncludeDepth = 1000
+	// MaxIncludeDepth bounds nested include calls of one run, whatever
+	// their names (the function allows 1,000 per name, and fails past
+	// that, as crd-lsp then does; each include starts a fresh
+	// text/template execution, whose own depth limit restarts).
+	MaxIncludeDepth = 1500
+	// MaxTemplateDepth bounds nested template bodies of one run (those
+	// {{ template }} calls and those include runs: above the function's
+	// own 1,000 includes of one name); text/template's own limit is
+	// 100,000 per execution.
+	MaxTemplateDepth = 2500
 	// DefaultTimeout bounds one run.
 	DefaultTimeout = 2 * time.Second
 )

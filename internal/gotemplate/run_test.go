@@ -127,6 +127,7 @@ func TestRunFatals(t *testing.T) {
 		{"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    gotemplating.fn.crossplane.io/ready: maybe\n", `invalid "gotemplating.fn.crossplane.io/ready" annotation value "maybe"`},
 		{"{{ getHostByName \"example.com\" }}", "crd-lsp does not resolve host names"},
 		{"{{ env \"HOME\" }}", `function "env" not defined`},
+		{`{{ define "a" }}{{ include "a" . }}{{ end }}{{ include "a" . }}`, "rendering template has a nested reference name: a: unable to execute template"},
 	} {
 		rsp := Run(context.Background(), Request{Input: inline(c.tpl), Data: xrData()})
 		if !strings.Contains(rsp.Fatal, c.want) || rsp.Limit {
@@ -145,7 +146,6 @@ func TestRunLimits(t *testing.T) {
 	for _, tpl := range []string{
 		`{{ range 1000000000 }}{{ range 1000000000 }}{{ end }}{{ end }}`,
 		`{{ define "a" }}{{ template "a" . }}{{ end }}{{ template "a" . }}`,
-		`{{ define "a" }}{{ include "a" . }}{{ end }}{{ include "a" . }}`,
 		`{{ define "a" }}{{ include "b" . }}{{ end }}{{ define "b" }}{{ include "a" . }}{{ end }}{{ include "a" . }}`,
 		`{{ range 100000000 }}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{{ end }}`,
 		`{{ $s := "xx" }}{{ range until 60 }}{{ $s = print $s $s }}{{ end }}`,
@@ -228,4 +228,19 @@ data: {a: {{ .context | toJson }}}`,
 			t.Fatalf("output of %d bytes", len(rsp.Output))
 		}
 	})
+}
+
+// TestRunSplitLimits: splitting a long string at every character is
+// refused before the parts are built; ordinary splits run.
+func TestRunSplitLimits(t *testing.T) {
+	long := `(repeat 200000 "ab")`
+	for _, tpl := range []string{`{{ splitList "" ` + long + ` }}`, `{{ splitn "" 1000000 ` + long + ` }}`, `{{ regexSplit "" ` + long + ` -1 }}`} {
+		if rsp := Run(context.Background(), Request{Input: inline(tpl), Data: xrData()}); !rsp.Limit {
+			t.Errorf("%s: %q", tpl, rsp.Fatal)
+		}
+	}
+	rsp := Run(context.Background(), Request{Input: inline(`{{ (splitn "," 2 "a,b,c")._1 }} {{ len (splitList "," "a,b") }}`), Data: xrData()})
+	if rsp.Limit || rsp.Output != "b,c 2" {
+		t.Errorf("got %q, %q", rsp.Output, rsp.Fatal)
+	}
 }
