@@ -87,3 +87,21 @@ func TestRealTemplatingWins(t *testing.T) {
 	expectFindings(t, findings(t, templatingComposition, env, "render", "function"),
 		`11:11 warning function-result function-go-templating: the real function ran`)
 }
+
+// TestNativeTemplatingAfterUnrunStep: a template that fails on what an
+// earlier step crd-lsp does not run would have provided (the environment
+// function-environment-configs builds) gets an info saying so, not an
+// error; without such a step, the failure is the template's.
+func TestNativeTemplatingAfterUnrunStep(t *testing.T) {
+	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3, label: mars}}\n")
+	text := strings.Replace(templatingComposition, "{{ .observed.composite.resource.spec.parameters.label }}", `{{ index .context "apiextensions.crossplane.io/environment" "region" "name" }}`, 1)
+	withEnv := strings.Replace(text, "  pipeline:\n", "  pipeline:\n  - step: environment\n    functionRef:\n      name: crossplane-contrib-function-environment-configs\n", 1)
+	got := findings(t, withEnv, env, "function")
+	if len(got) != 1 || !strings.Contains(got[0], " info function-result ") || !strings.Contains(got[0], `step "environment" (crossplane-contrib-function-environment-configs) before it, which crd-lsp does not run, may provide what the template reads`) {
+		t.Errorf("after an unrun step: %q", got)
+	}
+	got = findings(t, text, env, "function")
+	if len(got) != 1 || !strings.Contains(got[0], " error function-result function-go-templating failed: cannot execute template: template: manifests:20:") {
+		t.Errorf("alone: %q", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -131,17 +132,20 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		}
 		return rsp, nil
 	}
-	// unrun names the first step before st that nothing runs.
+	deadline := time.Now().Add(gotemplate.DefaultTimeout)
+	var nativeRoute functions.Router
+	// unrun names the first step before st that nothing runs, natively
+	// or for real, and that may leave data a template reads (readiness
+	// and ordering functions leave none).
 	unrun := func(st functions.Step) string {
 		for _, e := range steps[:min(st.Index, len(steps))] {
-			if !functions.IsPatchAndTransform(e) && !rendersStep(env, e) {
-				return fmt.Sprintf("step %q (%s)", e.Name, orFunction(e.Function))
+			if run, _ := nativeRoute(e); run != nil || env.Pipeline != nil && env.Pipeline.Runs(e) || leavesNoData(e.Function) {
+				continue
 			}
+			return fmt.Sprintf("step %q (%s)", e.Name, orFunction(e.Function))
 		}
 		return ""
 	}
-	deadline := time.Now().Add(gotemplate.DefaultTimeout)
-	var nativeRoute functions.Router
 	nativeRoute = func(st functions.Step) (functions.Runner, string) {
 		if functions.IsPatchAndTransform(st) {
 			return functions.Native(run), "crd-lsp (patch-and-transform, in-process)"
@@ -254,6 +258,18 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		}
 	}
 	return rd
+}
+
+// leavesNoData says whether a function (by its functionRef name) only
+// sets readiness or orders resources, leaving nothing a later template
+// reads besides that.
+func leavesNoData(fn string) bool {
+	for _, n := range []string{"function-auto-ready", "function-sequencer"} {
+		if fn == n || strings.HasSuffix(fn, "-"+n) {
+			return true
+		}
+	}
+	return false
 }
 
 func orFunction(fn string) string {
