@@ -119,3 +119,41 @@ func notes(stderr string) string {
 	}
 	return b.String()
 }
+
+// TestRenderGoTemplatingExamples: every example of function-go-templating
+// (v0.12.2) with an example composite renders in-process with nothing
+// configured: no failure, and the examples that compose resources compose
+// them. (Those reading an environment or a folder outside the workspace
+// say so and render nothing from that step.)
+func TestRenderGoTemplatingExamples(t *testing.T) {
+	dir := filepath.Join(corpus(t), "workspaces", "function-go-templating", "example")
+	composes := map[string]int{"inline": 5, "custom-delims": 5, "functions/include": 2, "functions/getComposedConnectionDetails": 4,
+		"functions/getComposedResource": 2, "functions/getCompositeResource": 1, "recursive": 1}
+	rendered := 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasPrefix(d.Name(), "composition") {
+			return err
+		}
+		xr := filepath.Join(filepath.Dir(p), "xr.yaml")
+		if _, err := os.Stat(xr); err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, filepath.Dir(p))
+		code, out, errOut := runCmd(t, "", "render", "--xr", xr, p)
+		if code != 0 || strings.Contains(errOut, ": error: ") {
+			t.Errorf("%s: exit %d\n%s", rel, code, errOut)
+		}
+		kinds := strings.Count(out, "\nkind: ") - 1 // the composite
+		if want, ok := composes[rel]; ok && kinds < want {
+			t.Errorf("%s: %d composed resources, want at least %d\n%s", rel, kinds, want, out)
+		}
+		rendered++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rendered < 15 {
+		t.Errorf("only %d examples rendered", rendered)
+	}
+}
