@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
@@ -326,36 +327,61 @@ func applyOptions(t *template.Template, o []string) (err error) {
 
 // splitYAML splits a stream as Kubernetes' YAML reader does: at lines
 // starting with "---" followed by nothing but space or a comment.
-func splitYAML(s string) ([]string, error) {
-	var docs []string
+// starts holds each document's first line in the stream (1-based).
+func splitYAML(s string) (docs []string, starts []int, err error) {
 	var cur strings.Builder
 	sc := bufio.NewScanner(strings.NewReader(s))
 	sc.Buffer(make([]byte, 0, 64*1024), MaxOutput+1)
+	n, start := 0, 1
 	for sc.Scan() {
+		n++
 		line := sc.Text()
 		if strings.HasPrefix(line, "---") {
 			rest := strings.TrimSpace(line[3:])
 			if rest != "" && rest[0] != '#' {
-				return nil, fmt.Errorf("invalid Yaml document separator: %s", rest)
+				return nil, nil, fmt.Errorf("invalid Yaml document separator: %s", rest)
 			}
 			if cur.Len() > 0 {
-				docs = append(docs, cur.String())
+				docs, starts = append(docs, cur.String()), append(starts, start)
 				cur.Reset()
 			}
+			start = n + 1
 			continue
 		}
 		cur.WriteString(line)
 		cur.WriteByte('\n')
 	}
 	if cur.Len() > 0 {
-		docs = append(docs, cur.String())
+		docs, starts = append(docs, cur.String()), append(starts, start)
 	}
-	return docs, sc.Err()
+	return docs, starts, sc.Err()
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlError words a YAML error of an output document as the function
+// does: its line in the whole output, in the document, and the line's
+// text.
+func yamlError(err error, doc string, start, index int) string {
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return fmt.Sprintf("error converting YAML to JSON: %v", err)
+	}
+	rel, _ := strconv.Atoi(m[1])
+	lines := strings.Split(doc, "\n")
+	near := ""
+	if rel >= 1 && rel <= len(lines) {
+		near = strings.TrimSpace(lines[rel-1])
+	}
+	if len(near) > 80 {
+		near = near[:80] + "..."
+	}
+	return fmt.Sprintf("error converting YAML to JSON: yaml: line %d (document %d, line %d) near: '%s': %s", start+rel-1, index+1, rel, near, m[2])
 }
 
 // read turns a run's output into the response, as fn.go does.
 func read(rsp *Response, req Request) {
-	docs, err := splitYAML(rsp.Output)
+	docs, starts, err := splitYAML(rsp.Output)
 	if err != nil {
 		rsp.fatal("cannot decode manifest: %v", err)
 		return
@@ -368,7 +394,7 @@ func read(rsp *Response, req Request) {
 	for i, d := range docs {
 		j, err := sigsyaml.YAMLToJSON([]byte(d))
 		if err != nil {
-			rsp.fatal("cannot decode manifest: error converting YAML to JSON: %v (document %d)", err, i+1)
+			rsp.fatal("cannot decode manifest: %s", yamlError(err, d, starts[i], i))
 			return
 		}
 		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {

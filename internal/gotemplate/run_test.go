@@ -244,3 +244,14 @@ func TestRunSplitLimits(t *testing.T) {
 		t.Errorf("got %q, %q", rsp.Output, rsp.Fatal)
 	}
 }
+
+// TestRunYAMLError: output that is not YAML fails as the function words
+// it: the line in the whole output and in its document, and its text.
+func TestRunYAMLError(t *testing.T) {
+	tpl := "apiVersion: v1\nkind: ConfigMap\n---\napiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n {{ \"c: d\" }}\n"
+	rsp := Run(context.Background(), Request{Input: inline(tpl), Data: xrData()})
+	want := "cannot decode manifest: error converting YAML to JSON: yaml: line 7 (document 2, line 4) near: 'a: b': did not find expected key"
+	if !strings.HasPrefix(rsp.Fatal, want) {
+		t.Errorf("got %q\nwant %q…", rsp.Fatal, want)
+	}
+}
