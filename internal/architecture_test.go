@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"internal/packages/xpkgtest":                 nil,
 	"internal/composition":                       {"internal/fieldpath", "internal/severity", "internal/gvk", "internal/structural", "internal/render"},
 	"internal/lsp":                               {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader", "internal/functions"},
-	"internal/loader":                            {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/gvk", "internal/functions", "internal/environment"},
+	"internal/loader":                            {"internal/analysis", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/gvk", "internal/functions", "internal/environment", "internal/gotemplate"},
 	"internal/mcp":                               {"internal/analysis", "internal/document", "internal/fieldpath", "internal/functions", "internal/loader", "internal/packages", "internal/render", "internal/workspace"},
 	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus"},
 	"internal/corpus":                            nil,

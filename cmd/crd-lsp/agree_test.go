@@ -352,6 +352,75 @@ data:
   account: ${data.aws_account_id}
 `
 
+// agreeTemplating is a function-go-templating Composition of
+// agreeXRD's kind, with nothing configured to run it: crd-lsp renders it
+// in-process. Its Deployment (templated: an action in its name) writes
+// replicas as a word, and its ConfigMap an execution error.
+const agreeTemplating = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: xdatabases-templated
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XDatabase}
+  mode: Pipeline
+  pipeline:
+  - step: templates
+    functionRef:
+      name: function-go-templating
+    input:
+      apiVersion: gotemplating.fn.crossplane.io/v1beta1
+      kind: GoTemplate
+      source: Inline
+      inline:
+        template: |
+          apiVersion: apps/v1
+          kind: Deployment
+          metadata:
+            name: {{ .observed.composite.resource.metadata.name }}-web
+            annotations:
+              gotemplating.fn.crossplane.io/composition-resource-name: web
+          spec:
+            replicas: three
+            selector:
+              matchLabels: {app: web}
+            template:
+              metadata:
+                labels: {app: web}
+              spec:
+                containers:
+                - name: web
+                  image: nginx
+`
+
+const agreeTemplatingFS = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: xdatabases-files
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XDatabase}
+  mode: Pipeline
+  pipeline:
+  - step: templates
+    functionRef:
+      name: function-go-templating
+    input:
+      apiVersion: gotemplating.fn.crossplane.io/v1beta1
+      kind: GoTemplate
+      source: FileSystem
+      fileSystem:
+        dirPath: templates
+`
+
+const agreeTemplatingFSWeb = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .observed.composite.resource.metadata.name }}
+  annotations:
+    gotemplating.fn.crossplane.io/composition-resource-name: config
+data:
+  replicas: 3
+`
+
 func TestEditorAgreesWithCheck(t *testing.T) {
 	// 3,000 findings on one line, and 1,200 lines with one each: both
 	// show the first analysis.MaxPerLine of the line and a summary, and at
@@ -479,6 +548,21 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		settings: map[string]any{"uptestPlaceholders": true},
 		want:     []string{"examples/bad.yaml:4:9 error metadata"},
 		clean:    []string{"examples/cm.yaml"},
+	}, {
+		// function-go-templating rendered in-process with nothing
+		// configured: what the template composes is validated, on the
+		// template's key, in the editor as in check.
+		name:  "go-templating rendered natively",
+		files: map[string]string{"xrd.yaml": agreeXRD, "composition.yaml": agreeTemplating},
+		want:  []string{"composition.yaml:25:13 error render-value"},
+	}, {
+		// A FileSystem source reads its folder in the workspace (relative
+		// to the Composition): its resources are rendered and validated
+		// too, the finding on the step.
+		name: "go-templating FileSystem templates",
+		files: map[string]string{"xrd.yaml": agreeXRD, "apis/composition.yaml": agreeTemplatingFS,
+			"apis/templates/web.tmpl": agreeTemplatingFSWeb, "apis/templates/.hidden/skipped.tmpl": "{{ fail \"hidden files are skipped\" }}"},
+		want: []string{"apis/composition.yaml:17:18 error render-value"},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -493,7 +577,9 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 				if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				paths = append(paths, p)
+				if strings.HasSuffix(p, ".yaml") { // template files are not opened
+					paths = append(paths, p)
+				}
 			}
 			slices.Sort(paths)
 

@@ -104,7 +104,10 @@ func TestCheckCorpusCompositions(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "76 files checked: 0 errors, 19 warnings, 11 info") {
+	// No info says a go-templating step "cannot run until configured"
+	// (crossplane-docs' templated composition, aws-network's gotpl): they
+	// are rendered in-process, and what they compose validates.
+	if !strings.Contains(out, "76 files checked: 0 errors, 19 warnings, 9 info") {
 		t.Errorf("summary:\n%s", out)
 	}
 	expected := []string{

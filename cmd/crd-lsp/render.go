@@ -20,11 +20,14 @@ const renderUsage = `Usage: crd-lsp render [flags] COMPOSITION.yaml
 
 Renders what a Composition creates, like "crossplane render" but without
 Docker or a cluster: function-patch-and-transform steps (and classic
-mode: Resources Compositions) run in-process; other functions run when
-configured (--functions FILE takes the same file as crossplane render:
-Functions with the render.crossplane.io/runtime: Development annotation
-run at their target; --function-exe NAME=PATH starts a local function),
-else they pass the desired state through and are reported. Prints the
+mode: Resources Compositions) and function-go-templating steps (templates
+inline, from the environment, or from a folder next to the Composition)
+run in-process; other functions run when configured (--functions FILE
+takes the same file as crossplane render: Functions with the
+render.crossplane.io/runtime: Development annotation run at their target;
+--function-exe NAME=PATH starts a local function; a configured
+function-go-templating runs for real), else they pass the desired state
+through and are reported. Prints the
 desired composite resource and the composed resources of the whole
 pipeline as YAML; notes and function results go to stderr.
 

@@ -36,6 +36,21 @@ func TestRenderGolden(t *testing.T) {
 			filepath.Join(c, "compositions", "upbound-configuration-aws-eks", "v0.16.0", "examples", "pat", "eks-xr.yaml"), []string{crds}, nil},
 		{"platform-ref-network-classic", filepath.Join(c, "compositions", "upbound-platform-ref-aws", "v0.6.0", "package", "cluster", "network", "composition.yaml"),
 			filepath.Join(c, "compositions", "upbound-platform-ref-aws", "v0.6.0", "examples", "network-xr.yaml"), []string{crds}, nil},
+		// function-go-templating, rendered in-process with nothing
+		// configured: a real configuration's template (loops, sprig,
+		// the resource-name function) and the function's own examples
+		// (include, toYaml into the composite's status, observed
+		// connection details).
+		{"gotpl-aws-network", filepath.Join(c, "compositions", "upbound-configuration-aws-network", "v0.23.0", "apis", "gotpl", "composition.yaml"),
+			filepath.Join(c, "compositions", "upbound-configuration-aws-network", "v0.23.0", "examples", "gotpl", "network-xr.yaml"), []string{crds}, nil},
+		{"gotpl-include", filepath.Join(c, "workspaces", "function-go-templating", "example", "functions", "include", "composition.yaml"),
+			filepath.Join(c, "workspaces", "function-go-templating", "example", "functions", "include", "xr.yaml"), nil, nil},
+		{"gotpl-toyaml", filepath.Join(c, "workspaces", "function-go-templating", "example", "functions", "toYaml", "composition.yaml"),
+			filepath.Join(c, "workspaces", "function-go-templating", "example", "functions", "toYaml", "xr.yaml"), nil, nil},
+		// P&T → go-templating → P&T: the template reads what P&T
+		// desired, and P&T patches what the template composed.
+		{"gotpl-pat-multistep", filepath.Join(c, "compositions", "crossplane-contrib-function-patch-and-transform", "v0.10.8", "example", "multistep", "composition.yaml"),
+			filepath.Join(c, "compositions", "crossplane-contrib-function-patch-and-transform", "v0.10.8", "example", "multistep", "xr.yaml"), nil, nil},
 		{"docs-dynamo", filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "dynamo-with-bucket.yaml"),
 			filepath.Join(c, "compositions", "crossplane-docs", "content", "v1.20", "manifests", "getting-started", "aws-part-2", "nosql-my-nosql-database.yaml"), []string{crds}, nil},
 	}
@@ -120,4 +135,42 @@ func notes(stderr string) string {
 		b.WriteString("# " + l + "\n")
 	}
 	return b.String()
+}
+
+// TestRenderGoTemplatingExamples: every example of function-go-templating
+// (v0.12.2) with an example composite renders in-process with nothing
+// configured: no failure, and the examples that compose resources compose
+// them. (Those reading an environment or a folder outside the workspace
+// say so and render nothing from that step.)
+func TestRenderGoTemplatingExamples(t *testing.T) {
+	dir := filepath.Join(corpus(t), "workspaces", "function-go-templating", "example")
+	composes := map[string]int{"inline": 5, "custom-delims": 5, "functions/include": 2, "functions/getComposedConnectionDetails": 4,
+		"functions/getComposedResource": 2, "functions/getCompositeResource": 1, "recursive": 1}
+	rendered := 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasPrefix(d.Name(), "composition") {
+			return err
+		}
+		xr := filepath.Join(filepath.Dir(p), "xr.yaml")
+		if _, err := os.Stat(xr); err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, filepath.Dir(p))
+		code, out, errOut := runCmd(t, "", "render", "--xr", xr, p)
+		if code != 0 || strings.Contains(errOut, ": error: ") {
+			t.Errorf("%s: exit %d\n%s", rel, code, errOut)
+		}
+		kinds := strings.Count(out, "\nkind: ") - 1 // the composite
+		if want, ok := composes[rel]; ok && kinds < want {
+			t.Errorf("%s: %d composed resources, want at least %d\n%s", rel, kinds, want, out)
+		}
+		rendered++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rendered < 15 {
+		t.Errorf("only %d examples rendered", rendered)
+	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
@@ -108,6 +109,11 @@ type Env struct {
 	// resources functions may require, the context a pipeline starts
 	// with (environment.go).
 	Cluster Cluster
+	// TemplateFiles reads the template files of a function-go-templating
+	// FileSystem source's folder (dirPath) for a Composition of this
+	// file: the files below it in the workspace, by path relative to the
+	// folder. Nil, or an error, and the step is not rendered.
+	TemplateFiles func(dir string) ([]gotemplate.File, error)
 }
 
 // Example is an example composite resource (or claim) found in the

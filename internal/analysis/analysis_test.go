@@ -220,6 +220,10 @@ func FuzzDiagnoseComposition(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	// go-templating, rendered in-process.
+	if b, err := os.ReadFile(filepath.Join(golden, "gotemplating", "composition.yaml")); err == nil {
+		f.Add(b)
+	}
 	f.Fuzz(fuzzDiagnoseComposition(env))
 }
 

@@ -6,11 +6,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
@@ -44,7 +46,10 @@ func templateSteps(d *document.Doc, m map[string]any) []*templateStep {
 		if !ok {
 			continue
 		}
-		ts := &templateStep{index: i, tpl: tpl, docs: gotemplate.Documents(tpl), problems: gotemplate.Check(tpl)}
+		ts := &templateStep{index: i, tpl: tpl, problems: gotemplate.Check(tpl)}
+		if len(ts.problems) == 0 || !ts.problems[0].Limit {
+			ts.docs = gotemplate.Documents(tpl)
+		}
 		ts.name, _ = sm["step"].(string)
 		inline := stepPath(i).Child(fieldpath.Field("input"), fieldpath.Field("inline"))
 		for _, p := range tpl.Parts {
@@ -149,6 +154,26 @@ func (ts *templateStep) pathSpan(doc gotemplate.Document, p fieldpath.Path, onKe
 	return fs, near, ok
 }
 
+// literal says whether the value at path p of a template document is
+// written literally (its key and whole value without an action), so that
+// what any composite renders there is that text.
+func (ts *templateStep) literal(doc gotemplate.Document, p fieldpath.Path) bool {
+	if len(p) == 0 {
+		return false
+	}
+	text := ts.tpl.Blanked(doc.Start, doc.End)
+	f := document.Parse("", 0, []byte(text))
+	if len(f.Docs) != 1 || len(f.Docs[0].Errors) > 0 || f.Docs[0].Root == nil {
+		return false
+	}
+	_, val, found := f.Docs[0].Spans(p)
+	if !found || val.End <= val.Start || val.End > len(text) {
+		return false
+	}
+	v := text[val.Start:val.End]
+	return v == doc.Text[val.Start:val.End] && strings.TrimSpace(v) != ""
+}
+
 // goTemplates checks a Composition's function-go-templating inline
 // templates without running them: syntax errors (as the function parses
 // them) at their place in the block scalar, and each plain YAML template
@@ -162,8 +187,12 @@ func goTemplates(ctx context.Context, d *document.Doc, m map[string]any, env Env
 	for _, ts := range templateSteps(d, m) {
 		for _, p := range ts.problems {
 			sp, ok := ts.span(p.Start, p.End)
-			if !ok {
+			if !ok || p.Limit && p.Start == p.End {
 				sp, _ = ts.fallback(d)
+			}
+			if p.Limit {
+				out = append(out, Diagnostic{Span: sp, Severity: SeverityWarning, Code: "template-limit", Message: p.Message})
+				continue
 			}
 			out = append(out, Diagnostic{Span: sp, Severity: SeverityError, Code: "template-syntax",
 				Message: fmt.Sprintf("function-go-templating cannot parse the template: %s", p.Message)})
@@ -272,4 +301,153 @@ func schemaFor(d *document.Doc, obj map[string]any, env Env) (*schemas.Schema, b
 		return nil, false
 	}
 	return nearest(env.Schemas.Candidates(gvk), d.File.URI)
+}
+
+// nativeTemplating runs function-go-templating steps in-process
+// (internal/gotemplate), as the function would: the template from its
+// source (FileSystem folders through files, nil when none can be read),
+// run on the request as the function's templates see it, its output
+// applied to the desired state as the function applies it. What crd-lsp
+// cannot do the function's way is a warning on the step that passes the
+// desired state through: a template beyond crd-lsp's limits, or one it
+// cannot read (a folder outside the workspace, an environment it did not
+// resolve).
+//
+// unrun names an earlier step of the pipeline crd-lsp does not run (""
+// for none): what it would have put in the context or the desired state
+// is missing, so a failure of the template is a warning that says so.
+//
+// deadline is shared by the pipeline's templates (gotemplate's budget for
+// one render, however many go-templating steps it has).
+func nativeTemplating(files func(dir string) ([]gotemplate.File, error), unrun func(functions.Step) string, deadline time.Time) functions.NativeFunc {
+	return func(ctx context.Context, st functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
+		rsp := functions.NativeResponse{Desired: req.Desired, Context: req.Context}
+		data, err := req.Data()
+		if err != nil {
+			return rsp, err
+		}
+		r := gotemplate.Run(ctx, gotemplate.Request{Input: st.Input, Data: data, Files: files, Deadline: deadline})
+		switch {
+		case r.Unavailable:
+			rsp.Results = []functions.Result{{Severity: functions.SeverityNormal, Message: "crd-lsp did not render this step: " + strings.TrimPrefix(r.Fatal, "invalid function input: ") + "; what it composes is not rendered or validated"}}
+			return rsp, nil
+		case r.Limit:
+			rsp.Results = []functions.Result{{Severity: functions.SeverityWarning, Reason: templateLimitReason, Message: "crd-lsp stopped rendering the template: " + r.Fatal + "; what it composes is not rendered or validated"}}
+			return rsp, nil
+		case r.Fatal != "":
+			if prev := unrun(st); prev != "" {
+				rsp.Results = []functions.Result{{Severity: functions.SeverityNormal, Message: r.Fatal + "; " + prev + " before it, which crd-lsp does not run, may provide what the template reads, so the resources it composes are not rendered or validated"}}
+				return rsp, nil
+			}
+			rsp.Results = []functions.Result{{Severity: functions.SeverityFatal, Message: r.Fatal}}
+			return rsp, nil
+		}
+		desired := functions.State{Composite: req.Desired.Composite, Resources: make(map[string]functions.Resource, len(req.Desired.Resources)+len(r.Resources))}
+		for n, res := range req.Desired.Resources {
+			desired.Resources[n] = res
+		}
+		if r.StatusSet {
+			obj := map[string]any{}
+			for k, v := range req.Desired.Composite.Object {
+				obj[k] = v
+			}
+			obj["status"] = r.Status
+			desired.Composite.Object = obj
+		}
+		switch r.Ready {
+		case "True":
+			desired.Composite.Ready = functions.ReadyTrue
+		case "False":
+			desired.Composite.Ready = functions.ReadyFalse
+		case "Unspecified":
+			desired.Composite.Ready = functions.ReadyUnspecified
+		}
+		if len(r.ConnectionDetails) > 0 {
+			cd := map[string][]byte{}
+			for k, v := range req.Desired.Composite.ConnectionDetails {
+				cd[k] = v
+			}
+			for k, v := range r.ConnectionDetails {
+				cd[k] = v
+			}
+			desired.Composite.ConnectionDetails = cd
+		}
+		for _, c := range r.Resources {
+			res := functions.Resource{Object: c.Object}
+			switch c.Ready {
+			case "True":
+				res.Ready = functions.ReadyTrue
+			case "False":
+				res.Ready = functions.ReadyFalse
+			}
+			desired.Resources[c.Name] = res
+		}
+		rsp.Desired = desired
+		if r.Context != nil {
+			rsp.Context = r.Context
+		}
+		for _, c := range r.Conditions {
+			t := functions.TargetComposite
+			if c.Target == "CompositeAndClaim" {
+				t = functions.TargetCompositeAndClaim
+			}
+			rsp.Conditions = append(rsp.Conditions, functions.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message, Target: t})
+		}
+		for _, s := range r.Requirements {
+			rsp.Requirements = append(rsp.Requirements, functions.Selector{Name: s.Name, APIVersion: s.APIVersion, Kind: s.Kind, MatchName: s.MatchName, MatchLabels: s.MatchLabels, Namespace: s.Namespace})
+		}
+		return rsp, nil
+	}
+}
+
+// templateLimitReason marks a result crd-lsp's own limits gave.
+const templateLimitReason = "crd-lsp-limit"
+
+// isGoTemplating says whether a step runs function-go-templating.
+func isGoTemplating(st functions.Step) bool { return gotemplate.IsGoTemplate(st.Input) }
+
+// fileTemplateSteps are the function-go-templating steps of a
+// Composition whose templates come from a FileSystem folder env can read,
+// by pipeline index: their documents match rendered resources to the
+// template text (for literal values), though the text is not in the
+// Composition's file.
+func fileTemplateSteps(m map[string]any, env Env) map[int]*templateStep {
+	if env.TemplateFiles == nil {
+		return nil
+	}
+	out := map[int]*templateStep{}
+	for _, st := range functions.Steps(m) {
+		if !isGoTemplating(st) || st.Input["source"] != "FileSystem" {
+			continue
+		}
+		tpl, err := gotemplate.Source(st.Input, nil, env.TemplateFiles)
+		if err != nil || gotemplate.Bounds(tpl.Text, tpl.Left, tpl.Right) != nil {
+			continue
+		}
+		ts := &templateStep{index: st.Index, name: st.Name, tpl: tpl, docs: gotemplate.Documents(tpl)}
+		ts.maps, ts.ok = make([]document.ValueMap, len(tpl.Parts)), make([]bool, len(tpl.Parts))
+		out[st.Index] = ts
+	}
+	return out
+}
+
+// fileLine says where in a FileSystem template file the key of path p
+// (or its nearest ancestor) of a document is: "templates/web.tmpl line
+// 8", "" when the document is not from a file.
+func (ts *templateStep) fileLine(doc gotemplate.Document, p fieldpath.Path) string {
+	part, _, ok := ts.tpl.Locate(doc.Start)
+	if !ok || part.File == "" {
+		return ""
+	}
+	text := ts.tpl.Blanked(doc.Start, doc.End)
+	f := document.Parse("", 0, []byte(text))
+	if len(f.Docs) != 1 || f.Docs[0].Root == nil {
+		return ""
+	}
+	key, _, found := f.Docs[0].Spans(p)
+	if !found {
+		_, key, _ = f.Docs[0].Nearest(p)
+	}
+	off := doc.Start + key.Start
+	return fmt.Sprintf("%s line %d", part.File, 1+strings.Count(ts.tpl.Text[part.Start:min(max(off, part.Start), part.End)], "\n"))
 }

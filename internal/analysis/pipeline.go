@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
@@ -58,17 +60,23 @@ const (
 	codeFunctionFailed = "function-failed"
 )
 
-// runsFunctions says whether env's Pipeline runs a step of m for real.
+// runsFunctions says whether a step of m runs through the pipeline
+// engine: for real (env's Pipeline), or a function crd-lsp runs
+// in-process besides patch-and-transform (function-go-templating).
 func runsFunctions(m map[string]any, env Env) bool {
-	if env.Pipeline == nil {
-		return false
-	}
 	for _, st := range functions.Steps(m) {
-		if env.Pipeline.Runs(st) {
+		if rendersStep(env, st) {
 			return true
 		}
 	}
 	return false
+}
+
+// rendersStep says whether a step other than patch-and-transform is
+// rendered: run for real by env's Pipeline, or natively
+// (function-go-templating).
+func rendersStep(env Env, st functions.Step) bool {
+	return isGoTemplating(st) || env.Pipeline != nil && env.Pipeline.Runs(st)
 }
 
 func stepPath(i int) fieldpath.Path {
@@ -95,7 +103,7 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		}
 		opaque := false
 		for _, e := range steps[:min(st.Index, len(steps))] {
-			if !functions.IsPatchAndTransform(e) && !render.ComposesNothing(e.Function) && !env.Pipeline.Runs(e) {
+			if !functions.IsPatchAndTransform(e) && !render.ComposesNothing(e.Function) && !rendersStep(env, e) {
 				opaque = true
 			}
 		}
@@ -135,16 +143,40 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		}
 		return rsp, nil
 	}
-	nativeRoute := func(st functions.Step) (functions.Runner, string) {
+	deadline := time.Now().Add(gotemplate.DefaultTimeout)
+	var nativeRoute functions.Router
+	// unrun names the first step before st that nothing runs, natively
+	// or for real, and that may leave data a template reads (readiness
+	// and ordering functions leave none).
+	unrun := func(st functions.Step) string {
+		for _, e := range steps[:min(st.Index, len(steps))] {
+			if run, _ := nativeRoute(e); run != nil || env.Pipeline != nil && env.Pipeline.Runs(e) || leavesNoData(e.Function) {
+				continue
+			}
+			return fmt.Sprintf("step %q (%s)", e.Name, orFunction(e.Function))
+		}
+		return ""
+	}
+	nativeRoute = func(st functions.Step) (functions.Runner, string) {
 		if functions.IsPatchAndTransform(st) {
 			return functions.Native(run), "crd-lsp (patch-and-transform, in-process)"
 		}
-		if isEnvironmentStep(st.Input) && !env.Pipeline.Runs(st) {
+		if isEnvironmentStep(st.Input) && (env.Pipeline == nil || !env.Pipeline.Runs(st)) {
 			return functions.Native(er.native(envNotes, record)), "crd-lsp (function-environment-configs, in-process)"
+		}
+		if isGoTemplating(st) && (env.Pipeline == nil || !env.Pipeline.Runs(st)) {
+			return functions.Native(nativeTemplating(env.TemplateFiles, unrun, deadline)), "crd-lsp (go-templating, in-process)"
 		}
 		return nil, ""
 	}
-	out := env.Pipeline.Run(ctx, pipelineInput(m, xr, env, start), nativeRoute)
+	in := pipelineInput(m, xr, env, start)
+	var out functions.Output
+	if env.Pipeline != nil {
+		out = env.Pipeline.Run(ctx, in, nativeRoute)
+	} else {
+		in.Route = nativeRoute
+		out = functions.Run(ctx, in)
+	}
 
 	rd := Rendering{Pipeline: &out, Functions: map[string]int{}}
 	rd.XR, _ = render.DeepCopy(xr).(map[string]any)
@@ -248,6 +280,18 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 	return rd
 }
 
+// leavesNoData says whether a function (by its functionRef name) only
+// sets readiness or orders resources, leaving nothing a later template
+// reads besides that.
+func leavesNoData(fn string) bool {
+	for _, n := range []string{"function-auto-ready", "function-sequencer"} {
+		if fn == n || strings.HasSuffix(fn, "-"+n) {
+			return true
+		}
+	}
+	return false
+}
+
 func orFunction(fn string) string {
 	if fn == "" {
 		return "a function"
@@ -301,19 +345,23 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 	for _, ts := range templateSteps(d, m) {
 		tsteps[ts.index] = ts
 	}
+	for i, ts := range fileTemplateSteps(m, env) {
+		tsteps[i] = ts
+	}
 	with := "rendered with " + example
 	if example == "" {
 		with = "rendered with a composite resource synthesised from the XRD"
 	}
 	var out []Diagnostic
+	repeated, more := map[string]int{}, map[int]int{}
 	for _, n := range rd.Notes {
 		if n.Code != codeFunctionResult && n.Code != codeFunctionFailed {
 			continue
 		}
 		idx, _ := stepIndex(n.Path)
 		ts := tsteps[idx]
-		if ts != nil && len(ts.problems) > 0 && n.Code == codeFunctionResult && n.Severity == render.Error {
-			continue // the template's syntax error is reported where it is
+		if ts != nil && len(ts.problems) > 0 && n.Code == codeFunctionResult && (n.Severity == render.Error || ts.problems[0].Limit) {
+			continue // the template's syntax error (or limit) is reported where it is
 		}
 		dg := at(d, n.Path, n.OnKey, n.Severity, n.Code, n.Message)
 		if ts != nil {
@@ -350,8 +398,12 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 				continue
 			}
 			missing := missingPath(e)
-			if missing == nil && example == "" {
-				continue
+			if missing == nil && hasDoc && doc.Plain && baseCodes[e.Code] {
+				continue // the template document's own check reports it
+			}
+			literal := missing == nil && hasDoc && ts.literal(doc, e.Path)
+			if missing == nil && example == "" && !literal {
+				continue // the placeholders may have written it
 			}
 			p, code := e.Path, "render-value"
 			msg := fmt.Sprintf("resource %q that step %q composed: %s: %s (%s)", res.Name, res.Step, e.Path, e.Message, with)
@@ -367,17 +419,35 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 			}
 			seen[p.String()] = true
 			sev := SeverityError
-			if example == "" {
+			if example == "" && !literal {
 				sev = SeverityWarning
 			}
 			dg := at(d, stepPath(idx).Child(fieldpath.Field("step")), false, sev, code, msg)
 			if hasDoc {
 				if sp, _, ok := ts.pathSpan(doc, p, true); ok {
 					dg.Span = sp
+				} else if where := ts.fileLine(doc, p); where != "" {
+					dg.Message += " [" + where + "]"
+					dg.Span = at(d, stepPath(idx).Child(fieldpath.Field("input"), fieldpath.Field("fileSystem"), fieldpath.Field("dirPath")), false, 0, "", "").Span
 				}
+				// The resources one template document makes in a loop
+				// share their findings: one, counting the others.
+				key := fmt.Sprint(idx, doc.Index, p, code, e.Message, sev)
+				if i, ok := repeated[key]; ok {
+					more[i]++
+					continue
+				}
+				repeated[key] = len(out)
 			}
 			out = append(out, dg)
 		}
+	}
+	for i, n := range more {
+		noun := "resource"
+		if n > 1 {
+			noun = "resources"
+		}
+		out[i].Message += fmt.Sprintf(" (and %d more %s this template document composed)", n, noun)
 	}
 	return out
 }

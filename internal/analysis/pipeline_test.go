@@ -112,10 +112,8 @@ func TestPipelineTemplateDocuments(t *testing.T) {
 		"named":    {"apiVersion": "storage.example.org/v1", "kind": "Bucket", "spec": map[string]any{"forProvider": map[string]any{"region": "mars"}}},
 	}}
 	expectFindings(t, findings(t, templatingComposition, env, "render", "function"),
-		`28:13 error render-required spec.forProvider.region is required by Bucket, but the resource "bucket-0" that step "templates" composed lacks it (rendered with examples/xr.yaml)`,
-		`28:13 error render-required spec.forProvider.region is required by Bucket, but the resource "bucket-1" that step "templates" composed lacks it (rendered with examples/xr.yaml)`,
-		`29:15 error render-value resource "bucket-0" that step "templates" composed: spec.forProvider.size: must be of type integer: "string" (rendered with examples/xr.yaml)`,
-		`29:15 error render-value resource "bucket-1" that step "templates" composed: spec.forProvider.size: must be of type integer: "string" (rendered with examples/xr.yaml)`,
+		`28:13 error render-required spec.forProvider.region is required by Bucket, but the resource "bucket-0" that step "templates" composed lacks it (rendered with examples/xr.yaml) (and 1 more resource this template document composed)`,
+		`29:15 error render-value resource "bucket-0" that step "templates" composed: spec.forProvider.size: must be of type integer: "string" (rendered with examples/xr.yaml) (and 1 more resource this template document composed)`,
 		`39:15 error render-value resource "named" that step "templates" composed: spec.forProvider.region: unsupported value "mars"`,
 	)
 }

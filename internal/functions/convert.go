@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -145,4 +146,49 @@ func contextStruct(m map[string]any) (*structpb.Struct, error) {
 		return &structpb.Struct{Fields: map[string]*structpb.Value{}}, nil
 	}
 	return ToStruct(m)
+}
+
+// RequestData is a request as function-go-templating's templates see it
+// (its convertToMap): the protojson form of the whole request (observed,
+// desired, context, input, credentials with base64 data, extra and
+// required resources, meta), decoded with whole numbers as int64; when
+// it has no extraResources, its requiredResources are also put there.
+func RequestData(req *fnv1.RunFunctionRequest) (map[string]any, error) {
+	b, err := protojson.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("cannot marshal request from proto to json: %w", err)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, fmt.Errorf("cannot unmarshal json to map[string]any: %w", err)
+	}
+	m, _ = jsonNumbers(m).(map[string]any)
+	if _, ok := m["extraResources"]; !ok {
+		if r, ok := m["requiredResources"]; ok {
+			m["extraResources"] = r
+		}
+	}
+	return m, nil
+}
+
+func jsonNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = jsonNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = jsonNumbers(e)
+		}
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	}
+	return v
 }

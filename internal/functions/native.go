@@ -17,6 +17,9 @@ type NativeRequest struct {
 	// RequiredResources are the resources fetched for the step's
 	// requirements, by requirement name.
 	RequiredResources map[string][]map[string]any
+	// Data returns the whole request as function-go-templating's
+	// templates see it (RequestData), built on demand.
+	Data func() (map[string]any, error)
 }
 
 // NativeResponse is what a native runner answers: the whole desired state
@@ -26,6 +29,9 @@ type NativeResponse struct {
 	Context    map[string]any
 	Results    []Result
 	Conditions []Condition
+	// Requirements are the required resources the step asks for; the
+	// pipeline fetches them and calls the step again, as Crossplane.
+	Requirements []Selector
 }
 
 // NativeFunc runs a step in-process.
@@ -41,6 +47,7 @@ func Native(f NativeFunc) Runner {
 			Observed: FromState(req.GetObserved()),
 			Desired:  FromState(req.GetDesired()),
 			Context:  FromStruct(req.GetContext()),
+			Data:     func() (map[string]any, error) { return RequestData(req) },
 		}
 		for name, rs := range req.GetRequiredResources() {
 			if nr.RequiredResources == nil {
@@ -70,6 +77,12 @@ func Native(f NativeFunc) Runner {
 		}
 		for _, r := range out.Results {
 			rsp.Results = append(rsp.Results, toResult(r))
+		}
+		if len(out.Requirements) > 0 {
+			rsp.Requirements = &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{}}
+			for _, s := range out.Requirements {
+				rsp.Requirements.Resources[s.Name] = s.proto()
+			}
 		}
 		for _, c := range out.Conditions {
 			rsp.Conditions = append(rsp.Conditions, toCondition(c))

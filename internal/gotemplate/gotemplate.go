@@ -31,6 +31,9 @@ type Template struct {
 	Left, Right string
 	// Parts are the input strings Text is made of.
 	Parts []Part
+	// Source is "Inline" (also when empty), "FileSystem" (Parts are
+	// files) or "Environment" (the one Part is the environment's value).
+	Source string
 }
 
 // Part is one input string of a Template.
@@ -39,6 +42,9 @@ type Part struct {
 	Index int
 	// Start and End are its offsets in Text.
 	Start, End int
+	// File is the path of a FileSystem source's file, relative to its
+	// folder ("" for other sources).
+	File string
 }
 
 // Locate returns the part holding Text offset off and the offset in that
@@ -101,6 +107,9 @@ func FromInput(in map[string]any) (Template, bool) {
 type Problem struct {
 	Start, End int // in Template.Text
 	Message    string
+	// Limit: the template was refused by one of crd-lsp's limits
+	// (Bounds), not by the function's parser.
+	Limit bool
 }
 
 var (
@@ -133,9 +142,16 @@ var nameRef = regexp.MustCompile(`manifests:(\d+)`)
 func Check(t Template) (problems []Problem) {
 	defer func() {
 		if r := recover(); r != nil {
-			problems = []Problem{{0, 0, fmt.Sprintf("cannot check the template: %v", r)}}
+			problems = []Problem{{Message: fmt.Sprintf("cannot check the template: %v", r)}}
 		}
 	}()
+	if le := Bounds(t.Text, t.Left, t.Right); le != nil {
+		p := Problem{Message: le.Message, Limit: true}
+		if le.Offset >= 0 {
+			p.Start, p.End = le.Offset, min(le.Offset+len(t.Left), len(t.Text))
+		}
+		return []Problem{p}
+	}
 	_, err := template.New("manifests").Delims(t.Left, t.Right).Funcs(funcMap()).Parse(t.Text)
 	if err != nil {
 		return []Problem{problem(t, err.Error())}
@@ -375,17 +391,28 @@ var (
 func Documents(t Template) []Document {
 	text := t.Text
 	acts := scan(text, t.Left, t.Right)
+	// inAction is asked about increasing offsets: one pass over the
+	// actions (sorted, not overlapping) answers them all.
+	next := 0
 	inAction := func(off int) bool {
-		for _, a := range acts {
-			end := a.end
+		for next < len(acts) {
+			end := acts[next].end
 			if end < 0 {
 				end = len(text)
 			}
-			if off > a.start && off < end {
-				return true
+			if end > off {
+				break
 			}
+			next++
 		}
-		return false
+		if next >= len(acts) {
+			return false
+		}
+		end := acts[next].end
+		if end < 0 {
+			end = len(text)
+		}
+		return off > acts[next].start && off < end
 	}
 	type seg struct{ start, end int }
 	var segs []seg
@@ -409,28 +436,25 @@ func Documents(t Template) []Document {
 	}
 	segs = append(segs, seg{start, len(text)})
 	var out []Document
+	var stack []string
+	j := 0
 	for i, s := range segs {
 		d := Document{Index: i, Start: s.start, End: s.end, Text: text[s.start:s.end], Plain: true}
-		var stack []string
-		hasAction := false
-		for _, a := range acts {
-			if a.start >= s.end {
-				break
-			}
-			if a.start >= s.start {
-				hasAction = true // comments too: the text holds them
-				d.Plain = false
-			}
-			switch a.keyword() {
+		// The blocks open before the document (one pass over the actions
+		// for all documents).
+		for ; j < len(acts) && acts[j].start < s.start; j++ {
+			switch k := acts[j].keyword(); k {
 			case "if", "range", "with", "define", "block":
-				if a.start < s.start {
-					stack = append(stack, a.keyword())
-				}
+				stack = append(stack, k)
 			case "end":
-				if a.start < s.start && len(stack) > 0 {
+				if len(stack) > 0 {
 					stack = stack[:len(stack)-1]
 				}
 			}
+		}
+		hasAction := j < len(acts) && acts[j].start < s.end // comments too: the text holds them
+		if hasAction {
+			d.Plain = false
 		}
 		for _, k := range stack {
 			if k == "define" || k == "block" {

@@ -682,6 +682,7 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 		Pipeline:           a.Pipeline,
 		FunctionOf:         func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
 		Cluster:            w.cluster(path, a.Cluster),
+		TemplateFiles:      w.templateFiles(path),
 	}
 }
 

@@ -1,0 +1,107 @@
+package analysis
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
+
+// TestNativeTemplating: with nothing configured, a go-templating step is
+// rendered in-process and what it composes is validated, each finding on
+// the template document that composed the resource, exactly as when the
+// function runs for real (TestPipelineTemplateDocuments).
+func TestNativeTemplating(t *testing.T) {
+	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3, label: mars}}\n")
+	expectFindings(t, findings(t, templatingComposition, env, "render", "function"),
+		`28:13 error render-required spec.forProvider.region is required by Bucket, but the resource "bucket-0" that step "templates" composed lacks it (rendered with examples/xr.yaml) (and 1 more resource this template document composed)`,
+		`29:15 error render-value resource "bucket-0" that step "templates" composed: spec.forProvider.size: must be of type integer: "string" (rendered with examples/xr.yaml) (and 1 more resource this template document composed)`,
+		`39:15 error render-value resource "named" that step "templates" composed: spec.forProvider.region: unsupported value "mars"`,
+	)
+}
+
+// TestNativeTemplatingLiteralValue: a literal value the schema rejects in
+// a templated document (one with actions, which the static check cannot
+// read as YAML) is found once the template is rendered, even with a
+// synthesised composite; values that come from the composite are not
+// judged then (its placeholders may be what is wrong).
+func TestNativeTemplatingLiteralValue(t *testing.T) {
+	env := renderEnv(t, "")
+	text := strings.Replace(templatingComposition, "region: {{ .observed.composite.resource.spec.parameters.label }}", "region: marz\n            size: {{ 2 }}", 1)
+	expectFindings(t, findings(t, text, env, "render", "function"),
+		`28:13 warning render-required spec.forProvider.region is required by Bucket, but the resource "bucket-0"`,
+		`39:15 error render-value resource "named" that step "templates" composed: spec.forProvider.region: unsupported value "marz"`,
+	)
+}
+
+// TestNativeTemplatingErrors: the function's failures at their place in
+// the block scalar: an execution error at its line and column, a
+// template that loops without end stopped by crd-lsp's limit (a warning:
+// the function may well finish).
+func TestNativeTemplatingErrors(t *testing.T) {
+	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3, label: mars}}\n")
+	text := strings.Replace(templatingComposition, "{{ .observed.composite.resource.spec.parameters.label }}", `{{ fail "no region" }}`, 1)
+	expectFindings(t, findings(t, text, env, "function"),
+		`39:26 error function-result function-go-templating failed: cannot execute template: template: manifests:20:15: executing "manifests" at <fail "no region">: error calling fail: no region`)
+	text = strings.Replace(templatingComposition, "{{- range $i := until 2 }}", "{{- range $i := until 2 }}{{ range 100000000 }}{{ end }}", 1)
+	got := findings(t, text, env, "function")
+	if len(got) != 1 || !strings.HasPrefix(got[0], "20:46 warning function-result function-go-templating: crd-lsp stopped rendering the template: template: manifests:1:35: ") || !strings.Contains(got[0], "crd-lsp's limit") {
+		t.Errorf("limit: %q", got)
+	}
+}
+
+// TestNativeTemplatingPreview: "Preview rendered" on a go-templating
+// Composition shows what the template composes, rendered in-process.
+func TestNativeTemplatingPreview(t *testing.T) {
+	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3, label: mars}}\n")
+	f := document.Parse("/ws/composition.yaml", 1, []byte(templatingComposition))
+	lenses := CodeLenses(f, env)
+	if len(lenses) == 0 {
+		t.Fatal("no lens")
+	}
+	ex := env.Examples(schemas.GVK{})[0]
+	out, err := RenderAt(context.Background(), f, lenses[0].Span.Start, ex.Object, ex.Path, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"crossplane.io/composition-resource-name: bucket-0", "crossplane.io/composition-resource-name: bucket-1",
+		"crossplane.io/composition-resource-name: named", "size: \"3\"", "region: mars"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the preview:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "gotemplating.fn.crossplane.io/composition-resource-name") {
+		t.Errorf("the function's annotation is left in:\n%s", out)
+	}
+}
+
+// TestRealTemplatingWins: when the Pipeline runs function-go-templating
+// for real (configured), crd-lsp's own renderer does not run the step:
+// what the real function answered is all there is.
+func TestRealTemplatingWins(t *testing.T) {
+	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3, label: mars}}\n")
+	env.Pipeline = fakeTemplating{results: []functions.Result{{Severity: functions.SeverityWarning, Message: "the real function ran"}}}
+	expectFindings(t, findings(t, templatingComposition, env, "render", "function"),
+		`11:11 warning function-result function-go-templating: the real function ran`)
+}
+
+// TestNativeTemplatingAfterUnrunStep: a template that fails on what an
+// earlier step crd-lsp does not run would have provided (the environment
+// function-environment-configs builds) gets an info saying so, not an
+// error; without such a step, the failure is the template's.
+func TestNativeTemplatingAfterUnrunStep(t *testing.T) {
+	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3, label: mars}}\n")
+	text := strings.Replace(templatingComposition, "{{ .observed.composite.resource.spec.parameters.label }}", `{{ index .context "apiextensions.crossplane.io/environment" "region" "name" }}`, 1)
+	withEnv := strings.Replace(text, "  pipeline:\n", "  pipeline:\n  - step: environment\n    functionRef:\n      name: crossplane-contrib-function-environment-configs\n", 1)
+	got := findings(t, withEnv, env, "function")
+	if len(got) != 1 || !strings.Contains(got[0], " info function-result ") || !strings.Contains(got[0], `step "environment" (crossplane-contrib-function-environment-configs) before it, which crd-lsp does not run, may provide what the template reads`) {
+		t.Errorf("after an unrun step: %q", got)
+	}
+	got = findings(t, text, env, "function")
+	if len(got) != 1 || !strings.Contains(got[0], " error function-result function-go-templating failed: cannot execute template: template: manifests:20:") {
+		t.Errorf("alone: %q", got)
+	}
+}
