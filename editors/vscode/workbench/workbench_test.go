@@ -270,7 +270,21 @@ func TestWorkbench(t *testing.T) {
 	unlock()
 	// The extension is built and packaged in a copy of its folder (sharing
 	// node_modules), so the extension's own test may build meanwhile.
-	stage := filepath.Join(tmp, "extension")
+	// The copy keeps the repository's layout: packaging copies the
+	// repository's LICENSE and NOTICE into the .vsix (scripts/notices.js).
+	stage := filepath.Join(tmp, "repo", "editors", "vscode")
+	if err := os.MkdirAll(stage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"LICENSE", "NOTICE"} {
+		b, err := os.ReadFile(filepath.Join(ext, "..", "..", name))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(tmp, "repo", name), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, dir := range []string{"src", "scripts"} {
 		if err := os.CopyFS(filepath.Join(stage, dir), os.DirFS(filepath.Join(ext, dir))); err != nil {
 			t.Fatal(err)
