@@ -82,6 +82,9 @@ type jsonDiagnostic struct {
 	Severity  string `json:"severity"`
 	Code      string `json:"code,omitempty"`
 	Message   string `json:"message"`
+	// Field is the field path the finding concerns, as the API server
+	// names it (spec.listeners[2].port); absent for findings about no field.
+	Field string `json:"field,omitempty"`
 }
 
 type summary struct {

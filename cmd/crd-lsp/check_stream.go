@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -172,7 +173,7 @@ func diagnosePart(ctx context.Context, p *checkPart) []finding {
 func toFinding(m *document.Mapper, d analysis.Diagnostic) finding {
 	line, col := m.LineCol(d.Span.Start)
 	eline, ecol := m.LineCol(d.Span.End)
-	return finding{start: d.Span.Start, diag: jsonDiagnostic{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message}}
+	return finding{start: d.Span.Start, diag: jsonDiagnostic{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message, Field: d.Path}}
 }
 
 // finishFile orders a file's findings as analysis.Diagnose orders those of
@@ -249,6 +250,9 @@ func (w *checkWriter) file(path string, fs []finding) {
 		w.out.WriteString(d.Message)
 		if d.Code != "" {
 			w.out.WriteString(" [" + d.Code + "]")
+		}
+		if d.Field != "" && !strings.HasPrefix(d.Message, d.Field+": ") {
+			w.out.WriteString(" at " + d.Field)
 		}
 		w.out.WriteByte('\n')
 	}
