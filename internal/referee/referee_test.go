@@ -91,8 +91,8 @@ func (r *referee) judge(ctx context.Context, d doc) judgement {
 		if dg.Severity != severity.Error {
 			continue
 		}
-		if _, ok := beyondServer[dg.Code]; ok {
-			j.beyond = append(j.beyond, dg.Code)
+		if name, ok := beyondCheck(dg, stringAt(d.obj, "kind")); ok {
+			j.beyond = append(j.beyond, name)
 			continue
 		}
 		j.lspReject = true
@@ -260,6 +260,13 @@ func clip(s string, n int) string {
 // judgeAll judges docs on a few workers, in order.
 func (r *referee) judgeAll(ctx context.Context, docs []doc) []judgement {
 	out := make([]judgement, len(docs))
+	parallel(len(docs), func(i int) { out[i] = r.judge(ctx, docs[i]) })
+	return out
+}
+
+// parallel runs fn(0..n-1) on four workers: the server answers while
+// crd-lsp validates.
+func parallel(n int, fn func(i int)) {
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 4 {
@@ -267,16 +274,15 @@ func (r *referee) judgeAll(ctx context.Context, docs []doc) []judgement {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = r.judge(ctx, docs[i])
+				fn(i)
 			}
 		}()
 	}
-	for i := range docs {
+	for i := range n {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	return out
 }
 
 // report fails the test for every disagreement (the first ones in full)
@@ -371,19 +377,30 @@ func TestReferee(t *testing.T) {
 	js := r.judgeAll(ctx, crds)
 	report(t, "CRDs", js)
 	var created []string
+	var toCreate []doc
 	for _, j := range js {
 		if j.serverReject {
 			continue
 		}
-		body, _ := kubectlJSON(j.doc.text)
-		if _, err := r.post(ctx, crdEndpoint, body); err != nil {
-			t.Fatalf("creating %s: %v", j.doc.name, err)
-		}
+		toCreate = append(toCreate, j.doc)
 		created = append(created, stringAt(j.doc.obj, "metadata", "name"))
 		r.addServed(j.doc.obj)
 	}
+	errs := make([]error, len(toCreate))
+	parallel(len(toCreate), func(i int) {
+		body, _ := kubectlJSON(toCreate[i].text)
+		_, errs[i] = r.post(ctx, crdEndpoint, body)
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("creating %s: %v", toCreate[i].name, err)
+		}
+	}
 	r.waitEstablished(ctx, created)
 	t.Logf("%d CRDs judged, created and established in %v", len(crds), time.Since(start).Round(time.Millisecond))
+
+	// The checks beyond the API server, each on its example.
+	assertBeyond(t, ctx, r)
 
 	// 2. Every object of the corpus whose kind is served.
 	start = time.Now()

@@ -46,15 +46,11 @@ func prunedNulls(v any, s *structuralschema.Structural, p fieldpath.Path, out *[
 	}
 }
 
-// placeNulls puts findings about a null the server dropped on its key: a
-// required field written as null is missing (said on the null key, not on
-// the object holding it); any other dropped null gets a note, because
-// what the file says is not what the server keeps.
+// placeNulls puts a required field written as null, which the server
+// drops and then misses, on the null key itself rather than on the object
+// holding it. A dropped null nothing needs is not reported: the server
+// accepts the object, and every key being typed is null for a moment.
 func placeNulls(errs []Error, nulls []fieldpath.Path) []Error {
-	if len(nulls) == 0 {
-		return errs
-	}
-	said := map[string]bool{}
 	for i, e := range errs {
 		if e.Code != "required" || e.Field == "" {
 			continue
@@ -64,16 +60,8 @@ func placeNulls(errs []Error, nulls []fieldpath.Path) []Error {
 			if n.String() == p.String() {
 				errs[i].Path, errs[i].OnKey, errs[i].Field = p, true, ""
 				errs[i].Message = fmt.Sprintf("missing required field %q: its value is null, which the API server drops (the field is not nullable)", e.Field)
-				said[p.String()] = true
 			}
 		}
-	}
-	for _, n := range nulls {
-		if said[n.String()] {
-			continue
-		}
-		errs = append(errs, Error{Path: n, OnKey: true, Severity: SeverityInfo, Code: "null",
-			Message: "null: the API server drops this field (it is not nullable and has no default), as if it were not written"})
 	}
 	return errs
 }
