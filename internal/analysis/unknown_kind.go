@@ -35,6 +35,12 @@ func unknownKind(d *document.Doc, gvk schemas.GVK, env Env) []Diagnostic {
 	if env.UnknownKind == 0 {
 		return nil
 	}
+	if versions, ok := gaOnly(gvk, env.Schemas); ok {
+		// The bundle holds Kubernetes' GA versions: a beta or alpha
+		// version of a built-in kind may well be served.
+		return []Diagnostic{at(d, kindAt, false, env.UnknownKind, "unknown-kind",
+			fmt.Sprintf("no schema for %s %s: the built-in Kubernetes schemas hold only its GA versions (%s); this version may be served where its feature is enabled", gvk.APIVersion(), gvk.Kind, strings.Join(versions, ", ")))}
+	}
 	msg, otherVersions := unknownKindMessage(d, gvk, env)
 	if otherVersions {
 		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "unknown-kind", msg)}
@@ -46,13 +52,37 @@ func isKubernetes(s schemas.Source) bool {
 	return s.Kind == schemas.SourceBuiltin && s.Name == "kubernetes" || s.Kind == schemas.SourceBuiltin && strings.HasPrefix(s.Name, "kubernetes ")
 }
 
-// builtinGroupKind: gvk's group is one Kubernetes serves itself, and no
-// version of it serves the kind.
+// gaOnly: the only other versions of gvk's kind known are Kubernetes
+// built-ins, and gvk's group/version is not one the bundle holds.
+func gaOnly(gvk schemas.GVK, st *schemas.Store) (versions []string, ok bool) {
+	if st == nil {
+		return nil, false
+	}
+	for _, k := range st.Kinds() {
+		if k.GVK.Group != gvk.Group {
+			continue
+		}
+		if k.GVK.Version == gvk.Version && isKubernetes(k.Source) {
+			return nil, false // a GA version the bundle holds: it is complete
+		}
+		if k.GVK.Kind == gvk.Kind {
+			if !isKubernetes(k.Source) {
+				return nil, false
+			}
+			versions = append(versions, k.GVK.Version)
+		}
+	}
+	return versions, len(versions) > 0
+}
+
+// builtinGroupKind: gvk's group/version is one Kubernetes serves itself
+// (a GA version the built-in bundle holds completely), and no version of
+// the group serves the kind. An alpha or beta version the bundle does not
+// hold is left to the unknownKind setting.
 func builtinGroupKind(gvk schemas.GVK, st *schemas.Store) (string, bool) {
 	if st == nil {
 		return "", false
 	}
-	builtinGroup := false
 	var kinds []string
 	for _, k := range st.Kinds() {
 		if k.GVK.Group != gvk.Group {
@@ -61,14 +91,11 @@ func builtinGroupKind(gvk schemas.GVK, st *schemas.Store) (string, bool) {
 		if k.GVK.Kind == gvk.Kind {
 			return "", false // another version: unknownKindMessage says which
 		}
-		if isKubernetes(k.Source) {
-			builtinGroup = true
-			if k.GVK.Version == gvk.Version {
-				kinds = append(kinds, k.GVK.Kind)
-			}
+		if isKubernetes(k.Source) && k.GVK.Version == gvk.Version {
+			kinds = append(kinds, k.GVK.Kind)
 		}
 	}
-	if !builtinGroup {
+	if len(kinds) == 0 {
 		return "", false
 	}
 	msg := fmt.Sprintf("Kubernetes does not serve a kind %q in %s: the API server rejects it", gvk.Kind, gvk.APIVersion())

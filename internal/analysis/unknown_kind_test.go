@@ -56,6 +56,12 @@ func TestUnknownKinds(t *testing.T) {
 			`2:7 error unknown-kind kind: Kubernetes does not serve a kind "Deploymnet" in apps/v1: the API server rejects it; did you mean "Deployment"?`},
 		{"apiVersion: example.org/v3\nkind: Widget\nmetadata: {name: x}\n", SeverityWarning,
 			`1:13 error unknown-kind apiVersion: example.org/v3 Widget is not served: crd.yaml defines Widget only as v1, v2, so the API server rejects it (kubectl: no matches for kind "Widget" in version "example.org/v3")`},
+		// Alpha and beta versions of built-in groups: the bundle holds GA
+		// versions only, so the setting decides.
+		{"apiVersion: apps/v1beta3\nkind: Deployment\nmetadata: {name: x}\n", SeverityWarning,
+			"2:7 warning unknown-kind kind: no schema for apps/v1beta3 Deployment: the built-in Kubernetes schemas hold only its GA versions (v1); this version may be served where its feature is enabled"},
+		{"apiVersion: admissionregistration.k8s.io/v1alpha9\nkind: NewPolicy\nmetadata: {name: x}\n", SeverityWarning,
+			"2:7 warning unknown-kind kind: no schema for admissionregistration.k8s.io/v1alpha9 NewPolicy: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml"},
 		{"apiVersion: other.org/v1\nkind: Gadget\nmetadata: {name: x}\n", SeverityWarning,
 			"2:7 warning unknown-kind kind: no schema for other.org/v1 Gadget: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml"},
 		{"apiVersion: other.org/v1\nkind: Gadget\nmetadata: {name: x}\n", 0, ""},
