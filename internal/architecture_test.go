@@ -42,6 +42,7 @@ var allowed = map[string][]string{
 	"internal/functions/fntest":                  nil,
 	"internal/gotemplate":                        nil,
 	"internal/fuzztest":                          nil,
+	"internal/referee":                           nil,
 	"internal/severity":                          nil,
 	"internal/gvk":                               nil,
 	"internal/structural":                        {"internal/fieldpath"},

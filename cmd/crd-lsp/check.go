@@ -87,9 +87,10 @@ type jsonDiagnostic struct {
 	Severity  string `json:"severity"`
 	Code      string `json:"code,omitempty"`
 	Message   string `json:"message"`
-	// Path is the field the finding is on (spec.forProvider.region), ""
-	// for a whole document or file.
-	Path string `json:"path,omitempty"`
+	// Field is the field path the finding concerns, as the API server
+	// names it (spec.listeners[2].port), else the field its span covers;
+	// absent for findings about a whole document or file.
+	Field string `json:"field,omitempty"`
 }
 
 type summary struct {

@@ -170,8 +170,8 @@ func diagnosePart(ctx context.Context, p *checkPart) []finding {
 			continue // suggestions (deprecated but supported forms) are for the editor
 		}
 		fd := toFinding(f.mapper, d)
-		if p, ok := doc.PathOf(d.Span); ok {
-			fd.diag.Path = p.String()
+		if p, ok := doc.PathOf(d.Span); ok && fd.diag.Field == "" {
+			fd.diag.Field = p.String()
 		}
 		out = append(out, fd)
 	}
@@ -182,7 +182,7 @@ func toFinding(m *document.Mapper, d analysis.Diagnostic) finding {
 	line, col := m.LineCol(d.Span.Start)
 	eline, ecol := m.LineCol(d.Span.End)
 	r, _ := m.Range(d.Span, document.UTF16) // (a span of the text: cannot fail)
-	return finding{start: d.Span.Start, byteEnd: d.Span.End, utf16: r, diag: jsonDiagnostic{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message}}
+	return finding{start: d.Span.Start, byteEnd: d.Span.End, utf16: r, diag: jsonDiagnostic{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message, Field: d.Path}}
 }
 
 // finishFile orders a file's findings as analysis.Diagnose orders those of
@@ -290,6 +290,9 @@ func (w *checkWriter) file(path string, fs []finding) {
 		w.out.WriteString(printable(d.Message))
 		if d.Code != "" {
 			w.out.WriteString(" [" + d.Code + "]")
+		}
+		if d.Field != "" && !strings.HasPrefix(d.Message, d.Field+": ") {
+			w.out.WriteString(" at " + d.Field)
 		}
 		w.out.WriteByte('\n')
 	}

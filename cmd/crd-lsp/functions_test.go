@@ -31,10 +31,10 @@ func TestCheckFunctions(t *testing.T) {
 		t.Errorf("exit %d, want 1; stderr %s", code, errOut)
 	}
 	want := []string{
-		comp + `:32:11: warning: function-test: buckets are composed without a region [function-result]`,
-		comp + `:32:11: info: function-test: composed two buckets [function-result]`,
-		comp + `:32:11: error: spec.forProvider.region is required by Bucket, but the resource "unpatched" that step "compose" composed lacks it (rendered with examples/xr.yaml) [render-required]`,
-		comp + `:70:24: warning: spec.forProvider.region is required by Bucket, and only set when spec.region is set on the composite resource [render-required]`,
+		comp + `:32:11: warning: function-test: buckets are composed without a region [function-result] at spec.pipeline[1].step`,
+		comp + `:32:11: info: function-test: composed two buckets [function-result] at spec.pipeline[1].step`,
+		comp + `:32:11: error: spec.forProvider.region is required by Bucket, but the resource "unpatched" that step "compose" composed lacks it (rendered with examples/xr.yaml) [render-required] at spec.pipeline[1].step`,
+		comp + `:70:24: warning: spec.forProvider.region is required by Bucket, and only set when spec.region is set on the composite resource [render-required] at spec.pipeline[2].input.resources[0].patches[0].toFieldPath`,
 		"4 files checked: 1 error, 2 warnings, 1 info",
 	}
 	if got := strings.Split(strings.TrimSpace(out), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -93,8 +93,8 @@ spec:
       compose: [{name: never, resource: {apiVersion: storage.example.org/v1, kind: Bucket}}]
 `
 	for _, c := range []struct{ what, want string }{
-		{"hang", `:11:11: error: step "hang" failed: function-test \(executable .*\) did not answer within 2s: function did not answer in time; the steps after it were not run \[function-failed\]`},
-		{"crash", `:11:11: error: step "crash" failed: function function-test \(executable .*\): it exited \(exit status 2\); it wrote: panic: crashing as the input asks; the steps after it were not run \[function-failed\]`},
+		{"hang", `:11:11: error: step "hang" failed: function-test \(executable .*\) did not answer within 2s: function did not answer in time; the steps after it were not run \[function-failed\] at spec\.pipeline\[0\]\.step`},
+		{"crash", `:11:11: error: step "crash" failed: function function-test \(executable .*\): it exited \(exit status 2\); it wrote: panic: crashing as the input asks; the steps after it were not run \[function-failed\] at spec\.pipeline\[0\]\.step`},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			p := filepath.Join(dir, "composition.yaml")

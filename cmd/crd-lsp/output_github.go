@@ -36,8 +36,8 @@ func githubAnnotation(path string, f finding) string {
 	}
 	b.WriteString(",title=" + githubProperty(title))
 	msg := f.diag.Message
-	if f.diag.Path != "" {
-		msg = f.diag.Path + ": " + msg
+	if f.diag.Field != "" {
+		msg = f.diag.Field + ": " + msg
 	}
 	b.WriteString("::" + githubData(msg) + "\n")
 	return b.String()

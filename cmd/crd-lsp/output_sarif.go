@@ -139,9 +139,9 @@ func (l *sarifLog) add(path string, fs []finding) {
 			},
 		}}
 		r := sarifResult{RuleID: id, RuleIndex: idx, Level: level, Message: sarifText{Text: d.Message}}
-		if d.Path != "" {
-			loc.LogicalLocations = []sarifLogical{{FullyQualifiedName: d.Path, Kind: "member"}}
-			r.Properties = map[string]any{"fieldPath": d.Path}
+		if d.Field != "" {
+			loc.LogicalLocations = []sarifLogical{{FullyQualifiedName: d.Field, Kind: "member"}}
+			r.Properties = map[string]any{"fieldPath": d.Field}
 		}
 		r.Locations = []sarifLocation{loc}
 		run.Results = append(run.Results, r)

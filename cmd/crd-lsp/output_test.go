@@ -169,13 +169,13 @@ data:
 				if l, c := m.LineCol(reg.ByteOffset); l != d.Line || c != d.Column {
 					t.Errorf("%s: byteOffset %d is %d:%d; JSON says %d:%d", f.Path, reg.ByteOffset, l, c, d.Line, d.Column)
 				}
-				if d.Path != "" && (len(loc.LogicalLocations) != 1 || loc.LogicalLocations[0].FullyQualifiedName != d.Path) {
-					t.Errorf("field path %q missing from %+v", d.Path, loc.LogicalLocations)
+				if d.Field != "" && (len(loc.LogicalLocations) != 1 || loc.LogicalLocations[0].FullyQualifiedName != d.Field) {
+					t.Errorf("field path %q missing from %+v", d.Field, loc.LogicalLocations)
 				}
-				if strings.HasSuffix(f.Path, "cm.yaml") && d.Path == "metadata.labels.b" {
+				if strings.HasSuffix(f.Path, "cm.yaml") && d.Field == "metadata.labels.b" {
 					sawLabel = true
 				}
-				if strings.HasSuffix(f.Path, "cm.yaml") && d.Path == "metadata.labels.b" && reg.StartColumn != d.Column-1 {
+				if strings.HasSuffix(f.Path, "cm.yaml") && d.Field == "metadata.labels.b" && reg.StartColumn != d.Column-1 {
 					t.Errorf("after é the UTF-16 column is one less than the byte column: SARIF %d, JSON %d", reg.StartColumn, d.Column)
 				}
 			}
@@ -236,7 +236,7 @@ func TestGitHubAnnotations(t *testing.T) {
 	}
 
 	// Escaping, as text.
-	f := finding{diag: jsonDiagnostic{Severity: "warning", Code: "cel", Message: "100% wrong:\r\nsecond, line", Path: "spec.a"},
+	f := finding{diag: jsonDiagnostic{Severity: "warning", Code: "cel", Message: "100% wrong:\r\nsecond, line", Field: "spec.a"},
 		utf16: document.Range{Start: document.Position{Line: 2, Character: 4}, End: document.Position{Line: 2, Character: 9}}}
 	got := githubAnnotation("dir,x/a:b%.yaml", f)
 	want := "::warning file=dir%2Cx/a%3Ab%25.yaml,line=3,endLine=3,col=5,endColumn=9,title=crd-lsp cel::spec.a: 100%25 wrong:%0D%0Asecond, line\n"

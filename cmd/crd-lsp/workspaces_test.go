@@ -67,7 +67,7 @@ var workspaceFindings = map[string][]wantFinding{
 	"configuration-gcp-network": {},
 	"platform-ref-gcp":          {},
 	"crossplane-e2e": {
-		{`^apiextensions/composition/legacy-propagate-field-removals/setup/functions\.yaml:7:3: error: mapping key "name" already defined at line 6 \[yaml-syntax\]`, 1,
+		{`^apiextensions/composition/legacy-propagate-field-removals/setup/functions\.yaml:7:3: error: mapping key "name" already defined at line 6, column 3: kubectl keeps the last value, but the API server rejects YAML with duplicate keys \[duplicate-key\]`, 1,
 			"true upstream bug: metadata.name is written twice; kubectl rejects the duplicate key"},
 		{`^apiextensions/composition/validation/composition-invalid-duplicate-pipeline-steps\.yaml:14:11: error: step name "one" is already used by step 0`, 1, whyE2EInvalid},
 		{`^apiextensions/composition/validation/composition-invalid-empty-pipeline\.yaml:10:13: error: should have at least 1 items \[length\]`, 1, whyE2EInvalid},
@@ -83,9 +83,9 @@ var workspaceFindings = map[string][]wantFinding{
 			"true of the folder: three versions of one XRD sit side by side (the e2e suite applies them one after another), so objects of the kind there are validated against the first by name"},
 	},
 	"function-go-templating": {
-		{`^example/(context|environment)/environmentConfigs\.yaml:[0-9]+:7: warning: no schema for apiextensions\.crossplane\.io/v1alpha1 EnvironmentConfig: built-in crossplane v2\.3\.4 defines EnvironmentConfig only as v1beta1`, 3,
+		{`^example/(context|environment)/environmentConfigs\.yaml:[0-9]+:13: error: apiextensions\.crossplane\.io/v1alpha1 EnvironmentConfig is not served: built-in crossplane v2\.3\.4 defines EnvironmentConfig only as v1beta1`, 3,
 			"true: Crossplane v2 serves EnvironmentConfig only as v1beta1 (the examples target no version, so v2)"},
-		{`^example/[A-Za-z/-]+/(xr|functions)\.yaml:[0-9]+:7: warning: no schema for example\.crossplane\.io/v1beta1 XR: (\.\./)+conditions/xrd\.yaml defines XR only as v1`, 15,
+		{`^example/[A-Za-z/-]+/(xr|functions)\.yaml:[0-9]+:13: error: example\.crossplane\.io/v1beta1 XR is not served: (\.\./)+conditions/xrd\.yaml defines XR only as v1`, 15,
 			"true: these examples run with crossplane render and ship no XRD; the only XR definition in the repository, another example's, is v1"},
 		{`^example/[A-Za-z/-]+/composition(-real|-wrapper)?\.yaml:[89]:11: warning: no XRD for example\.crossplane\.io/v1beta1 XR in the workspace: the workspace's XRD defines XR only as v1 \[composition-schema\]`, 16,
 			"true (issue 22): in a cluster with this repository's only XRD, a Composition for XR v1beta1 is never selected; crossplane render, which these examples are for, needs no XRD, so the finding says which version the XRD serves"},

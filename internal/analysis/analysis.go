@@ -48,6 +48,11 @@ type Diagnostic struct {
 	// misspelt name meant); Missing a required field the object whose key
 	// Span covers lacks.
 	Replace, Missing string
+	// Path is the field the finding concerns, as the API server names it
+	// (spec.listeners[2].port, metadata.labels[app.kubernetes.io/name]; a
+	// missing required field's own path), whatever Span it falls back to;
+	// "" for a finding about no field (the YAML text, the whole file).
+	Path string
 }
 
 // Env is everything besides the file that analysis depends on.
@@ -179,7 +184,11 @@ func diagnoseDoc(ctx context.Context, d *document.Doc, env Env) (out []Diagnosti
 		}
 	}()
 	for _, e := range d.Errors {
-		out = append(out, Diagnostic{Span: e.Span, Severity: SeverityError, Code: "yaml-syntax", Message: e.Message})
+		code := "yaml-syntax"
+		if e.Duplicate {
+			code = "duplicate-key"
+		}
+		out = append(out, Diagnostic{Span: e.Span, Severity: SeverityError, Code: code, Message: e.Message})
 	}
 	if len(d.Errors) > 0 || d.Root == nil {
 		return out
@@ -309,5 +318,5 @@ func at(d *document.Doc, p fieldpath.Path, onKey bool, sev Severity, code, msg s
 	if span.End <= span.Start && key != (document.Span{}) {
 		span = key
 	}
-	return Diagnostic{Span: span, Severity: sev, Code: code, Message: msg}
+	return Diagnostic{Span: span, Severity: sev, Code: code, Message: msg, Path: p.String()}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
-	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
@@ -21,10 +20,7 @@ func patchFragment(ctx context.Context, d *document.Doc, m map[string]any, gvk s
 	}
 	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
 	if !found {
-		if env.UnknownKind != 0 && !schemaless[gvk.Group] && !IsClientSide(gvk, env.ClientKinds) {
-			return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind", unknownKindMessage(d, gvk, env))}
-		}
-		return nil
+		return unknownKind(d, gvk, env)
 	}
 	var kept []schemas.Error
 	for _, e := range withoutExpressions(sch.Validate(ctx, m), m, env) {

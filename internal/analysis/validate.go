@@ -76,8 +76,10 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		out := append(fromSchemaErrors(d, errs), fromSchemaErrors(d, derivedOnly(errs, schemas.ValidateXRD(ctx, m, env.CrossplaneMajor)))...)
 		return append(out, conflictingDefinitions(d, m, env)...)
 	}
-	if !found && env.UnknownKind != 0 && !schemaless[gvk.Group] && !IsClientSide(gvk, env.ClientKinds) {
-		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, env.UnknownKind, "unknown-kind", unknownKindMessage(d, gvk, env))}
+	if !found {
+		if diags := unknownKind(d, gvk, env); diags != nil {
+			return diags
+		}
 	}
 	if gvk.Group == "pkg.crossplane.io" && gvk.Kind == "Function" && developmentRuntime(m) {
 		errs = renderIgnoresPackage(errs)
@@ -110,8 +112,8 @@ func renderIgnoresPackage(errs []schemas.Error) []schemas.Error {
 }
 
 // unknownKindMessage says that no schema defines gvk and, when other
-// versions of the kind are known, which and where from.
-func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) string {
+// versions of the kind are known (otherVersions), which and where from.
+func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) (msg string, otherVersions bool) {
 	var served []string
 	var from *schemas.Schema
 	for _, k := range env.Schemas.Kinds() {
@@ -130,7 +132,7 @@ func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) string {
 		case schemas.SourceWorkspace:
 			where = relName(from.Source.File, d.File.URI)
 		}
-		return fmt.Sprintf("no schema for %s %s: %s defines %s only as %s", gvk.APIVersion(), gvk.Kind, where, gvk.Kind, strings.Join(served, ", "))
+		return fmt.Sprintf("%s %s is not served: %s defines %s only as %s, so the API server rejects it (kubectl: no matches for kind %q in version %q)", gvk.APIVersion(), gvk.Kind, where, gvk.Kind, strings.Join(served, ", "), gvk.Kind, gvk.APIVersion()), true
 	}
 	if env.CrossplaneMajor != 0 && env.OtherMajor != nil {
 		if other := env.OtherMajor(gvk); other != 0 {
@@ -138,7 +140,7 @@ func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) string {
 			if other > env.CrossplaneMajor {
 				did = fmt.Sprintf("it is new in Crossplane v%d", other)
 			}
-			return fmt.Sprintf("no schema for %s %s: Crossplane v%d, which this file targets, does not serve it (%s); the targeted version comes from the nearest crossplane.yaml's spec.crossplane.version, else the crossplaneVersion setting", gvk.APIVersion(), gvk.Kind, env.CrossplaneMajor, did)
+			return fmt.Sprintf("no schema for %s %s: Crossplane v%d, which this file targets, does not serve it (%s); the targeted version comes from the nearest crossplane.yaml's spec.crossplane.version, else the crossplaneVersion setting", gvk.APIVersion(), gvk.Kind, env.CrossplaneMajor, did), false
 		}
 	}
 	if env.Unpulled > 0 {
@@ -146,9 +148,9 @@ func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) string {
 		if env.Unpulled > 1 {
 			deps = "dependencies"
 		}
-		return fmt.Sprintf("no schema for %s %s: it may come from the %d %s of crossplane.yaml not in the package cache yet (run crd-lsp pull); else add the CRD or XRD that defines it to the workspace", gvk.APIVersion(), gvk.Kind, env.Unpulled, deps)
+		return fmt.Sprintf("no schema for %s %s: it may come from the %d %s of crossplane.yaml not in the package cache yet (run crd-lsp pull); else add the CRD or XRD that defines it to the workspace", gvk.APIVersion(), gvk.Kind, env.Unpulled, deps), false
 	}
-	return fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind)
+	return fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind), false
 }
 
 // clientSide are configuration kinds that tools read from files and that
@@ -327,6 +329,9 @@ func fromSchemaErrors(d *document.Doc, errs []schemas.Error) []Diagnostic {
 func fromSchemaError(d *document.Doc, base fieldpath.Path, e schemas.Error) Diagnostic {
 	p := base.Child(e.Path...)
 	dg := at(d, p, e.OnKey, e.Severity, e.Code, e.Message)
+	if e.Code == "required" && e.Field != "" {
+		dg.Path = p.Child(fieldpath.Field(e.Field)).String()
+	}
 	if _, _, found := d.Spans(p); found {
 		switch e.Code {
 		case "required":

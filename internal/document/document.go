@@ -57,6 +57,9 @@ type Doc struct {
 type Error struct {
 	Span    Span
 	Message string // without yaml.v3's "yaml: line N:" prefix
+	// Duplicate marks a repeated mapping key (not a syntax error: kubectl
+	// keeps the last value).
+	Duplicate bool
 }
 
 func (e Error) String() string {
@@ -361,8 +364,9 @@ func (d *Doc) checkDuplicates(n *yaml.Node) {
 			if k.Kind == yaml.ScalarNode && !isMergeKey(k) {
 				if first, ok := seen[k.Value]; ok {
 					d.Errors = append(d.Errors, Error{
-						Span:    d.File.NodeSpan(k),
-						Message: fmt.Sprintf("mapping key %q already defined at line %d", k.Value, first.Line),
+						Span:      d.File.NodeSpan(k),
+						Message:   fmt.Sprintf("mapping key %q already defined at line %d, column %d: kubectl keeps the last value, but the API server rejects YAML with duplicate keys", k.Value, first.Line, first.Column),
+						Duplicate: true,
 					})
 				} else {
 					seen[k.Value] = k

@@ -146,7 +146,8 @@ func TestDuplicateKeys(t *testing.T) {
 		l, c := f.Mapper.LineCol(e.Span.Start)
 		got = append(got, fmt.Sprintf("%d:%d-%d %s", l, c, e.Span.Len(), e.Message))
 	}
-	want := []string{`4:3-1 mapping key "x" already defined at line 3`, `5:1-1 mapping key "a" already defined at line 1`}
+	want := []string{`4:3-1 mapping key "x" already defined at line 3, column 3: kubectl keeps the last value, but the API server rejects YAML with duplicate keys`,
+		`5:1-1 mapping key "a" already defined at line 1, column 1: kubectl keeps the last value, but the API server rejects YAML with duplicate keys`}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("errors %q, want %q", got, want)
 	}

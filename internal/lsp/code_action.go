@@ -46,7 +46,7 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		if len(pd.Data) == 0 {
 			for _, p := range published {
 				if p.Span == d.Span && p.Code == d.Code && p.Message == d.Message {
-					d.Replace, d.Missing = p.Replace, p.Missing
+					d.Replace, d.Missing, d.Path = p.Replace, p.Missing, p.Path
 					break
 				}
 			}

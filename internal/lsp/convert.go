@@ -37,8 +37,8 @@ func toProtocolDiagnostic(f *document.File, d analysis.Diagnostic, enc document.
 	if d.Code != "" {
 		out.Code = protocol.String(d.Code)
 	}
-	if d.Replace != "" || d.Missing != "" {
-		if b, err := json.Marshal(fixData{Replace: d.Replace, Missing: d.Missing}); err == nil {
+	if d.Replace != "" || d.Missing != "" || d.Path != "" {
+		if b, err := json.Marshal(fixData{Replace: d.Replace, Missing: d.Missing, Field: d.Path}); err == nil {
 			out.Data = b
 		}
 	}
@@ -54,10 +54,12 @@ func fromProtocolRange(f *document.File, r protocol.Range, enc document.Encoding
 }
 
 // fixData is what a published diagnostic carries for its quick fix, as
-// LSP 3.16 data that the client sends back with textDocument/codeAction.
+// LSP 3.16 data that the client sends back with textDocument/codeAction,
+// and the field path the finding concerns (spec.listeners[2].port).
 type fixData struct {
 	Replace string `json:"replace,omitempty"`
 	Missing string `json:"missing,omitempty"`
+	Field   string `json:"field,omitempty"`
 }
 
 // fromProtocolDiagnostic reads back a diagnostic crd-lsp published for f
@@ -73,7 +75,7 @@ func fromProtocolDiagnostic(f *document.File, pd protocol.Diagnostic, enc docume
 	d := analysis.Diagnostic{Span: sp, Severity: analysis.Severity(pd.Severity), Code: unionText(pd.Code), Message: unionText(pd.Message)}
 	var data fixData
 	if len(pd.Data) > 0 && json.Unmarshal(pd.Data, &data) == nil {
-		d.Replace, d.Missing = data.Replace, data.Missing
+		d.Replace, d.Missing, d.Path = data.Replace, data.Missing, data.Field
 	}
 	return d, true
 }

@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,6 +73,13 @@ func TestWorkspaceSchemasFollowFiles(t *testing.T) {
 	d := awaitCodes(t, e, "db.yaml", "enum")
 	if d[0].Range.Start.Line != 5 || d[0].Range.Start.Character != 10 {
 		t.Errorf("enum error at %v, want 5:10", d[0].Range.Start)
+	}
+	// The diagnostic's data names the field, as the API server would.
+	var data struct {
+		Field string `json:"field"`
+	}
+	if err := json.Unmarshal(d[0].Data, &data); err != nil || data.Field != "spec.engine" {
+		t.Errorf("enum error data %s (%v), want field spec.engine", d[0].Data, err)
 	}
 
 	// The CRD is deleted outside the editor: the kind becomes unknown.

@@ -145,7 +145,7 @@ type Finding struct {
 	Severity  string `json:"severity" jsonschema:"error, warning or info"`
 	Code      string `json:"code,omitempty" jsonschema:"the stable code of the finding (unknown-field, type, required, cel, …)"`
 	Message   string `json:"message"`
-	Path      string `json:"path,omitempty" jsonschema:"the field the finding is on, as a Crossplane field path (spec.forProvider.region); empty for a whole document"`
+	Field     string `json:"field,omitempty" jsonschema:"the field the finding is on, as the API server names it (spec.listeners[2].port); empty for a whole document"`
 }
 
 // findings diagnoses one file as check does (hints left out), with the
@@ -170,9 +170,9 @@ func findings(ctx context.Context, world *loader.World, path string, text []byte
 func finding(f *document.File, d analysis.Diagnostic) Finding {
 	line, col := f.Mapper.LineCol(d.Span.Start)
 	eline, ecol := f.Mapper.LineCol(d.Span.End)
-	fd := Finding{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message}
-	if p, ok := f.PathOf(d.Span); ok {
-		fd.Path = p.String()
+	fd := Finding{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message, Field: d.Path}
+	if p, ok := f.PathOf(d.Span); ok && fd.Field == "" {
+		fd.Field = p.String()
 	}
 	return fd
 }

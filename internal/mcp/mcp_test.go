@@ -99,8 +99,8 @@ func TestValidate(t *testing.T) {
 		"spec.replicas":  {Line: 28, Column: 13, Severity: "error", Code: "type"},
 	}
 	for _, f := range out.Files[0].Findings {
-		if w, ok := want[f.Path]; ok && f.Line == w.Line && f.Column == w.Column && f.Code == w.Code && f.Severity == w.Severity {
-			delete(want, f.Path)
+		if w, ok := want[f.Field]; ok && f.Line == w.Line && f.Column == w.Column && f.Code == w.Code && f.Severity == w.Severity {
+			delete(want, f.Field)
 		}
 	}
 	if len(want) > 0 {
@@ -129,7 +129,7 @@ func TestValidate(t *testing.T) {
 	if len(out.Files) != 1 || out.Files[0].Path != "new/db.yaml" || len(out.Files[0].Findings) != 1 {
 		t.Fatalf("text: %+v", out)
 	}
-	if f := out.Files[0].Findings[0]; f.Code != "unknown-field" || f.Line != 8 || f.Column != 3 || f.Path != "spec.colour" {
+	if f := out.Files[0].Findings[0]; f.Code != "unknown-field" || f.Line != 8 || f.Column != 3 || f.Field != "spec.colour" {
 		t.Errorf("text: %+v", f)
 	}
 	out = mcp.ValidateOutput{}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
@@ -74,6 +75,7 @@ func (e Error) String() string {
 // dots, recognised as the longest key of the map at that point).
 type resolver struct {
 	in any
+	ss *structuralschema.Structural // the object's schema, when known
 }
 
 func (r *resolver) resolve(s string) fieldpath.Path {
@@ -215,6 +217,13 @@ func (r *resolver) convert(errs field.ErrorList, code string) []Error {
 
 func (r *resolver) convertOne(fe *field.Error, code string) (e Error) {
 	defer func() { e.Message = clipMessage(e.Message) }()
+	if path, keyword, found, ok := composite(fe); ok {
+		e = r.compositeError(path, keyword, found)
+		if code != "" && code != "invalid" {
+			e.Code = code
+		}
+		return e
+	}
 	if path, typ, ok := checkedFormat(fe); ok {
 		p := r.resolve(path)
 		e = Error{Severity: SeverityError, Path: p, Code: "format", Message: "must be of type " + typ}

@@ -282,7 +282,11 @@ func (sc *Schema) Validate(ctx context.Context, obj map[string]any) []Error {
 		return []Error{{OnKey: true, Severity: SeverityWarning, Code: "schema",
 			Message: fmt.Sprintf("cannot validate against %s from %s: %v", sc.GVK, sourceName(sc.Source), vv.err)}}
 	}
-	return validateObject(ctx, vv, obj)
+	out := validateObject(ctx, vv, obj)
+	if sc.Source.Kind == SourceBuiltin {
+		out = builtinTypes(vv, obj, out)
+	}
+	return out
 }
 
 func sourceName(s Source) string {

@@ -47,8 +47,8 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 		}
 	}()
 	obj, _ := deepCopyJSON(in).(map[string]any)
-	r := &resolver{in: in}
 	ss := vv.structural
+	r := &resolver{in: in, ss: ss}
 
 	// apiVersion and kind must name this schema; the API server stops here
 	// otherwise.
@@ -66,7 +66,9 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 		meta, foundMeta, metaUnknown, _ = objectmeta.GetObjectMetaWithOptions(obj, objectmeta.ObjectMetaOptions{DropMalformedFields: true, ReturnUnknownFieldPaths: true})
 	}
 	unknown := metaUnknown
+	var nulls []fieldpath.Path
 	if ss != nil && !vv.preserve {
+		prunedNulls(obj, ss, nil, &nulls)
 		unknown = append(unknown, structuralpruning.PruneWithOptions(obj, ss, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, ss)
 	}
@@ -127,6 +129,7 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 			out = append(out, r.convert(celErrs, "cel")...)
 		}
 	}
+	out = placeNulls(out, nulls)
 	if vv.err != nil {
 		out = append(out, Error{OnKey: true, Severity: SeverityWarning, Code: "schema",
 			Message: fmt.Sprintf("only partly validated: %v", vv.err)})
