@@ -88,8 +88,7 @@ type jsonDiagnostic struct {
 	Code      string `json:"code,omitempty"`
 	Message   string `json:"message"`
 	// Field is the field path the finding concerns, as the API server
-	// names it (spec.listeners[2].port), else the field its span covers;
-	// absent for findings about a whole document or file.
+	// names it (spec.listeners[2].port); absent for findings about no field.
 	Field string `json:"field,omitempty"`
 }
 

@@ -170,9 +170,6 @@ func diagnosePart(ctx context.Context, p *checkPart) []finding {
 			continue // suggestions (deprecated but supported forms) are for the editor
 		}
 		fd := toFinding(f.mapper, d)
-		if p, ok := doc.PathOf(d.Span); ok && fd.diag.Field == "" {
-			fd.diag.Field = p.String()
-		}
 		out = append(out, fd)
 	}
 	return out
@@ -292,7 +289,7 @@ func (w *checkWriter) file(path string, fs []finding) {
 			w.out.WriteString(" [" + d.Code + "]")
 		}
 		if d.Field != "" && !strings.HasPrefix(d.Message, d.Field+": ") {
-			w.out.WriteString(" at " + d.Field)
+			w.out.WriteString(" at " + printable(d.Field))
 		}
 		w.out.WriteByte('\n')
 	}

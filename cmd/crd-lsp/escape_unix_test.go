@@ -16,7 +16,7 @@ import (
 
 // diagLine is one finding of check's text output; summaryLine its last line.
 var (
-	diagLine    = regexp.MustCompile(`^[^\x00-\x1f\x7f]+:\d+:\d+: (error|warning|info): [^\x00-\x1f\x7f]* \[[a-z-]+\]$`)
+	diagLine    = regexp.MustCompile(`^[^\x00-\x1f\x7f]+:\d+:\d+: (error|warning|info): [^\x00-\x1f\x7f]* \[[a-z-]+\]( at [^\x00-\x1f\x7f]+)?$`)
 	summaryLine = regexp.MustCompile(`^\d+ files? checked: (\d+) errors?, (\d+) warnings?, (\d+) info$`)
 )
 
@@ -122,7 +122,7 @@ spec:
 	}
 	code, out, errOut = runCmd(t, "", "check", "--function-exe", "function-test="+bin, fdir)
 	lines = oneFindingPerLine(t, out)
-	want := filepath.Join(fdir, "composition.yaml") + `:11:11: warning: function-test: \x1b[31mred\x1b[0m\r\nforged.yaml:1:1: error: gotcha \u202e [function-result]`
+	want := filepath.Join(fdir, "composition.yaml") + `:11:11: warning: function-test: \x1b[31mred\x1b[0m\r\nforged.yaml:1:1: error: gotcha \u202e [function-result] at spec.pipeline[0].step`
 	if code != 0 || len(lines) != 2 || lines[0] != want {
 		t.Errorf("exit %d, output:\n%s\nwant:\n%s\nstderr: %s", code, out, want, errOut)
 	}

@@ -171,8 +171,5 @@ func finding(f *document.File, d analysis.Diagnostic) Finding {
 	line, col := f.Mapper.LineCol(d.Span.Start)
 	eline, ecol := f.Mapper.LineCol(d.Span.End)
 	fd := Finding{Line: line, Column: col, EndLine: eline, EndColumn: ecol, Severity: d.Severity.String(), Code: d.Code, Message: d.Message, Field: d.Path}
-	if p, ok := f.PathOf(d.Span); ok && fd.Field == "" {
-		fd.Field = p.String()
-	}
 	return fd
 }
