@@ -53,6 +53,7 @@ type checkOptions struct {
 	logLevel    string
 	clientKinds stringList
 	functions   functionOptions
+	catalogs    catalogOptions
 }
 
 func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
@@ -67,6 +68,7 @@ func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
 	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
 	fs.Var(&opts.clientKinds, "client-kind", "a client-side configuration kind not to validate, besides the built-in ones (Kustomization and the like): an API group, or Kind.group (repeatable)")
 	opts.functions.register(fs)
+	opts.catalogs.register(fs)
 	return fs
 }
 
@@ -166,6 +168,9 @@ func (o checkOptions) config() (loader.Config, error) {
 		return cfg, fmt.Errorf("package cache: %w", err)
 	}
 	cfg.Packages = c
+	if cfg.Catalog, err = o.catalogs.catalog(); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 
@@ -212,6 +217,7 @@ func gatherCheck(ctx context.Context, cfg loader.Config, paths []string, stdin i
 	for _, s := range skipped {
 		log.Warn("skipped", "file", s.Path, "reason", s.Reason)
 	}
+	world = fetchCatalog(ctx, world, stderr)
 	// Dependencies the cache lacks: their kinds are unknown (check itself
 	// stays offline).
 	for _, m := range world.Metas() {

@@ -74,7 +74,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if gvk.Group == "pkg.crossplane.io" && gvk.Kind == "Function" && developmentRuntime(m) {
 		errs = renderIgnoresPackage(errs)
 	}
-	return fromSchemaErrors(d, errs)
+	return catalogNoted(sch, found, fromSchemaErrors(d, errs))
 }
 
 // developmentRuntime reports whether a Function is annotated for
@@ -121,6 +121,8 @@ func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) string {
 			where = "package " + from.Source.Name + ":" + from.Source.Version
 		case schemas.SourceWorkspace:
 			where = relName(from.Source.File, d.File.URI)
+		case schemas.SourceCatalog:
+			where = "the catalog " + from.Source.Name
 		}
 		return fmt.Sprintf("no schema for %s %s: %s defines %s only as %s", gvk.APIVersion(), gvk.Kind, where, gvk.Kind, strings.Join(served, ", "))
 	}

@@ -60,6 +60,9 @@ type Config struct {
 	// Analysis carries the analysis settings Env gives every file (EnvWith
 	// takes others).
 	Analysis AnalysisSettings
+	// Catalog serves schemas of kinds nothing else defines (nil: none);
+	// Load reads only its cache (catalog.go).
+	Catalog *packages.Catalog
 }
 
 // AnalysisSettings are the settings an analysis.Env carries besides what
@@ -96,6 +99,9 @@ type World struct {
 	metas   map[string]*packages.Meta
 	results map[string][]packages.Result
 	pkgs    []schemas.FileInput
+	// catalog are the schema catalog's answers for kinds nothing else
+	// defines (catalog.go).
+	catalog []schemas.FileInput
 
 	// headers index the workspace's files by the kinds they hold; texts
 	// keep the content of files that may hold example composites.
@@ -193,6 +199,7 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 	}
 	w.loadCachedPackages()
 	w.buildStores()
+	w.loadCachedCatalog()
 	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
 	return w, kept, skipped, nil
 }
@@ -455,12 +462,12 @@ func (w *World) buildStores() {
 
 // inputs are the shared schema inputs in a stable order.
 func (w *World) inputs() []schemas.FileInput {
-	out := make([]schemas.FileInput, 0, len(w.shared)+len(w.pkgs))
+	out := make([]schemas.FileInput, 0, len(w.shared)+len(w.pkgs)+len(w.catalog))
 	for _, in := range w.shared {
 		out = append(out, in)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return append(out, w.pkgs...)
+	return append(append(out, w.pkgs...), w.catalog...)
 }
 
 // metaMajor is the Crossplane major a crossplane.yaml states.
@@ -737,7 +744,7 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 // clone copies the World's maps for a With* method.
 func (w *World) clone(changed map[string]bool) *World {
 	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
-		results: w.results, pkgs: w.pkgs, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
+		results: w.results, pkgs: w.pkgs, catalog: w.catalog, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
 		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw)}
 	// The objects of files that did not change stay parsed.
 	w.parsed.Range(func(k, v any) bool {

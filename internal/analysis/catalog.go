@@ -1,0 +1,19 @@
+package analysis
+
+import "github.com/crd-lsp/crd-lsp/internal/schemas"
+
+// catalogFidelity says what a schema from a schema catalog lacks: the
+// catalogs hold JSON Schemas converted from CRDs, without CEL rules.
+const catalogFidelity = "a JSON Schema converted from a CRD: no CEL rules, reduced fidelity"
+
+// catalogNoted marks findings made with a catalog's schema as such, naming
+// where it came from (a real CRD of the kind would say more).
+func catalogNoted(sch *schemas.Schema, found bool, diags []Diagnostic) []Diagnostic {
+	if !found || sch == nil || sch.Source.Kind != schemas.SourceCatalog {
+		return diags
+	}
+	for i := range diags {
+		diags[i].Message += " (schema from the catalog " + sch.Source.Name + ", " + catalogFidelity + ")"
+	}
+	return diags
+}

@@ -1,0 +1,132 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
+
+// Schema catalogs (Config.Catalog): kinds that the workspace's files use
+// and nothing else defines are looked up in the user's catalogs. Load
+// serves what the catalog cache (and file locations) hold; FetchCatalog
+// asks the catalogs' servers, for the front end, which then adds the
+// answers with WithCatalog. Catalog schemas rank below every other
+// source: a CRD of the kind, wherever it comes from, wins.
+
+// MissingKinds are the kinds of the workspace's objects (and open
+// buffers) that no schema of the file's store defines (or only a
+// catalog's, which may be due for a refresh), sorted: what a catalog may
+// serve. Client-side configuration kinds and package metadata
+// are not missing.
+func (w *World) MissingKinds() []gvk.GVK {
+	seen := map[gvk.GVK]bool{}
+	var out []gvk.GVK
+	for p, hs := range w.headers {
+		st := w.StoreFor(p)
+		for _, h := range hs {
+			g := gvk.Parse(h.APIVersion, h.Kind)
+			if g.Kind == "" || g.Version == "" || seen[g] {
+				continue
+			}
+			seen[g] = true
+			if analysis.IsClientSide(g, w.cfg.Analysis.ClientKinds) || g.Group == packages.MetaGroup || g.Group == "apiextensions.k8s.io" {
+				continue
+			}
+			if cands := st.Candidates(g); len(cands) > 0 && cands[0].Source.Kind != schemas.SourceCatalog {
+				continue
+			}
+			out = append(out, g)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// catalogInput is a catalog schema as a store input.
+func catalogInput(s packages.CatalogSchema) schemas.FileInput {
+	return schemas.FileInput{Source: schemas.Source{Kind: schemas.SourceCatalog, Name: s.URL}, Path: s.URL, Content: s.CRD}
+}
+
+// loadCachedCatalog adds what the catalog cache holds for the missing
+// kinds, with no network.
+func (w *World) loadCachedCatalog() {
+	if w.cfg.Catalog == nil {
+		return
+	}
+	var add []schemas.FileInput
+	for _, g := range w.MissingKinds() {
+		if s, ok := w.cfg.Catalog.Cached(g.Group, g.Version, g.Kind); ok {
+			add = append(add, catalogInput(s))
+		}
+	}
+	if len(add) > 0 {
+		w.catalog = append(w.catalog, add...)
+		w.buildStores()
+	}
+}
+
+// CatalogResult is the outcome of one kind's catalog lookup.
+type CatalogResult struct {
+	GVK   gvk.GVK
+	Input schemas.FileInput // zero when none
+	Err   error             // nil with no Input: no catalog has the kind
+}
+
+// FetchCatalog looks the kinds up in the catalog (cache first, then the
+// configured locations; the network only for http(s) locations).
+func FetchCatalog(ctx context.Context, c *packages.Catalog, kinds []gvk.GVK) []CatalogResult {
+	out := make([]CatalogResult, 0, len(kinds))
+	for _, g := range kinds {
+		if ctx.Err() != nil {
+			break
+		}
+		s, err := c.Fetch(ctx, g.Group, g.Version, g.Kind)
+		r := CatalogResult{GVK: g}
+		switch {
+		case err == nil:
+			r.Input = catalogInput(s)
+		case !errors.Is(err, packages.ErrNotInCatalog):
+			r.Err = err
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// WithCatalog is the World with catalog schemas added (inputs already in
+// it are replaced).
+func (w *World) WithCatalog(inputs []schemas.FileInput) *World {
+	if len(inputs) == 0 {
+		return w
+	}
+	c := w.clone(nil)
+	byPath := map[string]bool{}
+	for _, in := range inputs {
+		byPath[in.Path] = true
+	}
+	c.catalog = nil
+	for _, in := range w.catalog {
+		if !byPath[in.Path] {
+			c.catalog = append(c.catalog, in)
+		}
+	}
+	c.catalog = append(c.catalog, inputs...)
+	c.schemaGen++
+	stores := make(map[int]*schemas.Store, len(w.stores))
+	for m, st := range w.stores {
+		stores[m] = st.WithFiles(inputs)
+	}
+	c.stores = stores
+	return c
+}
+
+// Catalog is the schema catalog the World was loaded with (nil: none).
+func (w *World) Catalog() *packages.Catalog { return w.cfg.Catalog }
+
+// CatalogInputs are the catalog schemas the stores hold.
+func (w *World) CatalogInputs() []schemas.FileInput { return w.catalog }
