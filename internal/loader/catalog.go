@@ -3,6 +3,7 @@ package loader
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
@@ -130,3 +131,9 @@ func (w *World) Catalog() *packages.Catalog { return w.cfg.Catalog }
 
 // CatalogInputs are the catalog schemas the stores hold.
 func (w *World) CatalogInputs() []schemas.FileInput { return w.catalog }
+
+// KindsChanged reports whether the kinds of the file at path differ
+// between old and w (a new kind may be one a catalog serves).
+func (w *World) KindsChanged(old *World, path string) bool {
+	return !slices.Equal(w.headers[path], old.headers[path])
+}

@@ -63,6 +63,7 @@ type server struct {
 	work work // see idle.go
 
 	pkgs pkgState
+	cat  catalogState // schema catalog lookups (catalogs.go)
 }
 
 type clientCaps struct {

@@ -48,7 +48,16 @@ type Settings struct {
 		PullTimeout float64 `json:"pullTimeout,omitempty"`
 	} `json:"registries"`
 	CacheDir string `json:"cacheDir,omitempty"`
-	LogLevel string `json:"logLevel,omitempty"`
+	// SchemaCatalogs are schema catalog location templates (kubeconform's
+	// -schema-location form: http(s) URLs, file URLs or absolute paths
+	// with {{.Group}}, {{.ResourceKind}}, {{.ResourceAPIVersion}}) asked
+	// for kinds nothing else defines (catalogs.go).
+	SchemaCatalogs []string `json:"schemaCatalogs,omitempty"`
+	// SchemaCatalogRefresh is how old a cached catalog answer may be
+	// before the catalog is asked again (a Go duration; default 24h,
+	// negative never).
+	SchemaCatalogRefresh string `json:"schemaCatalogRefresh,omitempty"`
+	LogLevel             string `json:"logLevel,omitempty"`
 	// MaxFileSize (bytes) bounds the files crd-lsp analyses: a larger open
 	// document gets one diagnostic saying it was not analysed, and files
 	// read on request (the document and XR crdLsp.render is given, other
@@ -134,6 +143,7 @@ func (s Settings) loaderConfig(roots []string) loader.Config {
 		Options:           workspace.Options{Include: s.Schemas.Include, Exclude: s.Schemas.Exclude, MaxFileSize: s.Schemas.MaxFileSize},
 		CrossplaneVersion: s.CrossplaneVersion,
 		Analysis:          s.analysis(),
+		Catalog:           s.catalog(),
 	}
 }
 
@@ -173,6 +183,9 @@ func parseSettings(raw []byte) (Settings, error) {
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return defaultSettings(), fmt.Errorf("invalid crdLsp settings: %w", err)
+	}
+	if err := checkCatalogSettings(s); err != nil {
+		return defaultSettings(), err
 	}
 	if s.Schemas.MaxFileSize <= 0 {
 		s.Schemas.MaxFileSize = workspace.DefaultMaxFileSize

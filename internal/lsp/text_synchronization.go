@@ -135,6 +135,9 @@ func (s *server) syncBufferLocked(u uri.URI, text []byte) bool {
 	}
 	gen, before := s.world.SchemaGen(), s.world
 	s.world = s.world.WithFile(p, text)
+	if s.world.SchemaGen() != gen || s.world.KindsChanged(before, p) {
+		s.catalogsNeededLocked()
+	}
 	// A Function object changed: Compositions run other functions now.
 	return s.world.SchemaGen() != gen || functionsChanged(before, s.world)
 }

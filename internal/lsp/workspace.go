@@ -88,7 +88,8 @@ func (s *server) applySettings(set Settings) {
 		s.goBackground(s.reparseOpen)
 	}
 	if old.CrossplaneVersion != set.CrossplaneVersion || !equalStrings(old.Schemas.Include, set.Schemas.Include) ||
-		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || old.Schemas.MaxFileSize != set.Schemas.MaxFileSize {
+		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || old.Schemas.MaxFileSize != set.Schemas.MaxFileSize ||
+		!equalStrings(old.SchemaCatalogs, set.SchemaCatalogs) || old.SchemaCatalogRefresh != set.SchemaCatalogRefresh {
 		s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
 		return
 	}
@@ -213,6 +214,9 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 		s.world = s.world.WithDiskFiles(files, limit)
 		s.changedLocked()
 		changed = s.world.SchemaGen() != gen || functionsChanged(before, s.world)
+		if s.world != before {
+			s.catalogsNeededLocked()
+		}
 	}
 	s.mu.Unlock()
 	s.publishFileProblems(problemsChanged)
@@ -295,6 +299,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	}
 	s.world = w
 	s.changedLocked()
+	s.catalogsNeededLocked()
 	problemsChanged := s.replaceFileProblemsLocked(problems)
 	s.mu.Unlock()
 	s.publishFileProblems(problemsChanged)

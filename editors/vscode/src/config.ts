@@ -17,6 +17,8 @@ export const settingKeys = [
   "registries.timeout",
   "registries.pullTimeout",
   "cacheDir",
+  "schemaCatalogs",
+  "schemaCatalogRefresh",
   "logLevel",
   "maxFileSize",
   "maxDocuments",

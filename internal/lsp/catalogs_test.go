@@ -1,0 +1,55 @@
+package lsp_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+)
+
+// TestSchemaCatalog: with crdLsp.schemaCatalogs naming a catalog served
+// over loopback HTTP (verbatim files of datreeio/CRDs-catalog), a
+// workspace with no CRDs validates cert-manager Certificates; hover says
+// the schema came from the catalog; a kind typed later (Issuer) is fetched
+// then; each schema is fetched once.
+func TestSchemaCatalog(t *testing.T) {
+	var requests atomic.Int64
+	files := http.FileServer(http.Dir(filepath.Join("..", "packages", "testdata", "catalog")))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		files.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	settings := map[string]any{"schemaCatalogs": []string{srv.URL + "/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"}}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: t.TempDir(), Settings: settings})
+	e.AwaitSchemas(30 * time.Second)
+
+	cert := "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: web\nspec:\n  secretNam: web-tls\n  issuerRef:\n    name: letsencrypt\n"
+	e.Open("cert.yaml", cert)
+	ds := waitDiags(t, e, "cert.yaml", 30*time.Second, func(ds []protocol.Diagnostic) bool { return hasDiag(ds, "unknown-field", "secretNam") != nil })
+	d := hasDiag(ds, "unknown-field", "secretNam")
+	if d.Range.Start.Line != 5 || !strings.Contains(lsptest.Message(*d), "schema from the catalog "+srv.URL+"/cert-manager.io/certificate_v1.json") {
+		t.Errorf("unknown-field = %+v", d)
+	}
+	if hasDiag(ds, "unknown-kind", "") != nil {
+		t.Errorf("the kind is still unknown: %+v", ds)
+	}
+	if h := e.Hover("cert.yaml", 6, 4); h == nil || !strings.Contains(h.Contents.(*protocol.MarkupContent).Value, "Schema: catalog `"+srv.URL+"/cert-manager.io/certificate_v1.json` (a JSON Schema converted from a CRD: no CEL rules, reduced fidelity)") {
+		t.Errorf("hover on spec.issuerRef = %+v", h)
+	}
+
+	issuer := "apiVersion: cert-manager.io/v1\nkind: Issuer\nmetadata:\n  name: ca\nspec:\n  ca:\n    secretNme: ca\n"
+	e.Open("issuer.yaml", issuer)
+	waitDiags(t, e, "issuer.yaml", 30*time.Second, func(ds []protocol.Diagnostic) bool { return hasDiag(ds, "unknown-field", "secretNme") != nil })
+	if n := requests.Load(); n != 2 {
+		t.Errorf("%d requests to the catalog, want 2 (one per kind)", n)
+	}
+}
