@@ -1,6 +1,10 @@
 package analysis
 
-import "github.com/crd-lsp/crd-lsp/internal/schemas"
+import (
+	"strings"
+
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
 
 // catalogFidelity says what a schema from a schema catalog lacks: the
 // catalogs hold JSON Schemas converted from CRDs, without CEL rules.
@@ -16,4 +20,18 @@ func catalogNoted(sch *schemas.Schema, found bool, diags []Diagnostic) []Diagnos
 		diags[i].Message += " (schema from the catalog " + sch.Source.Name + ", " + catalogFidelity + ")"
 	}
 	return diags
+}
+
+// dependsOn is where the file's package root lists dependencies.
+func dependsOn(env Env) string {
+	if env.DependsOn == "" {
+		return "dependsOn in crossplane.yaml"
+	}
+	return env.DependsOn
+}
+
+// projectFile is the name of the file's package root file.
+func projectFile(env Env) string {
+	d := dependsOn(env)
+	return d[strings.LastIndex(d, " ")+1:]
 }

@@ -140,9 +140,9 @@ func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) string {
 		if env.Unpulled > 1 {
 			deps = "dependencies"
 		}
-		return fmt.Sprintf("no schema for %s %s: it may come from the %d %s of crossplane.yaml not in the package cache yet (run crd-lsp pull); else add the CRD or XRD that defines it to the workspace", gvk.APIVersion(), gvk.Kind, env.Unpulled, deps)
+		return fmt.Sprintf("no schema for %s %s: it may come from the %d %s of %s not in the package cache yet (run crd-lsp pull); else add the CRD or XRD that defines it to the workspace", gvk.APIVersion(), gvk.Kind, env.Unpulled, deps, projectFile(env))
 	}
-	return fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind)
+	return fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to %s", gvk.APIVersion(), gvk.Kind, dependsOn(env))
 }
 
 // clientSide are configuration kinds that tools read from files and that
@@ -172,6 +172,7 @@ var clientSide = []string{
 	"eksctl.io",                   // eksctl ClusterConfig
 	"backstage.io",                // Backstage catalog descriptors
 	"meta.dev.upbound.io",         // up's project file (upbound.yaml)
+	"Project.dev.crossplane.io",   // the Crossplane CLI's project file (crossplane-project.yaml)
 }
 
 // IsClientSide reports whether gvk is a client-side configuration kind,

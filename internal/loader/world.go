@@ -294,7 +294,7 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 		}
 		return kept
 	}
-	if filepath.Base(p) == "crossplane.yaml" {
+	if packages.IsMetaFile(p) {
 		w.metas[p] = packages.ParseMeta(p, keep())
 	}
 	if h := workspace.Headers(content); len(h) > 0 {
@@ -485,11 +485,13 @@ func (w *World) metaMajor(p string) (int, bool) {
 func PackageRoot(path string) (string, bool) {
 	dir := filepath.Dir(path)
 	for {
-		p := filepath.Join(dir, "crossplane.yaml")
-		if content, err := workspace.ReadFile(p, workspace.DefaultMaxFileSize); err == nil {
-			if m := packages.ParseMeta(p, content); m.Crossplane != "" {
-				if _, ok := workspace.ParseMajor(m.Crossplane); ok {
-					return dir, true
+		for _, name := range packages.MetaFileNames {
+			p := filepath.Join(dir, name)
+			if content, err := workspace.ReadFile(p, workspace.DefaultMaxFileSize); err == nil {
+				if m := packages.ParseMeta(p, content); m.Crossplane != "" {
+					if _, ok := workspace.ParseMajor(m.Crossplane); ok {
+						return dir, true
+					}
 				}
 			}
 		}
@@ -507,9 +509,11 @@ func PackageRoot(path string) (string, bool) {
 func (w *World) MajorOf(path string) (major int, from string) {
 	dir := filepath.Dir(path)
 	for {
-		p := filepath.Join(dir, "crossplane.yaml")
-		if m, ok := w.metaMajor(p); ok {
-			return m, p
+		for _, name := range packages.MetaFileNames {
+			p := filepath.Join(dir, name)
+			if m, ok := w.metaMajor(p); ok {
+				return m, p
+			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -555,6 +559,7 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 		ClientKinds:     a.ClientKinds,
 		PatchOf:         patchOf,
 		Unpulled:        w.unpulled(path),
+		DependsOn:       packages.DependsOnField(w.NearestMeta(path)),
 		Skip:            skip,
 		Expressions:     expressions,
 		OtherMajor:      otherMajor(major),
@@ -626,8 +631,7 @@ func (w *World) chartPart(path string) string {
 // that the package cache does not hold.
 func (w *World) unpulled(path string) int {
 	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, "crossplane.yaml")
-		if w.metas[p] != nil {
+		if p, _ := w.metaIn(dir); p != "" {
 			n := 0
 			for _, r := range w.results[p] {
 				if r.Package == nil {
@@ -859,7 +863,7 @@ func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bo
 	if content == nil {
 		return w.headers[p] == nil
 	}
-	if filepath.Base(p) == "crossplane.yaml" || workspace.MayDefineSchemas(content) {
+	if packages.IsMetaFile(p) || workspace.MayDefineSchemas(content) {
 		return false
 	}
 	h := workspace.Headers(content)
@@ -985,4 +989,30 @@ func PackageProblems(m *packages.Meta, results []packages.Result, notCached bool
 		out = append(out, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: pr.Severity, Code: code, Message: pr.Message})
 	}
 	return out
+}
+
+// metaIn is the package root file of a folder the World holds (the first
+// of packages.MetaFileNames present), "" when none.
+func (w *World) metaIn(dir string) (string, *packages.Meta) {
+	for _, name := range packages.MetaFileNames {
+		p := filepath.Join(dir, name)
+		if m := w.metas[p]; m != nil {
+			return p, m
+		}
+	}
+	return "", nil
+}
+
+// NearestMeta is the package root file (crossplane.yaml,
+// crossplane-project.yaml or upbound.yaml) nearest to path, in its folder
+// or above; "" when there is none.
+func (w *World) NearestMeta(path string) string {
+	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
+		if p, _ := w.metaIn(dir); p != "" {
+			return p
+		}
+		if filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
 }

@@ -4,12 +4,12 @@ package lsp
 
 import (
 	"context"
-	"path/filepath"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -75,7 +75,7 @@ func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
 	// The buffer already is the truth for analysis; a saved crossplane.yaml
 	// may change the targeted Crossplane version and the dependencies.
-	if filepath.Base(params.TextDocument.URI.FsPath()) == "crossplane.yaml" {
+	if packages.IsMetaFile(params.TextDocument.URI.FsPath()) {
 		s.goBackground(s.refreshPackages)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -205,7 +206,7 @@ func (s *server) DidChangeWatchedFiles(ctx context.Context, params *protocol.Did
 			continue // the buffer wins while the file is open; a load under way reads the disk
 		}
 		files = append(files, workspace.File{Path: c.path, Content: c.content})
-		metaChanged = metaChanged || filepath.Base(c.path) == "crossplane.yaml"
+		metaChanged = metaChanged || packages.IsMetaFile(c.path)
 	}
 	if len(files) > 0 {
 		// One new World for the whole batch (a branch switch reports
