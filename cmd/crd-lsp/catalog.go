@@ -71,3 +71,22 @@ func fetchCatalog(ctx context.Context, w *loader.World, stderr io.Writer) *loade
 	}
 	return w.WithCatalog(add)
 }
+
+// fetchCRDSources reads the --crds sources (the cache keeps them, and
+// serves its copy when a source cannot be read, said on stderr).
+func fetchCRDSources(ctx context.Context, w *loader.World, c *packages.Client, stderr io.Writer) *loader.World {
+	refs := w.CRDSourceRefs()
+	if len(refs) == 0 || c == nil {
+		return w
+	}
+	var in []schemas.FileInput
+	for _, r := range loader.FetchCRDSources(ctx, c, refs) {
+		if r.Err != nil {
+			fmt.Fprintf(stderr, "crd-lsp check: %v\n", r.Err)
+		}
+		if r.Input.Content != nil {
+			in = append(in, r.Input)
+		}
+	}
+	return w.WithCRDSources(in)
+}

@@ -60,6 +60,9 @@ type Config struct {
 	// Analysis carries the analysis settings Env gives every file (EnvWith
 	// takes others).
 	Analysis AnalysisSettings
+	// CRDSources are CRDs named by URL or oci:// Helm chart reference
+	// (crdsources.go); Load serves them from the package cache.
+	CRDSources []string
 	// Catalog serves schemas of kinds nothing else defines (nil: none);
 	// Load reads only its cache (catalog.go).
 	Catalog *packages.Catalog
@@ -102,6 +105,8 @@ type World struct {
 	// catalog are the schema catalog's answers for kinds nothing else
 	// defines (catalog.go).
 	catalog []schemas.FileInput
+	// crdSources are the CRD sources' schemas (crdsources.go).
+	crdSources []schemas.FileInput
 
 	// headers index the workspace's files by the kinds they hold; texts
 	// keep the content of files that may hold example composites.
@@ -198,6 +203,7 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 		kept = append(kept, f)
 	}
 	w.loadCachedPackages()
+	w.loadCachedCRDSources()
 	w.buildStores()
 	w.loadCachedCatalog()
 	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
@@ -467,7 +473,7 @@ func (w *World) inputs() []schemas.FileInput {
 		out = append(out, in)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return append(append(out, w.pkgs...), w.catalog...)
+	return append(append(append(out, w.pkgs...), w.crdSources...), w.catalog...)
 }
 
 // metaMajor is the Crossplane major a crossplane.yaml states.
@@ -748,7 +754,7 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 // clone copies the World's maps for a With* method.
 func (w *World) clone(changed map[string]bool) *World {
 	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
-		results: w.results, pkgs: w.pkgs, catalog: w.catalog, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
+		results: w.results, pkgs: w.pkgs, catalog: w.catalog, crdSources: w.crdSources, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
 		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw)}
 	// The objects of files that did not change stay parsed.
 	w.parsed.Range(func(k, v any) bool {
