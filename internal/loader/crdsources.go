@@ -12,8 +12,8 @@ import (
 // reads them from their sources for the front end, which adds them with
 // WithCRDSources. They rank as packages do: a dependency the user named.
 
-// crdSourceInput is a CRD source as a store input.
-func crdSourceInput(s *packages.CRDSource) schemas.FileInput {
+// CRDSourceInput is a CRD source as a store input.
+func CRDSourceInput(s *packages.CRDSource) schemas.FileInput {
 	v := s.Digest
 	if len(v) > len("sha256:")+12 {
 		v = v[:len("sha256:")+12]
@@ -28,7 +28,7 @@ func (w *World) loadCachedCRDSources() {
 	}
 	for _, ref := range w.cfg.CRDSources {
 		if s, err := w.cfg.Packages.CachedCRDs(ref); err == nil {
-			w.crdSources = append(w.crdSources, crdSourceInput(s))
+			w.crdSources = append(w.crdSources, CRDSourceInput(s))
 		}
 	}
 }
@@ -47,7 +47,7 @@ func FetchCRDSources(ctx context.Context, c *packages.Client, refs []string) []C
 		s, err := c.FetchCRDs(ctx, ref)
 		r := CRDSourceResult{Ref: ref, Err: err}
 		if s != nil {
-			r.Input = crdSourceInput(s)
+			r.Input = CRDSourceInput(s)
 		}
 		out = append(out, r)
 	}

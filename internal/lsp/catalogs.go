@@ -9,7 +9,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -27,8 +26,8 @@ type catalogState struct {
 	mu      sync.Mutex
 	running bool
 	pending bool
-	key     string           // the settings the tried set is for
-	tried   map[gvk.GVK]bool // kinds looked up under key
+	key     string          // the settings the tried set is for
+	tried   map[string]bool // kinds (GVK strings) looked up under key
 }
 
 // catalog is the Catalog the settings configure (nil: none).
@@ -99,14 +98,15 @@ func (s *server) fetchCatalogs(ctx context.Context) {
 		return
 	}
 	key := strings.Join(set.SchemaCatalogs, "\x00") + "\x00" + set.SchemaCatalogRefresh
-	var kinds []gvk.GVK
+	missing := w.MissingKinds()
+	kinds := missing[:0:0]
 	s.cat.mu.Lock()
 	if s.cat.key != key {
-		s.cat.key, s.cat.tried = key, map[gvk.GVK]bool{}
+		s.cat.key, s.cat.tried = key, map[string]bool{}
 	}
-	for _, g := range w.MissingKinds() {
-		if !s.cat.tried[g] {
-			s.cat.tried[g] = true
+	for _, g := range missing {
+		if !s.cat.tried[g.String()] {
+			s.cat.tried[g.String()] = true
 			kinds = append(kinds, g)
 		}
 	}

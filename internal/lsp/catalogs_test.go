@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 )
 
@@ -51,5 +53,27 @@ func TestSchemaCatalog(t *testing.T) {
 	waitDiags(t, e, "issuer.yaml", 30*time.Second, func(ds []protocol.Diagnostic) bool { return hasDiag(ds, "unknown-field", "secretNme") != nil })
 	if n := requests.Load(); n != 2 {
 		t.Errorf("%d requests to the catalog, want 2 (one per kind)", n)
+	}
+}
+
+// TestCRDSources: crdLsp.crdSources naming a CRD file on a loopback HTTP
+// server: its kinds are validated in the editor, hover names the source.
+func TestCRDSources(t *testing.T) {
+	crd, err := os.ReadFile(filepath.Join(corpusdir.Dir(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds", "s3.aws.upbound.io_buckets.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(crd) }))
+	defer srv.Close()
+	url := srv.URL + "/provider-aws-s3.crds.yaml"
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: t.TempDir(), Settings: map[string]any{"cacheDir": t.TempDir(), "crdSources": []string{url}}})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("bucket.yaml", "apiVersion: s3.aws.upbound.io/v1beta1\nkind: Bucket\nmetadata:\n  name: b\nspec:\n  forProvider:\n    region: us-east-1\n    objectLockEnabled: \"yes\"\n")
+	ds := waitDiags(t, e, "bucket.yaml", 30*time.Second, func(ds []protocol.Diagnostic) bool { return hasDiag(ds, "type", "boolean") != nil })
+	if d := hasDiag(ds, "type", "boolean"); d.Range.Start.Line != 7 {
+		t.Errorf("type error at %v", d.Range.Start)
+	}
+	if h := e.Hover("bucket.yaml", 6, 6); h == nil || !strings.Contains(h.Contents.(*protocol.MarkupContent).Value, "Schema: package `"+url+":sha256:") {
+		t.Errorf("hover = %+v", h)
 	}
 }

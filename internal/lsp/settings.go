@@ -48,6 +48,11 @@ type Settings struct {
 		PullTimeout float64 `json:"pullTimeout,omitempty"`
 	} `json:"registries"`
 	CacheDir string `json:"cacheDir,omitempty"`
+	// CRDSources are CRDs named by location: http(s) URLs of CRD YAML (a
+	// release's *.crds.yaml) or Helm charts in OCI registries
+	// (oci://HOST/REPO/CHART:VERSION), read and cached by digest
+	// (crdsources.go).
+	CRDSources []string `json:"crdSources,omitempty"`
 	// SchemaCatalogs are schema catalog location templates (kubeconform's
 	// -schema-location form: http(s) URLs, file URLs or absolute paths
 	// with {{.Group}}, {{.ResourceKind}}, {{.ResourceAPIVersion}}) asked

@@ -90,7 +90,8 @@ func (s *server) applySettings(set Settings) {
 	}
 	if old.CrossplaneVersion != set.CrossplaneVersion || !equalStrings(old.Schemas.Include, set.Schemas.Include) ||
 		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || old.Schemas.MaxFileSize != set.Schemas.MaxFileSize ||
-		!equalStrings(old.SchemaCatalogs, set.SchemaCatalogs) || old.SchemaCatalogRefresh != set.SchemaCatalogRefresh {
+		!equalStrings(old.SchemaCatalogs, set.SchemaCatalogs) || old.SchemaCatalogRefresh != set.SchemaCatalogRefresh ||
+		!equalStrings(old.CRDSources, set.CRDSources) {
 		s.goBackground(func(ctx context.Context) { s.reloadSchemas(ctx) })
 		return
 	}
@@ -279,6 +280,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	}
 	pkgFiles, pkgResults := s.loadCachedPackages(w.Metas(), set)
 	w = w.WithPackages(pkgResults, pkgFiles)
+	w = s.cachedCRDSources(w, set)
 	w.Warm() // not under s.mu: with a large package, listing the kinds takes a while
 	major, from := 0, "the default"
 	if len(roots) > 0 {
@@ -308,4 +310,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace, %d packages from the cache)", kinds, major, from, w.SchemaFiles(), len(pkgFiles)))
 	// Then ask the registries, without holding anything up.
 	s.goBackground(s.refreshPackages)
+	if len(set.CRDSources) > 0 {
+		s.goBackground(s.refreshCRDSources)
+	}
 }

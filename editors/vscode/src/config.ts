@@ -17,6 +17,7 @@ export const settingKeys = [
   "registries.timeout",
   "registries.pullTimeout",
   "cacheDir",
+  "crdSources",
   "schemaCatalogs",
   "schemaCatalogRefresh",
   "logLevel",
