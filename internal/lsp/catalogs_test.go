@@ -14,6 +14,7 @@ import (
 
 	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/packages/xpkgtest"
 )
 
 // TestSchemaCatalog: with crdLsp.schemaCatalogs naming a catalog served
@@ -75,5 +76,35 @@ func TestCRDSources(t *testing.T) {
 	}
 	if h := e.Hover("bucket.yaml", 6, 6); h == nil || !strings.Contains(h.Contents.(*protocol.MarkupContent).Value, "Schema: package `"+url+":sha256:") {
 		t.Errorf("hover = %+v", h)
+	}
+}
+
+// TestUpboundProject: in the editor, an Upbound project's upbound.yaml
+// (no crossplane.yaml) is a package root: its dependency, pushed to
+// Debian's docker-registry on loopback, is pulled in the background and
+// its kinds validate the project's files.
+func TestUpboundProject(t *testing.T) {
+	reg := xpkgtest.StartDockerRegistry(t)
+	crd, err := os.ReadFile(filepath.Join(corpusdir.Dir(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds", "s3.aws.upbound.io_buckets.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xpkgtest.Push(t, reg.Host, "upbound/provider-aws-s3", "v2.6.0", xpkgtest.XPkg(xpkgtest.Stream(xpkgtest.Meta("Provider", "provider-aws-s3"), crd)))
+	dir := t.TempDir()
+	up := "apiVersion: meta.dev.upbound.io/v1alpha1\nkind: Project\nmetadata:\n  name: platform\nspec:\n  dependsOn:\n  - provider: " + reg.Host + "/upbound/provider-aws-s3\n    version: \">=v2.0.0\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "upbound.yaml"), []byte(up), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"cacheDir": t.TempDir(), "registries": map[string]any{"insecure": []string{reg.Host}}}})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("examples/bucket.yaml", "apiVersion: s3.aws.upbound.io/v1beta1\nkind: Bucket\nmetadata:\n  name: b\nspec:\n  forProvider:\n    region: us-east-1\n    objectLockEnabled: \"yes\"\n")
+	ds := waitDiags(t, e, "examples/bucket.yaml", 60*time.Second, func(ds []protocol.Diagnostic) bool { return hasDiag(ds, "type", "boolean") != nil })
+	if hasDiag(ds, "unknown-kind", "") != nil {
+		t.Errorf("diagnostics = %+v", ds)
+	}
+	// The project file itself: hover on its dependency tells what it resolved to.
+	e.Open("upbound.yaml", up)
+	if h := e.Hover("upbound.yaml", 6, 16); h == nil || !strings.Contains(h.Contents.(*protocol.MarkupContent).Value, "v2.6.0") {
+		t.Errorf("hover on the dependency = %+v", h)
 	}
 }
