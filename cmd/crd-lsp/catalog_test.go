@@ -122,3 +122,17 @@ spec:
 		t.Errorf("the catalog was asked %d times for a kind the workspace defines", n)
 	}
 }
+
+// TestCheckCatalogComposedKind: a kind only a Composition composes (a P&T
+// base) is looked up in the catalog too, and the base is validated with
+// its schema, said to come from the catalog.
+func TestCheckCatalogComposedKind(t *testing.T) {
+	srv, hits := catalogServer(t)
+	env := []string{"XDG_CACHE_HOME=" + t.TempDir(), "HOME=" + t.TempDir()}
+	dir := filepath.Join("testdata", "catalog-composition")
+	_, out, errOut := runBin(t, env, "", "check", "--catalog", srv.URL+"/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json", dir)
+	want := filepath.Join(dir, "composition.yaml") + `:23:17: error: unknown field "secretNam"; did you mean "secretName"? (schema from the catalog ` + srv.URL + `/cert-manager.io/certificate_v1.json, a JSON Schema converted from a CRD: no CEL rules, reduced fidelity) [unknown-field]`
+	if !strings.Contains(out, want) || hits("/cert-manager.io/certificate_v1.json") != 1 {
+		t.Errorf("output lacks %q:\n%s\n%s", want, out, errOut)
+	}
+}

@@ -443,7 +443,7 @@ func compositionBases(ctx context.Context, d *document.Doc, m map[string]any, en
 				if !baseCodes[e.Code] || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 					continue
 				}
-				out = append(out, fromSchemaError(d, bp, e))
+				out = append(out, catalogNoted(sch, true, []Diagnostic{fromSchemaError(d, bp, e)})...)
 			}
 		}
 	}

@@ -1,15 +1,18 @@
 package loader
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // Schema catalogs (Config.Catalog): kinds that the workspace's files use
@@ -20,17 +23,27 @@ import (
 // source: a CRD of the kind, wherever it comes from, wins.
 
 // MissingKinds are the kinds of the workspace's objects (and open
-// buffers) that no schema of the file's store defines (or only a
+// buffers), and of what its Compositions compose (composedKinds), that no schema of the file's store defines (or only a
 // catalog's, which may be due for a refresh), sorted: what a catalog may
 // serve. Client-side configuration kinds and package metadata
 // are not missing.
 func (w *World) MissingKinds() []gvk.GVK {
 	seen := map[gvk.GVK]bool{}
 	var out []gvk.GVK
-	for p, hs := range w.headers {
+	paths := map[string]bool{}
+	for p := range w.headers {
+		paths[p] = true
+	}
+	for p := range w.composed {
+		paths[p] = true
+	}
+	for p := range paths {
 		st := w.StoreFor(p)
-		for _, h := range hs {
-			g := gvk.Parse(h.APIVersion, h.Kind)
+		kinds := slices.Clone(w.composed[p])
+		for _, h := range w.headers[p] {
+			kinds = append(kinds, gvk.Parse(h.APIVersion, h.Kind))
+		}
+		for _, g := range kinds {
 			if g.Kind == "" || g.Version == "" || seen[g] {
 				continue
 			}
@@ -135,5 +148,93 @@ func (w *World) CatalogInputs() []schemas.FileInput { return w.catalog }
 // KindsChanged reports whether the kinds of the file at path differ
 // between old and w (a new kind may be one a catalog serves).
 func (w *World) KindsChanged(old *World, path string) bool {
-	return !slices.Equal(w.headers[path], old.headers[path])
+	return !slices.Equal(w.headers[path], old.headers[path]) || !slices.Equal(w.composed[path], old.composed[path])
+}
+
+// composedKinds are the kinds a Composition composes, found by a line
+// scan of the file (P&T bases, go-templating templates, any embedded
+// manifest): an "apiVersion: group/version" line and the "kind: Kind" line
+// of the same mapping (same indentation). Only files holding a
+// Composition are scanned; kinds not written literally (templated) are
+// not found.
+func composedKinds(hs []workspace.Header, content []byte) []gvk.GVK {
+	isComposition := false
+	for _, h := range hs {
+		if g := gvk.Parse(h.APIVersion, h.Kind); g.Group == "apiextensions.crossplane.io" && g.Kind == "Composition" {
+			isComposition = true
+		}
+	}
+	if !isComposition {
+		return nil
+	}
+	type open struct {
+		indent int
+		av     string
+	}
+	var out []gvk.GVK
+	var avs, kinds []open // lines waiting for their other half
+	for rest := content; len(rest) > 0; {
+		raw := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			raw, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		trimmed := bytes.TrimLeft(raw, " ")
+		item := bytes.HasPrefix(trimmed, []byte("- "))
+		if item {
+			trimmed = bytes.TrimLeft(trimmed[2:], " ")
+		}
+		if len(bytes.TrimSpace(trimmed)) == 0 || trimmed[0] == '#' {
+			continue
+		}
+		indent := len(raw) - len(trimmed)
+		// A line closes the mappings indented deeper (a list item, its
+		// own level too), and "---" every one.
+		closed := func(o open) bool { return o.indent > indent || item && o.indent == indent }
+		if bytes.Equal(bytes.TrimSpace(trimmed), []byte("---")) {
+			closed = func(open) bool { return true }
+		}
+		avs = slices.DeleteFunc(avs, closed)
+		kinds = slices.DeleteFunc(kinds, closed)
+		isAV, isKind := bytes.HasPrefix(trimmed, []byte("apiVersion:")), bytes.HasPrefix(trimmed, []byte("kind:"))
+		if !isAV && !isKind {
+			continue
+		}
+		_, v, _ := strings.Cut(string(trimmed), ":")
+		val := strings.TrimSpace(v)
+		if i := strings.Index(val, " #"); i >= 0 {
+			val = strings.TrimSpace(val[:i])
+		}
+		val = strings.Trim(val, `"'`)
+		if val == "" || strings.ContainsAny(val, "{}$ ") {
+			continue // templated or empty
+		}
+		if isAV && !strings.Contains(val, "/") {
+			continue // a core kind: built in
+		}
+		// Pair with the other line of the same mapping (same indentation),
+		// whichever comes first.
+		mine, other := &avs, &kinds
+		if isKind {
+			mine, other = &kinds, &avs
+		}
+		paired := false
+		for i := len(*other) - 1; i >= 0; i-- {
+			if (*other)[i].indent == indent {
+				if isAV {
+					out = append(out, gvk.Parse(val, (*other)[i].av))
+				} else {
+					out = append(out, gvk.Parse((*other)[i].av, val))
+				}
+				*other = (*other)[:i]
+				paired = true
+				break
+			}
+		}
+		if !paired {
+			*mine = append(*mine, open{indent, val})
+		}
+	}
+	return out
 }

@@ -107,6 +107,9 @@ type World struct {
 	catalog []schemas.FileInput
 	// crdSources are the CRD sources' schemas (crdsources.go).
 	crdSources []schemas.FileInput
+	// composed are the kinds the Compositions of a file compose, by path
+	// (catalog.go: what a schema catalog may serve).
+	composed map[string][]gvk.GVK
 
 	// headers index the workspace's files by the kinds they hold; texts
 	// keep the content of files that may hold example composites.
@@ -157,7 +160,7 @@ type Files []workspace.File
 // World. The files kept (all with KeepAll) are returned too, with what was
 // skipped and why.
 func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, error) {
-	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}, charts: map[string]bool{}, chainsaw: map[string][]workspace.ChainsawUse{}}
+	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}, charts: map[string]bool{}, chainsaw: map[string][]workspace.ChainsawUse{}, composed: map[string][]gvk.GVK{}}
 	w.setMajor = workspace.DefaultCrossplaneMajor
 	if m, ok := workspace.ParseMajor(cfg.CrossplaneVersion); ok {
 		w.setMajor = m
@@ -269,6 +272,7 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 	delete(w.functions, p)
 	delete(w.patches, p)
 	delete(w.chainsaw, p)
+	delete(w.composed, p)
 	if isChartFile(p) {
 		delete(w.charts, filepath.Dir(p))
 	}
@@ -305,6 +309,9 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 	}
 	if h := workspace.Headers(content); len(h) > 0 {
 		w.headers[p] = h
+		if ks := composedKinds(h, content); len(ks) > 0 {
+			w.composed[p] = ks
+		}
 		if workspace.IsChainsawTest(h) {
 			if uses := workspace.ChainsawUses(p, content); len(uses) > 0 {
 				w.chainsaw[p] = uses
@@ -755,7 +762,7 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 func (w *World) clone(changed map[string]bool) *World {
 	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
 		results: w.results, pkgs: w.pkgs, catalog: w.catalog, crdSources: w.crdSources, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
-		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw)}
+		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw), composed: maps.Clone(w.composed)}
 	// The objects of files that did not change stay parsed.
 	w.parsed.Range(func(k, v any) bool {
 		if !changed[k.(string)] {
@@ -873,7 +880,8 @@ func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bo
 		return false
 	}
 	h := workspace.Headers(content)
-	return slices.Equal(h, w.headers[p]) && !mayHoldExample(builtins, h) && !holdsFunction(h) && !workspace.IsChainsawTest(h)
+	return slices.Equal(h, w.headers[p]) && !mayHoldExample(builtins, h) && !holdsFunction(h) && !workspace.IsChainsawTest(h) &&
+		slices.Equal(composedKinds(h, content), w.composed[p])
 }
 
 // addMissingStores builds the stores of majors that files now target and
