@@ -63,3 +63,35 @@ func TestProjectFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestProjectEmbeddedFunction: a Composition step running a function the
+// project embeds (functionRef named as the Crossplane CLI and up name it:
+// the DNS label of the repository path, "_" and the function's name) is
+// named as that function in the note on the step.
+func TestProjectEmbeddedFunction(t *testing.T) {
+	xrd := "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata:\n  name: xapps.example.org\nspec:\n  group: example.org\n  names:\n    kind: XApp\n    plural: xapps\n  versions:\n    - name: v1\n      served: true\n      referenceable: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            spec:\n              type: object\n"
+	comp := "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: apps\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1\n    kind: XApp\n  mode: Pipeline\n  pipeline:\n    - step: compose\n      functionRef:\n        name: acme-platformcompose-resources\n"
+	for _, tc := range []struct{ file, text, want string }{
+		{"upbound.yaml", "apiVersion: meta.dev.upbound.io/v1alpha1\nkind: Project\nmetadata:\n  name: platform\nspec:\n  repository: xpkg.upbound.io/acme/platform\n",
+			`step "compose" runs acme-platformcompose-resources, the function "compose-resources" that upbound.yaml embeds (functions/compose-resources), which crd-lsp cannot run until it is configured`},
+		{"crossplane-project.yaml", "apiVersion: dev.crossplane.io/v1alpha1\nkind: Project\nmetadata:\n  name: platform\nspec:\n  repository: xpkg.crossplane.io/acme/platform\n  paths:\n    functions: fns\n  functions:\n  - source: Directory\n    directory:\n      name: compose-resources\n",
+			`step "compose" runs acme-platformcompose-resources, the function "compose-resources" that crossplane-project.yaml embeds (fns/compose-resources), which crd-lsp cannot run until it is configured`},
+	} {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, tc.file), tc.text)
+		writeFile(t, filepath.Join(dir, "apis", "definition.yaml"), xrd)
+		writeFile(t, filepath.Join(dir, "apis", "composition.yaml"), comp)
+		_, out, errOut := runCmd(t, "", "check", "--cache-dir", t.TempDir(), dir)
+		if !strings.Contains(out, filepath.Join(dir, "apis", "composition.yaml")+":11:13: info: "+tc.want) {
+			t.Errorf("%s: output lacks %q:\n%s\n%s", tc.file, tc.want, out, errOut)
+		}
+	}
+	// A function the project does not embed keeps its functionRef name.
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "upbound.yaml"), "apiVersion: meta.dev.upbound.io/v1alpha1\nkind: Project\nmetadata:\n  name: platform\nspec:\n  repository: xpkg.upbound.io/acme/platform\n")
+	writeFile(t, filepath.Join(dir, "apis", "definition.yaml"), xrd)
+	writeFile(t, filepath.Join(dir, "apis", "composition.yaml"), strings.Replace(comp, "acme-platformcompose-resources", "acme-platform-other", 1))
+	if _, out, _ := runCmd(t, "", "check", "--cache-dir", t.TempDir(), dir); !strings.Contains(out, `step "compose" runs acme-platform-other, which crd-lsp cannot run`) {
+		t.Errorf("another function:\n%s", out)
+	}
+}

@@ -69,6 +69,10 @@ type Env struct {
 	// messages: "dependsOn in crossplane.yaml" (the default), "spec.dependencies
 	// in crossplane-project.yaml", "dependsOn in upbound.yaml".
 	DependsOn string
+	// EmbeddedFunction describes a step's functionRef name when it names
+	// a function the file's project embeds ("" otherwise; nil: none), for
+	// messages about the step.
+	EmbeddedFunction func(ref string) string
 	// Skip says why the file is not a manifest at all (a Helm chart's
 	// template or Chart.yaml): it gets no findings. "" checks it.
 	Skip string

@@ -22,6 +22,17 @@ func catalogNoted(sch *schemas.Schema, found bool, diags []Diagnostic) []Diagnos
 	return diags
 }
 
+// functionName is how messages name the function a step runs: as the
+// project that embeds it describes it, else its functionRef name.
+func (env Env) functionName(fn string) string {
+	if env.EmbeddedFunction != nil {
+		if d := env.EmbeddedFunction(fn); d != "" {
+			return d
+		}
+	}
+	return orFunction(fn)
+}
+
 // dependsOn is where the file's package root lists dependencies.
 func dependsOn(env Env) string {
 	if env.DependsOn == "" {

@@ -48,7 +48,7 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 	if runsFunctions(m, env) {
 		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, env)
 	} else {
-		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient})
+		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient, DescribeFunction: env.EmbeddedFunction})
 	}
 	rd.Synthesized = synthesized
 	return rd, true

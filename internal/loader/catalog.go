@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -237,4 +239,33 @@ func composedKinds(hs []workspace.Header, content []byte) []gvk.GVK {
 		}
 	}
 	return out
+}
+
+// embeddedFunction describes the functions the project file nearest to
+// path embeds, by the functionRef name its Compositions use for them
+// (packages.EmbeddedFunctionRef): those spec.functions lists, else any
+// name the project's repository label prefixes (the folders of its
+// functions path, which the World does not list).
+func (w *World) embeddedFunction(path string) func(string) string {
+	mp := w.NearestMeta(path)
+	m := w.metas[mp]
+	if m == nil || m.Repository == "" {
+		return nil
+	}
+	byRef := map[string]string{}
+	for _, fn := range m.Functions {
+		byRef[packages.EmbeddedFunctionRef(m.Repository, fn)] = fn
+	}
+	prefix := packages.EmbeddedFunctionRef(m.Repository, "")
+	file := filepath.Base(mp)
+	return func(ref string) string {
+		fn, ok := byRef[ref]
+		if !ok && len(m.Functions) == 0 && prefix != "" && strings.HasPrefix(ref, prefix) && len(ref) > len(prefix) && ref[len(prefix)] != '-' {
+			fn, ok = ref[len(prefix):], true
+		}
+		if !ok {
+			return ""
+		}
+		return fmt.Sprintf("%s, the function %q that %s embeds (%s)", ref, fn, file, filepath.ToSlash(filepath.Join(m.FunctionsPath, fn)))
+	}
 }

@@ -565,19 +565,20 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 	st := w.Store(major)
 	skip, patchOf, expressions := w.role(path)
 	return analysis.Env{
-		Schemas:         st,
-		CrossplaneMajor: major,
-		UnknownKind:     a.UnknownKind,
-		CompositionMode: a.CompositionMode,
-		ClientKinds:     a.ClientKinds,
-		PatchOf:         patchOf,
-		Unpulled:        w.unpulled(path),
-		DependsOn:       packages.DependsOnField(w.NearestMeta(path)),
-		Skip:            skip,
-		Expressions:     expressions,
-		OtherMajor:      otherMajor(major),
-		Examples:        func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
-		Pipeline:        a.Pipeline,
+		Schemas:          st,
+		CrossplaneMajor:  major,
+		UnknownKind:      a.UnknownKind,
+		CompositionMode:  a.CompositionMode,
+		ClientKinds:      a.ClientKinds,
+		PatchOf:          patchOf,
+		Unpulled:         w.unpulled(path),
+		DependsOn:        packages.DependsOnField(w.NearestMeta(path)),
+		EmbeddedFunction: w.embeddedFunction(path),
+		Skip:             skip,
+		Expressions:      expressions,
+		OtherMajor:       otherMajor(major),
+		Examples:         func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
+		Pipeline:         a.Pipeline,
 	}
 }
 

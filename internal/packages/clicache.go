@@ -39,7 +39,13 @@ func DefaultCLICacheDir() string {
 // cache's ".gz" extension: a DNS label of the source's first 50 bytes and
 // the digest's first 12 ("sha256:" and 5 hex digits).
 func cliCacheName(source, dgst string) string {
-	s := trunc(source, 50) + "-" + trunc(dgst, 12)
+	return dnsLabel(trunc(source, 50)+"-"+trunc(dgst, 12)) + ".gz"
+}
+
+// dnsLabel is crossplane-runtime's ToDNSLabel: lowercase letters and
+// digits kept, '.', '/', ':' and '-' turned into '-' (not first or last),
+// at most 63 bytes read, '-' trimmed.
+func dnsLabel(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -53,7 +59,7 @@ func cliCacheName(source, dgst string) string {
 			break
 		}
 	}
-	return strings.Trim(b.String(), "-") + ".gz"
+	return strings.Trim(b.String(), "-")
 }
 
 func trunc(s string, n int) string {

@@ -54,6 +54,14 @@ type Meta struct {
 	Crossplane string // spec.crossplane.version, if any
 	Deps       []Dependency
 	Problems   []Problem
+	// Project files only (project.go): the repository the project's
+	// packages are pushed to, the functions it embeds by name (as
+	// spec.functions lists them; none listed: the folders of
+	// FunctionsPath), and that folder (spec.paths.functions, default
+	// "functions").
+	Repository    string
+	Functions     []string
+	FunctionsPath string
 
 	file    *document.File // the text, its lines and its nodes' spans
 	project bool           // a project file (project.go): crossplane.yaml's deprecations do not apply

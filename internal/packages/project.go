@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+	"oras.land/oras-go/v2/registry"
 )
 
 // Project files: besides crossplane.yaml, two project formats name a
@@ -83,6 +84,7 @@ func (m *Meta) parseProject(root *yaml.Node, data []byte, group string) {
 			m.Name = n.Value
 		}
 	}
+	m.FunctionsPath = "functions"
 	spec := mapGet(root, "spec")
 	if spec == nil {
 		return
@@ -90,6 +92,23 @@ func (m *Meta) parseProject(root *yaml.Node, data []byte, group string) {
 	if cp := mapGet(spec, "crossplane"); cp != nil {
 		if v := mapGet(cp, "version"); v != nil {
 			m.Crossplane = v.Value
+		}
+	}
+	if r := mapGet(spec, "repository"); r != nil && r.Kind == yaml.ScalarNode {
+		m.Repository = strings.TrimSpace(r.Value)
+	}
+	if ps := mapGet(spec, "paths"); ps != nil {
+		if f := mapGet(ps, "functions"); f != nil && f.Kind == yaml.ScalarNode && f.Value != "" {
+			m.FunctionsPath = f.Value
+		}
+	}
+	if fns := mapGet(spec, "functions"); fns != nil && fns.Kind == yaml.SequenceNode {
+		for _, f := range fns.Content {
+			for _, src := range []string{"directory", "tarball"} {
+				if n := mapGet(mapGet(f, src), "name"); n != nil && n.Value != "" {
+					m.Functions = append(m.Functions, n.Value)
+				}
+			}
 		}
 	}
 	if group == UpboundProjectGroup {
@@ -127,4 +146,16 @@ func (m *Meta) parseProject(root *yaml.Node, data []byte, group string) {
 func isProjectDoc(path string, av *yaml.Node) (string, bool) {
 	g := projectGroup(path)
 	return g, g != "" && av != nil && strings.HasPrefix(av.Value, g+"/")
+}
+
+// EmbeddedFunctionRef is the functionRef name a project's Compositions use
+// for a function the project embeds: as the Crossplane CLI (and up) name
+// it, the DNS label (crossplane-runtime's ToDNSLabel) of the repository
+// path (no registry host) with "_" and the function's name appended.
+func EmbeddedFunctionRef(repository, fn string) string {
+	path := repository
+	if ref, err := registry.ParseReference(repository); err == nil {
+		path = ref.Repository
+	}
+	return dnsLabel(path + "_" + fn)
 }

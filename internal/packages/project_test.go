@@ -33,3 +33,19 @@ func TestParseProjectFiles(t *testing.T) {
 		t.Error("DependsOnField")
 	}
 }
+
+func TestEmbeddedFunctionRef(t *testing.T) {
+	for _, c := range []struct{ repo, fn, want string }{
+		{"xpkg.crossplane.io/acme/platform", "compose", "acme-platformcompose"},
+		{"xpkg.upbound.io/acme/platform-api", "compose-resources", "acme-platform-apicompose-resources"},
+		{"xpkg.upbound.io/acme/platform", "", "acme-platform"},
+	} {
+		if got := EmbeddedFunctionRef(c.repo, c.fn); got != c.want {
+			t.Errorf("EmbeddedFunctionRef(%q, %q) = %q, want %q", c.repo, c.fn, got, c.want)
+		}
+	}
+	m := ParseMeta("/w/crossplane-project.yaml", []byte("apiVersion: dev.crossplane.io/v1alpha1\nkind: Project\nspec:\n  repository: r.example/a/b\n  functions:\n  - source: Tarball\n    tarball:\n      name: t\n      pathPrefix: x\n  - source: Directory\n    directory:\n      name: d\n"))
+	if m.Repository != "r.example/a/b" || strings.Join(m.Functions, ",") != "t,d" || m.FunctionsPath != "functions" {
+		t.Errorf("project: %q %v %q", m.Repository, m.Functions, m.FunctionsPath)
+	}
+}
