@@ -54,6 +54,9 @@ type checkOptions struct {
 	clientKinds stringList
 	uptest      bool
 	functions   functionOptions
+	catalogs    catalogOptions
+	crds        stringList
+	insecure    stringList
 }
 
 func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
@@ -69,6 +72,9 @@ func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
 	fs.Var(&opts.clientKinds, "client-kind", "a client-side configuration kind not to validate, besides the built-in ones (Kustomization and the like): an API group, or Kind.group (repeatable)")
 	fs.BoolVar(&opts.uptest, "uptest-placeholders", false, "validate uptest's template variables (${Rand.RFC1123Subdomain}, ${data.…}) as the values uptest substitutes")
 	opts.functions.register(fs)
+	opts.catalogs.register(fs)
+	fs.Var(&opts.crds, "crds", "CRDs to use from a URL (a release's *.crds.yaml) or a Helm chart in an OCI registry (oci://HOST/REPO/CHART:VERSION: its crds/ folder and plain CRD templates); read and cached by digest, the cached copy used when unreachable (repeatable)")
+	fs.Var(&opts.insecure, "insecure", "registry HOST:PORT to use over plain HTTP, for --crds (repeatable)")
 	return fs
 }
 
@@ -169,11 +175,15 @@ func (o checkOptions) config() (loader.Config, error) {
 	cfg.KeepAll = true
 	cfg.Options = workspace.Options{MaxFileSize: 10 << 20}
 	cfg.Analysis = loader.AnalysisSettings{UnknownKind: unknown, CompositionMode: o.compMode, ClientKinds: o.clientKinds, UptestPlaceholders: o.uptest}
-	c, err := packages.New(packages.Options{CacheDir: o.cacheDir})
+	c, err := packages.New(packages.Options{CacheDir: o.cacheDir, Insecure: o.insecure})
 	if err != nil {
 		return cfg, fmt.Errorf("package cache: %w", err)
 	}
 	cfg.Packages = c
+	cfg.CRDSources = o.crds
+	if cfg.Catalog, err = o.catalogs.catalog(); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 
@@ -220,6 +230,8 @@ func gatherCheck(ctx context.Context, cfg loader.Config, paths []string, stdin i
 	for _, s := range skipped {
 		log.Warn("skipped", "file", s.Path, "reason", s.Reason)
 	}
+	world = fetchCRDSources(ctx, world, cfg.Packages, stderr)
+	world = fetchCatalog(ctx, world, stderr)
 	return world, files, nil
 }
 

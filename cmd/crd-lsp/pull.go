@@ -21,8 +21,9 @@ import (
 
 const pullUsage = `Usage: crd-lsp pull [flags] [DIR]
 
-Finds the crossplane.yaml files under DIR (default ".", or DIR itself when
-it is a file), resolves every package they depend on (and, transitively,
+Finds the crossplane.yaml files (and Crossplane CLI and Upbound project
+files, crossplane-project.yaml and upbound.yaml) under DIR (default ".", or
+DIR itself when it is a file), resolves every package they depend on (and, transitively,
 what Configurations depend on) against the registries, and pulls them into
 the package cache that the language server reads. Run it in CI, or once
 before working offline.
@@ -97,7 +98,7 @@ func pull(opts *pullOptions, args []string, stdout, stderr io.Writer, usage func
 		log.Info("skipped", "file", sk.Path, "reason", sk.Reason)
 	}
 	if len(metas) == 0 {
-		fmt.Fprintf(stderr, "crd-lsp pull: no crossplane.yaml under %s\n", root)
+		fmt.Fprintf(stderr, "crd-lsp pull: no crossplane.yaml, crossplane-project.yaml or upbound.yaml under %s\n", root)
 		return 2
 	}
 

@@ -71,6 +71,14 @@ type Env struct {
 	// Unpulled is how many dependencies of the crossplane.yaml the file
 	// belongs to the package cache lacks: an unknown kind may be theirs.
 	Unpulled int
+	// DependsOn is where the file's package root lists dependencies, for
+	// messages: "dependsOn in crossplane.yaml" (the default), "spec.dependencies
+	// in crossplane-project.yaml", "dependsOn in upbound.yaml".
+	DependsOn string
+	// EmbeddedFunction describes a step's functionRef name when it names
+	// a function the file's project embeds ("" otherwise; nil: none), for
+	// messages about the step.
+	EmbeddedFunction func(ref string) string
 	// Skip says why the file is not a manifest at all (a Helm chart's
 	// template or Chart.yaml): it gets no findings. "" checks it.
 	Skip string

@@ -219,6 +219,8 @@ func sourceLine(sch *schemas.Schema) string {
 		return "Schema: built-in " + sch.Source.Name
 	case schemas.SourcePackage:
 		return "Schema: package `" + sch.Source.Name + ":" + sch.Source.Version + "`"
+	case schemas.SourceCatalog:
+		return "Schema: catalog `" + sch.Source.Name + "` (" + catalogFidelity + ")"
 	}
 	return "Schema: workspace file `" + filepath.Base(sch.Source.File) + "`"
 }

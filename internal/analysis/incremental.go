@@ -34,6 +34,7 @@ type envKey struct {
 	expressions     bool
 	unpulled        int
 	uptest          bool
+	dependsOn       string
 	uri             string
 }
 
@@ -48,7 +49,7 @@ func DiagnoseIncremental(ctx context.Context, f *document.File, env Env, prev *D
 	if env.Skip != "" {
 		return nil, &DiagnoseCache{}
 	}
-	key := envKey{env.Schemas, env.UnknownKind, strings.Join(env.ClientKinds, "\x00"), env.CrossplaneMajor, env.CompositionMode, env.PatchOf, env.Expressions, env.Unpulled, env.UptestPlaceholders, f.URI}
+	key := envKey{env.Schemas, env.UnknownKind, strings.Join(env.ClientKinds, "\x00"), env.CrossplaneMajor, env.CompositionMode, env.PatchOf, env.Expressions, env.Unpulled, env.UptestPlaceholders, env.DependsOn, f.URI}
 	next := &DiagnoseCache{env: key, docs: map[string][]Diagnostic{}}
 	if prev != nil && prev.env != key {
 		prev = nil

@@ -230,7 +230,7 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		if sr.Skipped {
 			if !functions.IsPatchAndTransform(st) && !render.ComposesNothing(st.Function) {
 				rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: render.Info, Code: "render-step",
-					Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run until it is configured (%s): it passes the desired state through, and resources it would compose are not rendered or validated", st.Name, orFunction(st.Function), render.HowToConfigure)})
+					Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run until it is configured (%s): it passes the desired state through, and resources it would compose are not rendered or validated", st.Name, env.functionName(st.Function), render.HowToConfigure)})
 			}
 			continue
 		}
@@ -251,9 +251,9 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 			case functions.SeverityWarning:
 				sev = render.Warning
 			}
-			msg := fmt.Sprintf("%s: %s", orFunction(st.Function), r.Message)
+			msg := fmt.Sprintf("%s: %s", env.functionName(st.Function), r.Message)
 			if r.Severity == functions.SeverityFatal {
-				msg = fmt.Sprintf("%s failed: %s%s", orFunction(st.Function), r.Message, rest)
+				msg = fmt.Sprintf("%s failed: %s%s", env.functionName(st.Function), r.Message, rest)
 			}
 			rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: sev, Code: codeFunctionResult, Message: msg})
 		}

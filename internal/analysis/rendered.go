@@ -60,7 +60,7 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, scoped, env, er, start)
 	default:
 		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient, ClusterScoped: scoped,
-			Environment: start, EnvironmentUnknown: er.unknown, Context: env.Cluster.Context, ContextStep: er.contextStep(xr)})
+			Environment: start, EnvironmentUnknown: er.unknown, Context: env.Cluster.Context, ContextStep: er.contextStep(xr), DescribeFunction: env.EmbeddedFunction})
 	}
 	rd.Notes = append(notes, rd.Notes...)
 	rd.EnvironmentSource = er.describe()

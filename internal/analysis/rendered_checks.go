@@ -72,6 +72,7 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 		}
 		basePath := res.Path.Child(fieldpath.Field("base"))
 		seen := map[string]bool{}
+		start := len(diags)
 		for _, e := range sch.Validate(ctx, res.Object) {
 			missing := missingPath(e)
 			if missing == nil {
@@ -88,6 +89,7 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 				diags = append(diags, dg)
 			}
 		}
+		catalogNoted(sch, true, diags[start:])
 	}
 	if !hasExample(m, env) {
 		// Without an example, what functions did is judged here (with an
@@ -148,6 +150,7 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 		if !ok {
 			continue
 		}
+		start := len(diags)
 		for _, e := range sch.Validate(ctx, res.Object) {
 			if e.Code == "required" || e.Code == "unknown-field" || e.Severity == schemas.SeverityInfo || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 				continue
@@ -161,6 +164,7 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 					fmt.Sprintf("rendered with %s, %s gets a value %s rejects: %s", relName(ex.Path, d.File.URI), e.Path, sch.GVK.Kind, e.Message)))
 			}
 		}
+		catalogNoted(sch, true, diags[start:])
 	}
 	return diags
 }

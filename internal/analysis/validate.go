@@ -84,7 +84,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if gvk.Group == "pkg.crossplane.io" && gvk.Kind == "Function" && developmentRuntime(m) {
 		errs = renderIgnoresPackage(errs)
 	}
-	return fromSchemaErrors(d, errs)
+	return catalogNoted(sch, found, fromSchemaErrors(d, errs))
 }
 
 // developmentRuntime reports whether a Function is annotated for
@@ -131,6 +131,8 @@ func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) (msg string, 
 			where = "package " + from.Source.Name + ":" + from.Source.Version
 		case schemas.SourceWorkspace:
 			where = relName(from.Source.File, d.File.URI)
+		case schemas.SourceCatalog:
+			where = "the catalog " + from.Source.Name
 		}
 		return fmt.Sprintf("%s %s is not served: %s defines %s only as %s, so the API server rejects it (kubectl: no matches for kind %q in version %q)", gvk.APIVersion(), gvk.Kind, where, gvk.Kind, strings.Join(served, ", "), gvk.Kind, gvk.APIVersion()), true
 	}
@@ -148,9 +150,9 @@ func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) (msg string, 
 		if env.Unpulled > 1 {
 			deps = "dependencies"
 		}
-		return fmt.Sprintf("no schema for %s %s: it may come from the %d %s of crossplane.yaml not in the package cache yet (run crd-lsp pull); else add the CRD or XRD that defines it to the workspace", gvk.APIVersion(), gvk.Kind, env.Unpulled, deps), false
+		return fmt.Sprintf("no schema for %s %s: it may come from the %d %s of %s not in the package cache yet (run crd-lsp pull); else add the CRD or XRD that defines it to the workspace", gvk.APIVersion(), gvk.Kind, env.Unpulled, deps, projectFile(env)), false
 	}
-	return fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to dependsOn in crossplane.yaml", gvk.APIVersion(), gvk.Kind), false
+	return fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to %s", gvk.APIVersion(), gvk.Kind, dependsOn(env)), false
 }
 
 // clientSide are configuration kinds that tools read from files and that
@@ -180,6 +182,7 @@ var clientSide = []string{
 	"eksctl.io",                   // eksctl ClusterConfig
 	"backstage.io",                // Backstage catalog descriptors
 	"meta.dev.upbound.io",         // up's project file (upbound.yaml)
+	"Project.dev.crossplane.io",   // the Crossplane CLI's project file (crossplane-project.yaml)
 }
 
 // IsClientSide reports whether gvk is a client-side configuration kind,
@@ -510,7 +513,7 @@ func compositionBases(ctx context.Context, d *document.Doc, m map[string]any, en
 				if !baseCodes[e.Code] || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 					continue
 				}
-				out = append(out, fromSchemaError(d, bp, e))
+				out = append(out, catalogNoted(sch, true, []Diagnostic{fromSchemaError(d, bp, e)})...)
 			}
 		}
 	}

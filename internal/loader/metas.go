@@ -2,14 +2,14 @@ package loader
 
 import (
 	"context"
-	"path/filepath"
 	"sort"
 
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
-// FindMetas finds and parses the crossplane.yaml files under each root (a
+// FindMetas finds and parses the package root files (crossplane.yaml,
+// crossplane-project.yaml, upbound.yaml) under each root (a
 // folder, scanned as Load scans it, or a package metadata file itself),
 // for front ends that need the package metadata only (crd-lsp pull): no
 // other file is read. They are sorted by path.
@@ -17,14 +17,16 @@ func FindMetas(ctx context.Context, roots []string, opts workspace.Options) ([]*
 	if len(opts.Include) == 0 {
 		// Only crossplane.yaml files are read (the scan's other rules,
 		// skipped folders and excludes, still apply).
-		opts.Include = []string{"**/crossplane.yaml"}
+		for _, name := range packages.MetaFileNames {
+			opts.Include = append(opts.Include, "**/"+name)
+		}
 	}
 	var out []*packages.Meta
 	var skipped []workspace.Skipped
 	seen := map[string]bool{}
 	for _, root := range roots {
 		sk, err := visitPath(ctx, root, opts, false, func(p string, content []byte) {
-			if (p == root || filepath.Base(p) == "crossplane.yaml") && !seen[p] {
+			if (p == root || packages.IsMetaFile(p)) && !seen[p] {
 				seen[p] = true
 				out = append(out, packages.ParseMeta(p, content))
 			}

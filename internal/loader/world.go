@@ -66,6 +66,12 @@ type Config struct {
 	// Analysis carries the analysis settings Env gives every file (EnvWith
 	// takes others).
 	Analysis AnalysisSettings
+	// CRDSources are CRDs named by URL or oci:// Helm chart reference
+	// (crdsources.go); Load serves them from the package cache.
+	CRDSources []string
+	// Catalog serves schemas of kinds nothing else defines (nil: none);
+	// Load reads only its cache (catalog.go).
+	Catalog *packages.Catalog
 }
 
 // AnalysisSettings are the settings an analysis.Env carries besides what
@@ -109,6 +115,14 @@ type World struct {
 	metas   map[string]*packages.Meta
 	results map[string][]packages.Result
 	pkgs    []schemas.FileInput
+	// catalog are the schema catalog's answers for kinds nothing else
+	// defines (catalog.go).
+	catalog []schemas.FileInput
+	// crdSources are the CRD sources' schemas (crdsources.go).
+	crdSources []schemas.FileInput
+	// composed are the kinds the Compositions of a file compose, by path
+	// (catalog.go: what a schema catalog may serve).
+	composed map[string][]gvk.GVK
 
 	// headers index the workspace's files by the kinds they hold; texts
 	// keep the content of files that may hold example composites.
@@ -166,7 +180,7 @@ type Files []workspace.File
 // World. The files kept (all with KeepAll) are returned too, with what was
 // skipped and why.
 func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, error) {
-	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}, charts: map[string]bool{}, chainsaw: map[string][]workspace.ChainsawUse{}, envConfigs: map[string][]map[string]any{}}
+	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}, charts: map[string]bool{}, chainsaw: map[string][]workspace.ChainsawUse{}, envConfigs: map[string][]map[string]any{}, composed: map[string][]gvk.GVK{}}
 	w.setMajor = workspace.DefaultCrossplaneMajor
 	if m, ok := workspace.ParseMajor(cfg.CrossplaneVersion); ok {
 		w.setMajor = m
@@ -212,7 +226,9 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 		kept = append(kept, f)
 	}
 	w.loadCachedPackages()
+	w.loadCachedCRDSources()
 	w.buildStores()
+	w.loadCachedCatalog()
 	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
 	return w, kept, skipped, nil
 }
@@ -277,6 +293,7 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 	delete(w.patches, p)
 	delete(w.chainsaw, p)
 	delete(w.envConfigs, p)
+	delete(w.composed, p)
 	if isChartFile(p) {
 		delete(w.charts, filepath.Dir(p))
 	}
@@ -308,11 +325,14 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 		}
 		return kept
 	}
-	if filepath.Base(p) == "crossplane.yaml" {
+	if packages.IsMetaFile(p) {
 		w.metas[p] = packages.ParseMeta(p, keep())
 	}
 	if h := workspace.Headers(content); len(h) > 0 {
 		w.headers[p] = h
+		if ks := composedKinds(h, content); len(ks) > 0 {
+			w.composed[p] = ks
+		}
 		if workspace.IsChainsawTest(h) {
 			if uses := workspace.ChainsawUses(p, content); len(uses) > 0 {
 				w.chainsaw[p] = uses
@@ -581,12 +601,12 @@ func (w *World) buildStores() {
 
 // inputs are the shared schema inputs in a stable order.
 func (w *World) inputs() []schemas.FileInput {
-	out := make([]schemas.FileInput, 0, len(w.shared)+len(w.pkgs))
+	out := make([]schemas.FileInput, 0, len(w.shared)+len(w.pkgs)+len(w.catalog))
 	for _, in := range w.shared {
 		out = append(out, in)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return append(out, w.pkgs...)
+	return append(append(append(out, w.pkgs...), w.crdSources...), w.catalog...)
 }
 
 // metaMajor is the Crossplane major a crossplane.yaml states.
@@ -604,11 +624,13 @@ func (w *World) metaMajor(p string) (int, bool) {
 func PackageRoot(path string) (string, bool) {
 	dir := filepath.Dir(path)
 	for {
-		p := filepath.Join(dir, "crossplane.yaml")
-		if content, err := workspace.ReadFile(p, workspace.DefaultMaxFileSize); err == nil {
-			if m := packages.ParseMeta(p, content); m.Crossplane != "" {
-				if _, ok := workspace.ParseMajor(m.Crossplane); ok {
-					return dir, true
+		for _, name := range packages.MetaFileNames {
+			p := filepath.Join(dir, name)
+			if content, err := workspace.ReadFile(p, workspace.DefaultMaxFileSize); err == nil {
+				if m := packages.ParseMeta(p, content); m.Crossplane != "" {
+					if _, ok := workspace.ParseMajor(m.Crossplane); ok {
+						return dir, true
+					}
 				}
 			}
 		}
@@ -626,9 +648,11 @@ func PackageRoot(path string) (string, bool) {
 func (w *World) MajorOf(path string) (major int, from string) {
 	dir := filepath.Dir(path)
 	for {
-		p := filepath.Join(dir, "crossplane.yaml")
-		if m, ok := w.metaMajor(p); ok {
-			return m, p
+		for _, name := range packages.MetaFileNames {
+			p := filepath.Join(dir, name)
+			if m, ok := w.metaMajor(p); ok {
+				return m, p
+			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -683,6 +707,8 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 		FunctionOf:         func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
 		Cluster:            w.cluster(path, a.Cluster),
 		TemplateFiles:      w.templateFiles(path),
+		DependsOn:          packages.DependsOnField(w.NearestMeta(path)),
+		EmbeddedFunction:   w.embeddedFunction(path),
 	}
 }
 
@@ -854,8 +880,7 @@ func (w *World) chartPart(path string) string {
 // that the package cache does not hold.
 func (w *World) unpulled(path string) int {
 	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, "crossplane.yaml")
-		if w.metas[p] != nil {
+		if p, _ := w.metaIn(dir); p != "" {
 			n := 0
 			for _, r := range w.results[p] {
 				if r.Package == nil {
@@ -972,8 +997,8 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 // clone copies the World's maps for a With* method.
 func (w *World) clone(changed map[string]bool) *World {
 	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
-		results: w.results, pkgs: w.pkgs, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
-		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw),
+		results: w.results, pkgs: w.pkgs, catalog: w.catalog, crdSources: w.crdSources, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
+		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw), composed: maps.Clone(w.composed),
 		envConfigs: maps.Clone(w.envConfigs), pkgEnvConfigs: w.pkgEnvConfigs}
 	// The objects of files that did not change stay parsed.
 	w.parsed.Range(func(k, v any) bool {
@@ -1089,11 +1114,12 @@ func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bo
 	if content == nil {
 		return w.headers[p] == nil
 	}
-	if filepath.Base(p) == "crossplane.yaml" || workspace.MayDefineSchemas(content) {
+	if packages.IsMetaFile(p) || workspace.MayDefineSchemas(content) {
 		return false
 	}
 	h := workspace.Headers(content)
-	return slices.Equal(h, w.headers[p]) && !mayHoldExample(builtins, h) && !holdsFunction(h) && !workspace.IsChainsawTest(h) && !holdsEnvironmentConfig(h)
+	return slices.Equal(h, w.headers[p]) && !mayHoldExample(builtins, h) && !holdsFunction(h) && !workspace.IsChainsawTest(h) && !holdsEnvironmentConfig(h) &&
+		slices.Equal(composedKinds(h, content), w.composed[p])
 }
 
 // addMissingStores builds the stores of majors that files now target and
@@ -1216,4 +1242,30 @@ func PackageProblems(m *packages.Meta, results []packages.Result, notCached bool
 		out = append(out, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: pr.Severity, Code: code, Message: pr.Message})
 	}
 	return out
+}
+
+// metaIn is the package root file of a folder the World holds (the first
+// of packages.MetaFileNames present), "" when none.
+func (w *World) metaIn(dir string) (string, *packages.Meta) {
+	for _, name := range packages.MetaFileNames {
+		p := filepath.Join(dir, name)
+		if m := w.metas[p]; m != nil {
+			return p, m
+		}
+	}
+	return "", nil
+}
+
+// NearestMeta is the package root file (crossplane.yaml,
+// crossplane-project.yaml or upbound.yaml) nearest to path, in its folder
+// or above; "" when there is none.
+func (w *World) NearestMeta(path string) string {
+	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
+		if p, _ := w.metaIn(dir); p != "" {
+			return p
+		}
+		if filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -435,7 +434,7 @@ func (sn snapshot) meta() *packages.Meta {
 // outcomes of a crossplane.yaml buffer.
 func (s *server) packageDiagnostics(sn snapshot) []analysis.Diagnostic {
 	p := sn.path()
-	if filepath.Base(p) != "crossplane.yaml" || sn.world == nil {
+	if !packages.IsMetaFile(p) || sn.world == nil {
 		return nil
 	}
 	s.mu.Lock()
@@ -449,7 +448,7 @@ func (s *server) packageDiagnostics(sn snapshot) []analysis.Diagnostic {
 // resolved to, its digest, what it ships, and where it came from.
 func (s *server) packageHover(sn snapshot, off int) (string, document.Span, bool) {
 	p := sn.path()
-	if filepath.Base(p) != "crossplane.yaml" {
+	if !packages.IsMetaFile(p) {
 		return "", document.Span{}, false
 	}
 	m := sn.meta()

@@ -68,6 +68,7 @@ type server struct {
 	work work // see idle.go
 
 	pkgs pkgState
+	cat  catalogState // schema catalog lookups (catalogs.go)
 }
 
 type clientCaps struct {

@@ -59,7 +59,21 @@ type Settings struct {
 	// values uptest substitutes.
 	UptestPlaceholders bool   `json:"uptestPlaceholders,omitempty"`
 	CacheDir           string `json:"cacheDir,omitempty"`
-	LogLevel           string `json:"logLevel,omitempty"`
+	// CRDSources are CRDs named by location: http(s) URLs of CRD YAML (a
+	// release's *.crds.yaml) or Helm charts in OCI registries
+	// (oci://HOST/REPO/CHART:VERSION), read and cached by digest
+	// (crdsources.go).
+	CRDSources []string `json:"crdSources,omitempty"`
+	// SchemaCatalogs are schema catalog location templates (kubeconform's
+	// -schema-location form: http(s) URLs, file URLs or absolute paths
+	// with {{.Group}}, {{.ResourceKind}}, {{.ResourceAPIVersion}}) asked
+	// for kinds nothing else defines (catalogs.go).
+	SchemaCatalogs []string `json:"schemaCatalogs,omitempty"`
+	// SchemaCatalogRefresh is how old a cached catalog answer may be
+	// before the catalog is asked again (a Go duration; default 24h,
+	// negative never).
+	SchemaCatalogRefresh string `json:"schemaCatalogRefresh,omitempty"`
+	LogLevel             string `json:"logLevel,omitempty"`
 	// MaxFileSize (bytes) bounds the files crd-lsp analyses: a larger open
 	// document gets one diagnostic saying it was not analysed, and files
 	// read on request (the document and XR crdLsp.render is given, other
@@ -147,6 +161,7 @@ func (s Settings) loaderConfig(roots, schemaDirs []string) loader.Config {
 		SchemaScope:       workspace.Options{Include: s.Schemas.Include, Exclude: s.Schemas.Exclude},
 		CrossplaneVersion: s.CrossplaneVersion,
 		Analysis:          s.analysis(),
+		Catalog:           s.catalog(),
 	}
 }
 
@@ -204,6 +219,9 @@ func parseSettings(raw []byte) (Settings, error) {
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return defaultSettings(), fmt.Errorf("invalid crdLsp settings: %w", err)
+	}
+	if err := checkCatalogSettings(s); err != nil {
+		return defaultSettings(), err
 	}
 	if s.Schemas.MaxFileSize <= 0 {
 		s.Schemas.MaxFileSize = workspace.DefaultMaxFileSize

@@ -4,13 +4,13 @@ package lsp
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -97,7 +97,7 @@ func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
 	// The buffer already is the truth for analysis; a saved crossplane.yaml
 	// may change the targeted Crossplane version and the dependencies.
-	if filepath.Base(filePath(params.TextDocument.URI)) == "crossplane.yaml" {
+	if packages.IsMetaFile(filePath(params.TextDocument.URI)) {
 		s.goBackground(s.refreshPackages)
 	}
 	return nil
@@ -160,6 +160,9 @@ func (s *server) syncBufferLocked(u uri.URI, text []byte) bool {
 	}
 	gen, before := s.world.SchemaGen(), s.world
 	s.world = s.world.WithFile(p, text)
+	if s.world.SchemaGen() != gen || s.world.KindsChanged(before, p) {
+		s.catalogsNeededLocked()
+	}
 	// A Function object changed: Compositions run other functions now.
 	return s.world.SchemaGen() != gen || functionsChanged(before, s.world)
 }

@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -95,7 +96,9 @@ func (s *server) applySettings(set Settings) {
 	}
 	if old.CrossplaneVersion != set.CrossplaneVersion || !equalStrings(old.Schemas.Include, set.Schemas.Include) ||
 		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || !equalStrings(old.Schemas.Paths, set.Schemas.Paths) ||
-		old.Schemas.MaxFileSize != set.Schemas.MaxFileSize {
+		old.Schemas.MaxFileSize != set.Schemas.MaxFileSize ||
+		!equalStrings(old.SchemaCatalogs, set.SchemaCatalogs) || old.SchemaCatalogRefresh != set.SchemaCatalogRefresh ||
+		!equalStrings(old.CRDSources, set.CRDSources) {
 		s.requestReload()
 		return
 	}
@@ -306,7 +309,7 @@ func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) 
 				continue // the buffer wins while the file is open
 			}
 			files = append(files, workspace.File{Path: c.path, Content: c.content})
-			meta = meta || filepath.Base(c.path) == "crossplane.yaml"
+			meta = meta || packages.IsMetaFile(c.path)
 		}
 		if len(files) == 0 {
 			s.mu.Unlock()
@@ -329,6 +332,7 @@ func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) 
 		}
 		s.world = next
 		s.changedLocked()
+		s.catalogsNeededLocked()
 		s.mu.Unlock()
 		changed = next.SchemaGen() != base.SchemaGen() || functionsChanged(base, next)
 		metaChanged = meta
@@ -439,6 +443,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	}
 	pkgFiles, pkgResults := s.loadCachedPackages(w.Metas(), set)
 	w = w.WithPackages(pkgResults, pkgFiles)
+	w = s.cachedCRDSources(w, set)
 	w.Warm() // not under s.mu: with a large package, listing the kinds takes a while
 	major, from := 0, "the default"
 	if len(roots) > 0 {
@@ -460,6 +465,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	}
 	s.world = w
 	s.changedLocked()
+	s.catalogsNeededLocked()
 	problemsChanged := s.replaceFileProblemsLocked(problems)
 	s.mu.Unlock()
 	s.publishFileProblems(problemsChanged)
@@ -467,4 +473,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace, %d packages from the cache)", kinds, major, from, w.SchemaFiles(), len(pkgFiles)))
 	// Then ask the registries, without holding anything up.
 	s.goBackground(s.refreshPackages)
+	if len(set.CRDSources) > 0 {
+		s.goBackground(s.refreshCRDSources)
+	}
 }

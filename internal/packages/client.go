@@ -41,6 +41,10 @@ type Options struct {
 	Progress func(Progress)
 	// Logf, if set, receives debug logs. Secrets are never logged.
 	Logf func(format string, args ...any)
+	// CLICacheDir is the Crossplane CLI's package cache, read (never
+	// written) before pulling: "" is DefaultCLICacheDir(), "-" none
+	// (clicache.go).
+	CLICacheDir string
 }
 
 // Progress reports how far Resolve is.
@@ -105,6 +109,7 @@ type Client struct {
 	insecure map[string]bool
 	http     *auth.Client
 	cache    *cache
+	cliCache string // the Crossplane CLI's package cache ("" none)
 
 	mu       sync.Mutex
 	mem      map[string]*Package // parsed packages by package.yaml digest
@@ -122,6 +127,12 @@ func New(opts Options) (*Client, error) {
 	c.defReg = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(c.defReg, "https://"), "http://"), "/")
 	for _, h := range opts.Insecure {
 		c.insecure[strings.TrimSuffix(strings.TrimPrefix(h, "http://"), "/")] = true
+	}
+	switch c.cliCache = opts.CLICacheDir; c.cliCache {
+	case "":
+		c.cliCache = DefaultCLICacheDir()
+	case "-":
+		c.cliCache = ""
 	}
 	if c.opts.Concurrency <= 0 {
 		c.opts.Concurrency = 4

@@ -36,6 +36,10 @@ func (r *solver) doPull(ctx context.Context, ref, version string) (*Package, err
 			r.progress("Using cached " + name)
 			return pkg, nil
 		}
+		if pkg, ok := c.adoptCLICached(ref, version, version); ok {
+			r.progress("Using the Crossplane CLI's cached " + name)
+			return pkg, nil
+		}
 	}
 	repo, err := c.repository(ref)
 	if err != nil {
@@ -51,6 +55,10 @@ func (r *solver) doPull(ctx context.Context, ref, version string) (*Package, err
 	} else if errors.Is(err, errCorrupt) {
 		c.logf("package cache: %s: %v; fetching it again", name, err)
 	}
+	if pkg, ok := c.adoptCLICached(ref, version, desc.Digest.String()); ok {
+		r.progress("Using the Crossplane CLI's cached " + name)
+		return pkg, nil
+	}
 	r.progress("Pulling " + name)
 	c.logf("pulling %s", name)
 	top, m, err := c.fetchManifest(ctx, repo, ref, version, desc.Digest.String())
@@ -61,14 +69,24 @@ func (r *solver) doPull(ctx context.Context, ref, version string) (*Package, err
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := c.parse(ref, version, top.String(), data)
+	pkg, err := c.keep(ref, version, top.String(), layer.String(), data)
+	if err != nil {
+		return nil, err
+	}
+	return pkg.at(version, top.String(), false), nil
+}
+
+// keep parses a package.yaml and records it in the cache under its
+// manifest digest (layer: the layer's digest, when known).
+func (c *Client) keep(ref, version, manifest, layer string, data []byte) (*Package, error) {
+	pkg, err := c.parse(ref, version, manifest, data)
 	if err != nil {
 		return nil, invalid(ref, version, err)
 	}
 	blob, err := c.cache.putBlob(data)
 	if err == nil {
 		err = c.cache.update(func(ix *index) {
-			ix.Manifests[top.String()] = manifestEntry{Layer: layer.String(), Package: blob, Size: int64(len(data))}
+			ix.Manifests[manifest] = manifestEntry{Layer: layer, Package: blob, Size: int64(len(data))}
 		})
 	}
 	if err != nil {
@@ -77,7 +95,22 @@ func (r *solver) doPull(ctx context.Context, ref, version string) (*Package, err
 	p, _ := c.cache.blobPath(blob)
 	pkg.File = p
 	c.remember(blob, pkg)
-	return pkg.at(version, top.String(), false), nil
+	return pkg, nil
+}
+
+// adoptCLICached takes the package the Crossplane CLI cached for ref at
+// the manifest digest into crd-lsp's cache (clicache.go).
+func (c *Client) adoptCLICached(ref, version, manifest string) (*Package, bool) {
+	data, err := c.fromCLICache(ref, manifest)
+	if err != nil {
+		return nil, false
+	}
+	pkg, err := c.keep(ref, version, manifest, "", data)
+	if err != nil {
+		c.logf("Crossplane CLI cache: %s: %v; pulling it", ref, err)
+		return nil, false
+	}
+	return pkg.at(version, manifest, true), true
 }
 
 // loadCached returns the cached package for a manifest digest.

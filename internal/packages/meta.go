@@ -54,8 +54,17 @@ type Meta struct {
 	Crossplane string // spec.crossplane.version, if any
 	Deps       []Dependency
 	Problems   []Problem
+	// Project files only (project.go): the repository the project's
+	// packages are pushed to, the functions it embeds by name (as
+	// spec.functions lists them; none listed: the folders of
+	// FunctionsPath), and that folder (spec.paths.functions, default
+	// "functions").
+	Repository    string
+	Functions     []string
+	FunctionsPath string
 
-	file *document.File // the text, its lines and its nodes' spans
+	file    *document.File // the text, its lines and its nodes' spans
+	project bool           // a project file (project.go): crossplane.yaml's deprecations do not apply
 }
 
 // Dependency is one spec.dependsOn entry.
@@ -111,6 +120,11 @@ func ParseMeta(path string, data []byte) *Meta {
 			continue
 		}
 		av := mapGet(root, "apiVersion")
+		if g, ok := isProjectDoc(path, av); ok {
+			found = true
+			m.parseProject(root, data, g)
+			break
+		}
 		if av == nil || !strings.HasPrefix(av.Value, MetaGroup+"/") {
 			continue
 		}
@@ -119,7 +133,11 @@ func ParseMeta(path string, data []byte) *Meta {
 		break
 	}
 	if !found && len(m.Problems) == 0 {
-		m.problem(Span{0, 0}, SeverityError, "no "+MetaGroup+" Configuration, Provider or Function in "+filepath.Base(path))
+		if g := projectGroup(path); g != "" {
+			m.problem(Span{0, 0}, SeverityError, "no "+g+" Project in "+filepath.Base(path))
+		} else {
+			m.problem(Span{0, 0}, SeverityError, "no "+MetaGroup+" Configuration, Provider or Function in "+filepath.Base(path))
+		}
 	}
 	return m
 }
@@ -196,7 +214,7 @@ func (m *Meta) parseDep(e *yaml.Node, data []byte) {
 	if len(typed) > 1 {
 		m.problem(d.Span, SeverityError, "set only one of "+strings.Join(typed, ", "))
 	}
-	if d.APIVersion == "" && len(typed) == 1 {
+	if d.APIVersion == "" && len(typed) == 1 && !m.project {
 		// Crossplane's meta API (apis/pkg/meta/v1 Dependency) marks these
 		// fields deprecated; they still work.
 		key := mapKey(e, typed[0])

@@ -109,6 +109,9 @@ type Input struct {
 	// and renders resources a Required fromFieldPath would withhold, so an
 	// editor sees every problem at once.
 	Lenient bool
+	// DescribeFunction, when set, names a step's function in notes (a
+	// description, or "" for the functionRef name itself).
+	DescribeFunction func(ref string) string
 }
 
 // ContextStepResult is what a step that changes the context natively
@@ -228,7 +231,7 @@ func Render(in Input) (out Output) {
 			}
 			opaque = true
 			out.Notes = append(out.Notes, Note{Path: sp.Child(fieldpath.Field("step")), Severity: Info, Code: "render-step",
-				Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run until it is configured (%s): it passes the desired state through, and resources it would compose are not rendered or validated", name, orDefault(fn, "a function"), HowToConfigure)})
+				Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run until it is configured (%s): it passes the desired state through, and resources it would compose are not rendered or validated", name, describeFunction(in.DescribeFunction, fn), HowToConfigure)})
 		}
 	} else if _, ok := spec["resources"]; ok {
 		r := &renderer{lenient: in.Lenient, xr: in.XR, dxr: out.XR, env: env, envUnknown: envUnknown, holder: spec, hp: root, classic: true}
@@ -251,6 +254,16 @@ func IsClusterScoped(scoped func(apiVersion, kind string) bool, obj map[string]a
 	av, _ := obj["apiVersion"].(string)
 	k, _ := obj["kind"].(string)
 	return scoped(av, k)
+}
+
+// describeFunction names a step's function in a note.
+func describeFunction(d func(string) string, fn string) string {
+	if d != nil {
+		if s := d(fn); s != "" {
+			return s
+		}
+	}
+	return orDefault(fn, "a function")
 }
 
 // HowToConfigure says how a user lets crd-lsp run a function: the words

@@ -20,6 +20,11 @@ const (
 	SourceBuiltin   SourceKind = iota // embedded Kubernetes / Crossplane schemas
 	SourceWorkspace                   // CRDs, XRDs, MRDs in the user's files
 	SourcePackage                     // a package pinned by crossplane.yaml
+
+	// SourceCatalog is a schema catalog's JSON Schema (converted from a
+	// CRD, without its CEL rules): ranked below every other source, so a
+	// real definition of the kind always wins.
+	SourceCatalog SourceKind = -1
 )
 
 func (k SourceKind) String() string {
@@ -30,6 +35,8 @@ func (k SourceKind) String() string {
 		return "workspace"
 	case SourcePackage:
 		return "package"
+	case SourceCatalog:
+		return "catalog"
 	}
 	return "unknown"
 }

@@ -1,0 +1,271 @@
+package loader
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+// Schema catalogs (Config.Catalog): kinds that the workspace's files use
+// and nothing else defines are looked up in the user's catalogs. Load
+// serves what the catalog cache (and file locations) hold; FetchCatalog
+// asks the catalogs' servers, for the front end, which then adds the
+// answers with WithCatalog. Catalog schemas rank below every other
+// source: a CRD of the kind, wherever it comes from, wins.
+
+// MissingKinds are the kinds of the workspace's objects (and open
+// buffers), and of what its Compositions compose (composedKinds), that no schema of the file's store defines (or only a
+// catalog's, which may be due for a refresh), sorted: what a catalog may
+// serve. Client-side configuration kinds and package metadata
+// are not missing.
+func (w *World) MissingKinds() []gvk.GVK {
+	seen := map[gvk.GVK]bool{}
+	var out []gvk.GVK
+	paths := map[string]bool{}
+	for p := range w.headers {
+		paths[p] = true
+	}
+	for p := range w.composed {
+		paths[p] = true
+	}
+	for p := range paths {
+		st := w.StoreFor(p)
+		kinds := slices.Clone(w.composed[p])
+		for _, h := range w.headers[p] {
+			kinds = append(kinds, gvk.Parse(h.APIVersion, h.Kind))
+		}
+		for _, g := range kinds {
+			if g.Kind == "" || g.Version == "" || seen[g] {
+				continue
+			}
+			seen[g] = true
+			if analysis.IsClientSide(g, w.cfg.Analysis.ClientKinds) || g.Group == packages.MetaGroup || g.Group == "apiextensions.k8s.io" {
+				continue
+			}
+			if cands := st.Candidates(g); len(cands) > 0 && cands[0].Source.Kind != schemas.SourceCatalog {
+				continue
+			}
+			out = append(out, g)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// catalogInput is a catalog schema as a store input.
+func catalogInput(s packages.CatalogSchema) schemas.FileInput {
+	return schemas.FileInput{Source: schemas.Source{Kind: schemas.SourceCatalog, Name: s.URL}, Path: s.URL, Content: s.CRD}
+}
+
+// loadCachedCatalog adds what the catalog cache holds for the missing
+// kinds, with no network.
+func (w *World) loadCachedCatalog() {
+	if w.cfg.Catalog == nil {
+		return
+	}
+	var add []schemas.FileInput
+	for _, g := range w.MissingKinds() {
+		if s, ok := w.cfg.Catalog.Cached(g.Group, g.Version, g.Kind); ok {
+			add = append(add, catalogInput(s))
+		}
+	}
+	if len(add) > 0 {
+		w.catalog = append(w.catalog, add...)
+		w.buildStores()
+	}
+}
+
+// CatalogResult is the outcome of one kind's catalog lookup.
+type CatalogResult struct {
+	GVK   gvk.GVK
+	Input schemas.FileInput // zero when none
+	Err   error             // nil with no Input: no catalog has the kind
+}
+
+// FetchCatalog looks the kinds up in the catalog (cache first, then the
+// configured locations; the network only for http(s) locations).
+func FetchCatalog(ctx context.Context, c *packages.Catalog, kinds []gvk.GVK) []CatalogResult {
+	out := make([]CatalogResult, 0, len(kinds))
+	for _, g := range kinds {
+		if ctx.Err() != nil {
+			break
+		}
+		s, err := c.Fetch(ctx, g.Group, g.Version, g.Kind)
+		r := CatalogResult{GVK: g}
+		switch {
+		case err == nil:
+			r.Input = catalogInput(s)
+		case !errors.Is(err, packages.ErrNotInCatalog):
+			r.Err = err
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// WithCatalog is the World with catalog schemas added (inputs already in
+// it are replaced).
+func (w *World) WithCatalog(inputs []schemas.FileInput) *World {
+	if len(inputs) == 0 {
+		return w
+	}
+	c := w.clone(nil)
+	byPath := map[string]bool{}
+	for _, in := range inputs {
+		byPath[in.Path] = true
+	}
+	c.catalog = nil
+	for _, in := range w.catalog {
+		if !byPath[in.Path] {
+			c.catalog = append(c.catalog, in)
+		}
+	}
+	c.catalog = append(c.catalog, inputs...)
+	c.schemaGen++
+	stores := make(map[int]*schemas.Store, len(w.stores))
+	for m, st := range w.stores {
+		stores[m] = st.WithFiles(inputs)
+	}
+	c.stores = stores
+	return c
+}
+
+// Catalog is the schema catalog the World was loaded with (nil: none).
+func (w *World) Catalog() *packages.Catalog { return w.cfg.Catalog }
+
+// CatalogInputs are the catalog schemas the stores hold.
+func (w *World) CatalogInputs() []schemas.FileInput { return w.catalog }
+
+// KindsChanged reports whether the kinds of the file at path differ
+// between old and w (a new kind may be one a catalog serves).
+func (w *World) KindsChanged(old *World, path string) bool {
+	return !slices.Equal(w.headers[path], old.headers[path]) || !slices.Equal(w.composed[path], old.composed[path])
+}
+
+// composedKinds are the kinds a Composition composes, found by a line
+// scan of the file (P&T bases, go-templating templates, any embedded
+// manifest): an "apiVersion: group/version" line and the "kind: Kind" line
+// of the same mapping (same indentation). Only files holding a
+// Composition are scanned; kinds not written literally (templated) are
+// not found.
+func composedKinds(hs []workspace.Header, content []byte) []gvk.GVK {
+	isComposition := false
+	for _, h := range hs {
+		if g := gvk.Parse(h.APIVersion, h.Kind); g.Group == "apiextensions.crossplane.io" && g.Kind == "Composition" {
+			isComposition = true
+		}
+	}
+	if !isComposition {
+		return nil
+	}
+	type open struct {
+		indent int
+		av     string
+	}
+	var out []gvk.GVK
+	var avs, kinds []open // lines waiting for their other half
+	for rest := content; len(rest) > 0; {
+		raw := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			raw, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		trimmed := bytes.TrimLeft(raw, " ")
+		item := bytes.HasPrefix(trimmed, []byte("- "))
+		if item {
+			trimmed = bytes.TrimLeft(trimmed[2:], " ")
+		}
+		if len(bytes.TrimSpace(trimmed)) == 0 || trimmed[0] == '#' {
+			continue
+		}
+		indent := len(raw) - len(trimmed)
+		// A line closes the mappings indented deeper (a list item, its
+		// own level too), and "---" every one.
+		closed := func(o open) bool { return o.indent > indent || item && o.indent == indent }
+		if bytes.Equal(bytes.TrimSpace(trimmed), []byte("---")) {
+			closed = func(open) bool { return true }
+		}
+		avs = slices.DeleteFunc(avs, closed)
+		kinds = slices.DeleteFunc(kinds, closed)
+		isAV, isKind := bytes.HasPrefix(trimmed, []byte("apiVersion:")), bytes.HasPrefix(trimmed, []byte("kind:"))
+		if !isAV && !isKind {
+			continue
+		}
+		_, v, _ := strings.Cut(string(trimmed), ":")
+		val := strings.TrimSpace(v)
+		if i := strings.Index(val, " #"); i >= 0 {
+			val = strings.TrimSpace(val[:i])
+		}
+		val = strings.Trim(val, `"'`)
+		if val == "" || strings.ContainsAny(val, "{}$ ") {
+			continue // templated or empty
+		}
+		if isAV && !strings.Contains(val, "/") {
+			continue // a core kind: built in
+		}
+		// Pair with the other line of the same mapping (same indentation),
+		// whichever comes first.
+		mine, other := &avs, &kinds
+		if isKind {
+			mine, other = &kinds, &avs
+		}
+		paired := false
+		for i := len(*other) - 1; i >= 0; i-- {
+			if (*other)[i].indent == indent {
+				if isAV {
+					out = append(out, gvk.Parse(val, (*other)[i].av))
+				} else {
+					out = append(out, gvk.Parse((*other)[i].av, val))
+				}
+				*other = (*other)[:i]
+				paired = true
+				break
+			}
+		}
+		if !paired {
+			*mine = append(*mine, open{indent, val})
+		}
+	}
+	return out
+}
+
+// embeddedFunction describes the functions the project file nearest to
+// path embeds, by the functionRef name its Compositions use for them
+// (packages.EmbeddedFunctionRef): those spec.functions lists, else any
+// name the project's repository label prefixes (the folders of its
+// functions path, which the World does not list).
+func (w *World) embeddedFunction(path string) func(string) string {
+	mp := w.NearestMeta(path)
+	m := w.metas[mp]
+	if m == nil || m.Repository == "" {
+		return nil
+	}
+	byRef := map[string]string{}
+	for _, fn := range m.Functions {
+		byRef[packages.EmbeddedFunctionRef(m.Repository, fn)] = fn
+	}
+	prefix := packages.EmbeddedFunctionRef(m.Repository, "")
+	file := filepath.Base(mp)
+	return func(ref string) string {
+		fn, ok := byRef[ref]
+		if !ok && len(m.Functions) == 0 && prefix != "" && strings.HasPrefix(ref, prefix) && len(ref) > len(prefix) && ref[len(prefix)] != '-' {
+			fn, ok = ref[len(prefix):], true
+		}
+		if !ok {
+			return ""
+		}
+		return fmt.Sprintf("%s, the function %q that %s embeds (%s)", ref, fn, file, filepath.ToSlash(filepath.Join(m.FunctionsPath, fn)))
+	}
+}

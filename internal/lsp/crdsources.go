@@ -1,0 +1,76 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
+
+// CRD sources (crdLsp.crdSources): CRDs named by URL or oci:// Helm chart
+// reference. A load serves them from the package cache; then they are
+// read from their sources in the background (a source that cannot be
+// read keeps its cached copy, said in the log), added to the World, and
+// the open documents are diagnosed again.
+
+// cachedCRDSources is w with the cached copies of the CRD sources.
+func (s *server) cachedCRDSources(w *loader.World, set Settings) *loader.World {
+	if len(set.CRDSources) == 0 {
+		return w
+	}
+	c, err := s.pkgClient(set)
+	if err != nil {
+		return w
+	}
+	var in []schemas.FileInput
+	for _, ref := range set.CRDSources {
+		if src, err := c.CachedCRDs(ref); err == nil {
+			in = append(in, loader.CRDSourceInput(src))
+		}
+	}
+	if len(in) == 0 {
+		return w
+	}
+	return w.WithCRDSources(in)
+}
+
+// refreshCRDSources reads the CRD sources from where they live.
+func (s *server) refreshCRDSources(ctx context.Context) {
+	s.mu.Lock()
+	set := s.settings
+	s.mu.Unlock()
+	if len(set.CRDSources) == 0 {
+		return
+	}
+	c, err := s.pkgClient(set)
+	if err != nil {
+		s.log.Warn("package cache unavailable", "error", err)
+		return
+	}
+	var in []schemas.FileInput
+	for _, r := range loader.FetchCRDSources(ctx, c, set.CRDSources) {
+		if r.Err != nil {
+			s.log.Warn("CRD source", "source", r.Ref, "error", r.Err)
+			s.logMessage(protocol.MessageTypeWarning, "crd-lsp: "+r.Err.Error())
+		}
+		if r.Input.Content != nil {
+			in = append(in, r.Input)
+		}
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	s.mu.Lock()
+	if s.world == nil || !equalStrings(s.settings.CRDSources, set.CRDSources) {
+		s.mu.Unlock()
+		return // not loaded, or superseded by new settings (and their reload)
+	}
+	s.world = s.world.WithCRDSources(in)
+	s.changedLocked()
+	s.mu.Unlock()
+	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("crd-lsp: %d of %d CRD sources read", len(in), len(set.CRDSources)))
+	s.diag.scheduleAll()
+}
