@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crd-lsp/crd-lsp/internal/flock"
 	"github.com/opencontainers/go-digest"
 )
 
@@ -98,7 +99,7 @@ func (c *cache) readIndex() (*index, error) {
 func (c *cache) update(fn func(*index)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	unlock, err := lockFile(filepath.Join(c.dir, "lock"))
+	unlock, err := flock.Lock(filepath.Join(c.dir, "lock"))
 	if err != nil {
 		return fmt.Errorf("package cache lock: %w", err)
 	}

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/flock"
 )
 
 // PatchAndTransformVersion is the function-patch-and-transform release the
@@ -106,7 +108,7 @@ func build(t testing.TB, key string, do func(goBin, out string) error) string {
 	// One test process builds it while the others (go test runs packages'
 	// tests in parallel) wait for it: a cold first run builds each binary
 	// once, not once per package, on a machine with few cores.
-	unlock, err := lockFile(filepath.Join(dir, full+".lock"))
+	unlock, err := flock.Lock(filepath.Join(dir, full+".lock"))
 	if err != nil {
 		t.Fatal(err)
 	}

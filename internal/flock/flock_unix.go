@@ -1,15 +1,15 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package fntest
+package flock
 
 import (
 	"os"
 	"syscall"
 )
 
-// lockFile takes an exclusive flock on path (created if needed), waiting
-// for other test processes, and returns the function that releases it.
-func lockFile(path string) (func(), error) {
+// Lock takes an exclusive flock on path (created if needed), waiting
+// for other processes, and returns the function that releases it.
+func Lock(path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err

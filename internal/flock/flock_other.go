@@ -1,0 +1,8 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package flock
+
+// Lock is a no-op where flock is unavailable (e.g. Windows): callers keep
+// their writes atomic (temp file + rename), so two processes at the same
+// moment cost only work done twice (a refetch, a second build).
+func Lock(path string) (func(), error) { return func() {}, nil }
