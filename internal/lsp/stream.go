@@ -58,6 +58,7 @@ type resilientStream struct {
 	aheadCond *sync.Cond
 	queued    int64 // bytes of the messages read ahead and not yet taken
 	closed    bool
+	done      chan struct{} // closed by Close
 }
 
 // readResult is one message read ahead (or the error that ended reading).
@@ -77,6 +78,7 @@ func newResilientStream(rwc io.ReadWriteCloser, log *slog.Logger) *resilientStre
 		maxFrame: maxFrame,
 		token:    rand.Text(),
 		ahead:    make(chan readResult, 1024),
+		done:     make(chan struct{}),
 	}
 }
 
@@ -96,6 +98,7 @@ func (s *resilientStream) Close() error {
 			s.aheadCond.Broadcast()
 		}
 		s.aheadMu.Unlock()
+		close(s.done)
 		err = s.closer.Close()
 	})
 	return err
@@ -122,10 +125,7 @@ func (s *resilientStream) Read(ctx context.Context) (jsonrpc2.Message, int64, er
 		return nil, 0, err
 	}
 	select {
-	case r, ok := <-s.ahead:
-		if !ok {
-			return nil, 0, io.ErrClosedPipe
-		}
+	case r := <-s.ahead:
 		s.aheadMu.Lock()
 		s.queued -= r.n
 		s.aheadCond.Broadcast()
@@ -136,13 +136,16 @@ func (s *resilientStream) Read(ctx context.Context) (jsonrpc2.Message, int64, er
 		return r.msg, r.n, r.err
 	case <-ctx.Done():
 		return nil, 0, ctx.Err()
+	case <-s.done:
+		return nil, 0, io.ErrClosedPipe
 	}
 }
 
 // readAheadBytes bounds the messages read ahead and not yet handled.
 func (s *resilientStream) readAheadBytes() int64 { return 2 * int64(s.maxFrame) }
 
-// readAhead reads messages into s.ahead until the input ends.
+// readAhead reads messages into s.ahead until the input ends, or the
+// stream is closed; the error that ends it is the last result.
 func (s *resilientStream) readAhead() {
 	for {
 		msg, n, err := s.readMessage()
@@ -150,18 +153,22 @@ func (s *resilientStream) readAhead() {
 		for !s.closed && s.queued > 0 && s.queued+n > s.readAheadBytes() {
 			s.aheadCond.Wait()
 		}
-		closed := s.closed
+		if s.closed && err == nil {
+			msg, n, err = nil, 0, io.ErrClosedPipe
+		}
 		s.queued += n
 		s.aheadMu.Unlock()
-		if closed {
+		if err != nil {
+			s.endedOnce.Do(func() { close(s.ended) })
+		}
+		select {
+		case s.ahead <- readResult{msg: msg, n: n, err: err}:
+		case <-s.done:
 			return
 		}
 		if err != nil {
-			s.endedOnce.Do(func() { close(s.ended) })
-			s.ahead <- readResult{err: err}
 			return
 		}
-		s.ahead <- readResult{msg: msg, n: n}
 	}
 }
 
