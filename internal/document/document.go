@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -51,6 +52,9 @@ type Doc struct {
 	Errors []Error
 
 	firstLine int // 0-based line of the File where the document starts
+	// keys indexes the document's large mappings on first lookup (see
+	// keyIndexes).
+	keys atomic.Pointer[keyIndexes]
 }
 
 // Error is a positioned problem in the YAML text.

@@ -2,6 +2,7 @@ package document
 
 import (
 	"sort"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -69,7 +70,7 @@ func (d *Doc) lookup(p fieldpath.Path) (n int, key, value *yaml.Node) {
 		}
 		switch seg.Kind {
 		case fieldpath.KindField:
-			k, v := mapGet(cur, seg.Field, 0)
+			k, v := d.mapGet(cur, seg.Field)
 			if k == nil {
 				return i, key, value
 			}
@@ -89,24 +90,85 @@ func (d *Doc) lookup(p fieldpath.Path) (n int, key, value *yaml.Node) {
 // mapGet finds name in mapping m, then in the mappings merged into it, in
 // the order YAML gives them precedence. With duplicate keys the last wins,
 // as when decoding.
-func mapGet(m *yaml.Node, name string, depth int) (key, value *yaml.Node) {
+func (d *Doc) mapGet(m *yaml.Node, name string) (key, value *yaml.Node) {
 	var seen map[*yaml.Node]bool // mappings already searched via merge keys
-	return mapGetSeen(m, name, depth, &seen)
+	return mapGetSeen(m, name, 0, &seen, d.indexes())
 }
 
-func mapGetSeen(m *yaml.Node, name string, depth int, seen *map[*yaml.Node]bool) (key, value *yaml.Node) {
+// indexFrom is the number of keys from which a mapping is indexed: a
+// lookup in it then costs a map access instead of a scan (an object with
+// 30,000 unknown fields has 30,000 findings to position in it).
+const indexFrom = 64
+
+// keyIndexes are a Doc's large mappings' key indexes, built on first
+// lookup; the nodes of a parsed document never change.
+type keyIndexes struct {
+	mu sync.Mutex
+	by map[*yaml.Node]*keyIndex
+}
+
+// keyIndex is one mapping's keys: the Content index of the last key of
+// each name, and of its merge keys.
+type keyIndex struct {
+	last   map[string]int
+	merges []int
+}
+
+func (d *Doc) indexes() *keyIndexes {
+	if d == nil {
+		return nil
+	}
+	if ix := d.keys.Load(); ix != nil {
+		return ix
+	}
+	d.keys.CompareAndSwap(nil, &keyIndexes{by: map[*yaml.Node]*keyIndex{}})
+	return d.keys.Load()
+}
+
+// of is m's index, nil when m is small (or ix is nil).
+func (ix *keyIndexes) of(m *yaml.Node) *keyIndex {
+	if ix == nil || len(m.Content) < 2*indexFrom {
+		return nil
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if k, ok := ix.by[m]; ok {
+		return k
+	}
+	k := &keyIndex{last: make(map[string]int, len(m.Content)/2)}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k.last[KeyName(m.Content[i])] = i
+		if isMergeKey(m.Content[i]) {
+			k.merges = append(k.merges, i)
+		}
+	}
+	ix.by[m] = k
+	return k
+}
+
+func mapGetSeen(m *yaml.Node, name string, depth int, seen *map[*yaml.Node]bool, ix *keyIndexes) (key, value *yaml.Node) {
 	if m == nil || m.Kind != yaml.MappingNode || depth > maxAliasDepth {
 		return nil, nil
 	}
-	for i := len(m.Content) - 2; i >= 0; i -= 2 {
-		if k := m.Content[i]; KeyName(k) == name {
-			return k, m.Content[i+1]
+	var merges []int
+	if k := ix.of(m); k != nil {
+		if i, ok := k.last[name]; ok {
+			return m.Content[i], m.Content[i+1]
+		}
+		merges = k.merges
+	} else {
+		for i := len(m.Content) - 2; i >= 0; i -= 2 {
+			if k := m.Content[i]; KeyName(k) == name {
+				return k, m.Content[i+1]
+			}
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if isMergeKey(m.Content[i]) {
+				merges = append(merges, i)
+			}
 		}
 	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if !isMergeKey(m.Content[i]) {
-			continue
-		}
+	for _, i := range merges {
 		v := resolve(m.Content[i+1])
 		if v == nil {
 			continue
@@ -124,7 +186,7 @@ func mapGetSeen(m *yaml.Node, name string, depth int, seen *map[*yaml.Node]bool)
 				continue // searched already: merges can share (and repeat) sources
 			}
 			(*seen)[s] = true
-			if k, val := mapGetSeen(s, name, depth+1, seen); k != nil {
+			if k, val := mapGetSeen(s, name, depth+1, seen, ix); k != nil {
 				return k, val
 			}
 		}

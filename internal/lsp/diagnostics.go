@@ -156,9 +156,7 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 	if ctx.Err() != nil {
 		return
 	}
-	// As check shows them: at most analysis.MaxPerLine per line and
-	// MaxPerFile per file, summaries for the rest, long messages cut.
-	diags = analysis.CapDiagnostics(diags, f.Mapper.LineOf)
+	diags = capDiagnostics(diags, f.Mapper.LineOf)
 	d.publishMu.Lock()
 	defer d.publishMu.Unlock()
 	if cur := d.s.snapshot(u); cur.file != f || ctx.Err() != nil {
@@ -196,4 +194,24 @@ func (d *diagnoser) publishedFor(u uri.URI, f *document.File) ([]analysis.Diagno
 		return p.diags, true
 	}
 	return nil, false
+}
+
+// capDiagnostics bounds what is published as check bounds what it prints
+// (analysis.CapDiagnostics: at most analysis.MaxPerLine per line and
+// MaxPerFile per file, summaries for the rest, long messages cut). Hints,
+// which check leaves out, are capped apart: they never crowd out a
+// finding check shows too.
+func capDiagnostics(diags []analysis.Diagnostic, lineOf func(int) int) []analysis.Diagnostic {
+	var shown, hints []analysis.Diagnostic
+	for _, d := range diags {
+		if d.Severity == analysis.SeverityHint {
+			hints = append(hints, d)
+		} else {
+			shown = append(shown, d)
+		}
+	}
+	if len(hints) == 0 {
+		return analysis.CapDiagnostics(diags, lineOf)
+	}
+	return append(analysis.CapDiagnostics(shown, lineOf), analysis.CapDiagnostics(hints, lineOf)...)
 }

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
 )
 
 // rawClient speaks JSON-RPC without the LSP handshake.
@@ -71,5 +74,29 @@ func asRPC(err error, target **jsonrpc2.Error) bool {
 func TestSnippetEscape(t *testing.T) {
 	if got := snippetEscape(`a$b}c\d`); got != `a\$b\}c\\d` {
 		t.Errorf("snippetEscape = %q", got)
+	}
+}
+
+// TestCapDiagnosticsKeepsHintsApart: hints (which check does not print)
+// are capped apart from the other findings, so a line crowded with hints
+// still shows the error check shows there.
+func TestCapDiagnosticsKeepsHintsApart(t *testing.T) {
+	var in []analysis.Diagnostic
+	for range 3 * analysis.MaxPerLine {
+		in = append(in, analysis.Diagnostic{Severity: analysis.SeverityHint, Code: "hint", Message: "h"})
+	}
+	in = append(in, analysis.Diagnostic{Span: document.Span{Start: 1, End: 2}, Severity: analysis.SeverityError, Code: "err", Message: "e"})
+	out := capDiagnostics(in, func(int) int { return 0 })
+	errs, hints := 0, 0
+	for _, d := range out {
+		switch d.Severity {
+		case analysis.SeverityError:
+			errs++
+		case analysis.SeverityHint:
+			hints++
+		}
+	}
+	if errs != 1 || hints != analysis.MaxPerLine+1 {
+		t.Errorf("%d errors and %d hints (summary included) published, want 1 and %d", errs, hints, analysis.MaxPerLine+1)
 	}
 }

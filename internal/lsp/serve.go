@@ -78,9 +78,17 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	select {
 	case <-conn.Done():
 	case <-stream.ended:
-		// The client is gone (stdin closed). The connection would wait for
-		// every request still running; cancel them and wait briefly, no
-		// more: nobody is left to read their answers.
+		// The client is gone (stdin closed; the stream reads ahead of the
+		// handlers, so this is seen at once). What it sent last is handled
+		// if that is quick (shutdown and exit, then the end of input);
+		// requests still running, documents still being parsed and
+		// analyses are abandoned after exitGrace: nobody is left to read
+		// their answers.
+		select {
+		case <-conn.Done():
+		case <-s.exitCh:
+		case <-time.After(exitGrace):
+		}
 		cancel()
 		select {
 		case <-conn.Done():

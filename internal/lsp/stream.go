@@ -49,6 +49,23 @@ type resilientStream struct {
 	// error): the client is gone, whatever requests are still running.
 	ended     chan struct{}
 	endedOnce sync.Once
+
+	// Messages are read ahead of the handlers (see readAhead), so that
+	// the end of input is seen at once even while a handler runs.
+	aheadOnce sync.Once
+	ahead     chan readResult
+	aheadMu   sync.Mutex
+	aheadCond *sync.Cond
+	queued    int64 // bytes of the messages read ahead and not yet taken
+	closed    bool
+	done      chan struct{} // closed by Close
+}
+
+// readResult is one message read ahead (or the error that ended reading).
+type readResult struct {
+	msg jsonrpc2.Message
+	n   int64
+	err error
 }
 
 func newResilientStream(rwc io.ReadWriteCloser, log *slog.Logger) *resilientStream {
@@ -60,6 +77,8 @@ func newResilientStream(rwc io.ReadWriteCloser, log *slog.Logger) *resilientStre
 		ended:    make(chan struct{}),
 		maxFrame: maxFrame,
 		token:    rand.Text(),
+		ahead:    make(chan readResult, 1024),
+		done:     make(chan struct{}),
 	}
 }
 
@@ -72,7 +91,16 @@ func (w writeOnly) Write(p []byte) (int, error) { return w.w.Write(p) }
 func (w writeOnly) Close() error                { return nil }
 func (s *resilientStream) Close() error {
 	var err error
-	s.closeOnce.Do(func() { err = s.closer.Close() })
+	s.closeOnce.Do(func() {
+		s.aheadMu.Lock()
+		s.closed = true
+		if s.aheadCond != nil {
+			s.aheadCond.Broadcast()
+		}
+		s.aheadMu.Unlock()
+		close(s.done)
+		err = s.closer.Close()
+	})
 	return err
 }
 
@@ -83,11 +111,71 @@ func (s *resilientStream) Write(ctx context.Context, msg jsonrpc2.Message) (int6
 // Read returns the next well-formed JSON-RPC message. It only fails when the
 // underlying stream fails (io.EOF at a frame boundary, io.ErrUnexpectedEOF
 // inside one, or a read error).
+//
+// Messages are read ahead of the handlers, up to readAheadBytes, so that
+// ended is closed as soon as the client goes, even while a notification
+// handler runs on the read loop (a large didOpen being parsed): the
+// session is then abandoned at once instead of after the queue.
 func (s *resilientStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, err
+	s.aheadOnce.Do(func() {
+		s.aheadCond = sync.NewCond(&s.aheadMu)
+		go s.readAhead()
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	select {
+	case r := <-s.ahead:
+		s.aheadMu.Lock()
+		s.queued -= r.n
+		s.aheadCond.Broadcast()
+		s.aheadMu.Unlock()
+		if r.err != nil {
+			s.ahead <- r // every later Read fails the same way
 		}
+		return r.msg, r.n, r.err
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	case <-s.done:
+		return nil, 0, io.ErrClosedPipe
+	}
+}
+
+// readAheadBytes bounds the messages read ahead and not yet handled.
+func (s *resilientStream) readAheadBytes() int64 { return 2 * int64(s.maxFrame) }
+
+// readAhead reads messages into s.ahead until the input ends, or the
+// stream is closed; the error that ends it is the last result.
+func (s *resilientStream) readAhead() {
+	for {
+		msg, n, err := s.readMessage()
+		s.aheadMu.Lock()
+		for !s.closed && s.queued > 0 && s.queued+n > s.readAheadBytes() {
+			s.aheadCond.Wait()
+		}
+		if s.closed && err == nil {
+			msg, n, err = nil, 0, io.ErrClosedPipe
+		}
+		s.queued += n
+		s.aheadMu.Unlock()
+		if err != nil {
+			s.endedOnce.Do(func() { close(s.ended) })
+		}
+		select {
+		case s.ahead <- readResult{msg: msg, n: n, err: err}:
+		case <-s.done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readMessage reads the next well-formed JSON-RPC message from the input,
+// skipping (and logging) what is not one.
+func (s *resilientStream) readMessage() (jsonrpc2.Message, int64, error) {
+	for {
 		body, n, err := s.readFrame()
 		if err != nil {
 			var bad *badFrameError
@@ -99,7 +187,6 @@ func (s *resilientStream) Read(ctx context.Context) (jsonrpc2.Message, int64, er
 				s.log.Warn("skipping malformed LSP input", "reason", bad.reason)
 				continue
 			}
-			s.endedOnce.Do(func() { close(s.ended) })
 			return nil, 0, err
 		}
 		if reason := notJSONRPC(body); reason != "" {

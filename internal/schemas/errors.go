@@ -134,26 +134,24 @@ func (r *resolver) resolve(s string) fieldpath.Path {
 }
 
 // longestKey finds the longest key k of m such that s starts with k+term
-// (term "" means: followed by '.', '[' or the end).
+// (term "" means: followed by '.', '[' or the end). It looks up the
+// prefixes of s that could be such a key, longest first, so it costs
+// len(s) lookups however many keys m has (an object with 30,000 unknown
+// fields resolves 30,000 paths in it).
 func longestKey(m map[string]any, s, term string) (string, bool) {
-	best, found := "", false
-	for k := range m {
-		if len(k) < len(best) || !strings.HasPrefix(s, k) {
-			continue
-		}
-		rest := s[len(k):]
+	for i := len(s); i >= 0; i-- {
 		if term != "" {
-			if !strings.HasPrefix(rest, term) {
+			if !strings.HasPrefix(s[i:], term) {
 				continue
 			}
-		} else if k == "" || rest != "" && rest[0] != '.' && rest[0] != '[' {
+		} else if i == 0 || i < len(s) && s[i] != '.' && s[i] != '[' {
 			continue
 		}
-		if !found || len(k) > len(best) {
-			best, found = k, true
+		if _, ok := m[s[:i]]; ok {
+			return s[:i], true
 		}
 	}
-	return best, found
+	return "", false
 }
 
 func member(v any, k string) any {
