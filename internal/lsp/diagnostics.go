@@ -163,10 +163,13 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 		return // superseded: a newer version is (or will be) published instead
 	}
 	now, held := d.holds.split(u, f, diags)
-	d.send(u, f, now, sn.enc)
 	if held {
+		// The wait starts before the publish that leaves the error out
+		// (its own publish waits for publishMu, held here), so a client
+		// that has seen that publish finds the wait under way.
 		d.release(u, f, diags, sn.enc)
 	}
+	d.send(u, f, now, sn.enc)
 	d.published[u] = publishedSet{file: f, diags: diags}
 	d.s.log.Debug("diagnostics published", "uri", u, "version", f.Version, "count", len(diags), "documents", len(f.Docs), "checked", checked, "took", time.Since(start))
 }
