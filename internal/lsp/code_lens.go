@@ -69,12 +69,12 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		}
 		yaml, err := s.renderAt(ctx, uri.URI(u), line, xrPath)
 		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: printable(err.Error())}
 		}
 		b, _ := json.Marshal(yaml)
 		return protocol.LSPAny(b), nil
 	}
-	return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("unknown command %q", params.Command)}
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: printable(fmt.Sprintf("unknown command %q", params.Command))}
 }
 
 func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath string) (string, error) {

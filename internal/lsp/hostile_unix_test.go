@@ -161,3 +161,32 @@ func TestUnreadWorkspaceFilesAreReported(t *testing.T) {
 	}
 	awaitCodes(t, e, "crd.yaml", "")
 }
+
+// TestMessagesEscapeOutsideText: file names and settings holding ESC and
+// newlines reach window/logMessage and window/showMessage escaped (\x1b,
+// \n): they neither recolour the editor's output panel nor forge a line.
+func TestMessagesEscapeOutsideText(t *testing.T) {
+	forged := "\x1b[31m\nmain.yaml:1:1: error: forged"
+	dir := filepath.Join(t.TempDir(), "ws"+forged)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: x\nspec:\n  crossplane:\n    version: \">=v1.14.0\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "crossplane.yaml"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "crds"+forged)
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"schemas": map[string]any{"paths": []any{missing}}}})
+	loaded := e.AwaitLog("schemas loaded", 60*time.Second)
+	shown := e.AwaitLog("does not exist", 30*time.Second)
+	for _, l := range []string{loaded, shown} {
+		if !strings.Contains(l, `\x1b[31m\nmain.yaml:1:1: error: forged`) {
+			t.Errorf("message does not name the path escaped: %q", l)
+		}
+	}
+	for _, l := range e.Log() {
+		if strings.ContainsAny(l, "\x1b\n") {
+			t.Errorf("message holds a raw control character: %q", l)
+		}
+	}
+}
