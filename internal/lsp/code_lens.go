@@ -46,7 +46,7 @@ func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 		}
 		out = append(out, protocol.CodeLens{
 			Range:   toProtocolRange(f, l.Span, enc),
-			Command: protocol.Command{Title: l.Title, Command: commandRender, Arguments: args},
+			Command: protocol.Command{Title: printable(l.Title), Command: commandRender, Arguments: args},
 		})
 	}
 	return out, nil

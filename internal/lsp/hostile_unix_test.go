@@ -190,3 +190,45 @@ func TestMessagesEscapeOutsideText(t *testing.T) {
 		}
 	}
 }
+
+// TestLensTitleEscapesFileName: an example XR whose file name holds ESC
+// and a newline is offered in a "Preview rendered" lens whose title names
+// it escaped.
+func TestLensTitleEscapesFileName(t *testing.T) {
+	dir := t.TempDir()
+	golden := filepath.Join("..", "..", "testdata", "golden", "compositions")
+	for from, to := range map[string]string{"definition.yaml": "definition.yaml", "pipeline.yaml": "pipeline.yaml", filepath.Join("examples", "xr.yaml"): filepath.Join("examples", "xr\x1b[31m\nforged.yaml")} {
+		b, err := os.ReadFile(filepath.Join(golden, from))
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(filepath.Join(dir, to)), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, to), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir})
+	e.AwaitSchemas(60 * time.Second)
+	text, err := os.ReadFile(filepath.Join(dir, "pipeline.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Open("pipeline.yaml", string(text))
+	var lenses []protocol.CodeLens
+	if err := e.Call(protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("pipeline.yaml")}}, &lenses); err != nil {
+		t.Fatal(err)
+	}
+	if len(lenses) == 0 {
+		t.Fatal("no lenses")
+	}
+	for _, l := range lenses {
+		if strings.ContainsAny(l.Command.Title, "\x1b\n") {
+			t.Errorf("lens title holds a raw control character: %q", l.Command.Title)
+		}
+	}
+	if !strings.Contains(lenses[0].Command.Title, `xr\x1b[31m\nforged.yaml`) {
+		t.Errorf("lens title %q does not name the example escaped", lenses[0].Command.Title)
+	}
+}
