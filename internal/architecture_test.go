@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"internal/schemas/builtin/internal/generate": nil,
 	"internal/workspace":                         {"internal/schemas", "internal/schemas/builtin"},
 	"internal/analysis":                          {"internal/document", "internal/schemas", "internal/fieldpath", "internal/composition", "internal/render", "internal/composite", "internal/functions", "internal/gotemplate", "internal/severity", "internal/gvk", "internal/structural", "internal/environment"},
-	"internal/environment":                       {"internal/fieldpath", "internal/render"},
+	"internal/environment":                       {"internal/fieldpath", "internal/render", "internal/yamlflow"},
 	"internal/render":                            {"internal/fieldpath", "internal/severity"},
 	"internal/composite":                         {"internal/fieldpath", "internal/render", "internal/severity", "internal/gvk"},
 	"internal/packages":                          {"internal/severity", "internal/document"},
