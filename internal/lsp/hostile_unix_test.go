@@ -232,3 +232,27 @@ func TestLensTitleEscapesFileName(t *testing.T) {
 		t.Errorf("lens title %q does not name the example escaped", lenses[0].Command.Title)
 	}
 }
+
+// TestDiagnosticsEscapeControlCharacters: a diagnostic quoting what a
+// file holds (here an unknown kind with ESC in it) reaches the editor
+// with the control characters escaped.
+func TestDiagnosticsEscapeControlCharacters(t *testing.T) {
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: t.TempDir(), Settings: map[string]any{"validation": map[string]any{"unknownKind": "error"}}})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("x.yaml", "apiVersion: example.org/v1\nkind: \"Thing\\e[2J\\rforged\"\nmetadata:\n  name: x\n")
+	diags := e.AwaitDiagnostics("x.yaml", 1, 30*time.Second)
+	if len(diags) == 0 {
+		t.Fatal("no diagnostics for an unknown kind")
+	}
+	escaped := false
+	for _, d := range diags {
+		msg := string(d.Message.(protocol.String))
+		if strings.ContainsAny(msg, "\x1b\r") {
+			t.Errorf("diagnostic holds a raw control character: %q", msg)
+		}
+		escaped = escaped || strings.Contains(msg, `Thing\x1b[2J\rforged`)
+	}
+	if !escaped {
+		t.Errorf("no diagnostic names the kind escaped: %+v", diags)
+	}
+}
