@@ -14,6 +14,7 @@
 ;;   setting      {value, wait, type}: the crdLsp.validation.unknownKind value to
 ;;                switch to, and the diagnostic that must then have that flymake type
 ;;   composition  {file, line}: a Composition, rendered from that line (1-based)
+;;   render       docs/editors.md's crd-lsp-render block, as a file to load
 ;;   project      docs/editors.md's Emacs 28 root-marker block, as a file to load
 ;; The script waits for each thing to happen (a flymake diagnostic, a reply)
 ;; with a deadline, records what Emacs shows, and writes it to `out'; the Go
@@ -159,10 +160,24 @@ does what that timer would."
     ;; command like any other (docs/editors.md binds it to a key).
     (with-current-buffer (find-file-noselect (expand-file-name (e2e-get 'composition 'file)))
       (e2e-until "eglot to manage the Composition" (lambda () (bound-and-true-p eglot--managed-mode)))
-      (e2e-put 'rendered
-               (eglot-execute-command server 'crdLsp.render
-                                      (vector (eglot--path-to-uri buffer-file-name)
-                                              (1- (e2e-get 'composition 'line))))))
+      ;; docs/editors.md's crd-lsp-render, run twice (the second time
+      ;; over its own read-only buffer) from the Composition's line.
+      (load (e2e-get 'render) nil t)
+      (goto-char (point-min))
+      (forward-line (1- (e2e-get 'composition 'line)))
+      (crd-lsp-render)
+      (with-current-buffer (get-buffer "*crd-lsp render*")
+        (e2e-put 'rendered_first (buffer-substring-no-properties (point-min) (point-max)))))
+    (with-current-buffer (find-file-noselect (expand-file-name (e2e-get 'composition 'file)))
+      (crd-lsp-render))
+    (with-current-buffer (get-buffer "*crd-lsp render*")
+      (e2e-put 'rendered (buffer-substring-no-properties (point-min) (point-max)))
+      (e2e-put 'rendered_file (or buffer-file-name :json-false))
+      (e2e-put 'rendered_modified (if (buffer-modified-p) t :json-false))
+      (e2e-put 'rendered_typing
+               (condition-case err
+                   (progn (insert "typed") "accepted")
+                 (buffer-read-only (format "%S" (car err))))))
     (eglot-shutdown server)))
 
 (condition-case err

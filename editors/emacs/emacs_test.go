@@ -32,6 +32,10 @@ type result struct {
 	Actions            []string
 	FixedLine          string `json:"fixed_line"`
 	Rendered           string
+	RenderedFirst      string `json:"rendered_first"`
+	RenderedFile       any    `json:"rendered_file"`
+	RenderedModified   bool   `json:"rendered_modified"`
+	RenderedTyping     string `json:"rendered_typing"`
 	Root               string
 }
 
@@ -92,13 +96,17 @@ func TestEglot(t *testing.T) {
 	if err := os.WriteFile(project, []byte(docBlock(t, "(defun crd-lsp-project")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	render := filepath.Join(dir, "render.el")
+	if err := os.WriteFile(render, []byte(docBlock(t, "(defun crd-lsp-render")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	hoverLine, hoverCol := lineOf(t, db, "storageGB: \"50\"")
 	completeAfter, _ := lineOf(t, db, "storageGB: 2000")
 	fixLine, fixCol := lineOf(t, db, "engin:")
 	compLine, _ := lineOf(t, comp, "kind: Composition")
 	out := filepath.Join(dir, "out.json")
 	plan := map[string]any{
-		"bin": bin, "dir": ws, "file": "database.yaml", "out": out, "timeout": 60, "project": project,
+		"bin": bin, "dir": ws, "file": "database.yaml", "out": out, "timeout": 60, "project": project, "render": render,
 		"wait":        `unknown field "engin"`,
 		"hover":       []int{hoverLine, hoverCol + 1},
 		"complete":    completeAfter,
@@ -185,6 +193,14 @@ func TestEglot(t *testing.T) {
 		if !strings.Contains(res.Rendered, want) {
 			t.Errorf("rendered Composition lacks %q:\n%s", want, res.Rendered)
 		}
+	}
+	// docs/editors.md's render command: a read-only scratch buffer, no
+	// file, unmodified, rendered again in place.
+	if res.RenderedFirst != res.Rendered {
+		t.Errorf("rendering again changed the scratch buffer:\n%s\nthen:\n%s", res.RenderedFirst, res.Rendered)
+	}
+	if res.RenderedFile != false || res.RenderedModified || res.RenderedTyping != "buffer-read-only" {
+		t.Errorf("the render buffer: file %v, modified %v, typing %q; want no file, unmodified, typing refused (buffer-read-only)", res.RenderedFile, res.RenderedModified, res.RenderedTyping)
 	}
 	// The server only read the files: the quick fix lives in Emacs's buffer.
 	if got := read("database.yaml"); got != db {

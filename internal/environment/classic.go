@@ -3,9 +3,11 @@ package environment
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/yamlflow"
 )
 
 // ResolveClassic builds the environment Crossplane v1 builds for a
@@ -51,6 +53,7 @@ func ResolveClassic(envSpec, xr map[string]any, opts Options) (res Result) {
 			sp := ep.Child(fieldpath.Field("selector"))
 			labels := map[string]string{}
 			composite := false
+			var odd []string // labels read from objects and arrays
 			mls, _ := sel["matchLabels"].([]any)
 			for j, ml := range mls {
 				mm, _ := ml.(map[string]any)
@@ -69,6 +72,16 @@ func ResolveClassic(envSpec, xr map[string]any, opts Options) (res Result) {
 					if err == nil && found {
 						labels[key] = fmt.Sprintf("%v", v)
 						composite = true
+						switch v.(type) {
+						case map[string]any, []any:
+							// Crossplane's %v makes Go's map[k:v] of it: say
+							// what the composite holds, as YAML.
+							kind := "an object"
+							if _, ok := v.([]any); ok {
+								kind = "an array"
+							}
+							odd = append(odd, fmt.Sprintf("%s is %s, %s, which Crossplane turns into Go's form: no label value can hold it", from, kind, yamlflow.Value(v)))
+						}
 						continue
 					}
 					if err == nil && mm["fromFieldPathPolicy"] == "Optional" {
@@ -96,6 +109,9 @@ func ResolveClassic(envSpec, xr map[string]any, opts Options) (res Result) {
 			none := fmt.Sprintf("none of the %s has the labels %s", known, labelString(labels))
 			if len(found) > 0 {
 				none = fmt.Sprintf("%s with the labels %s among the %s", quoted(names(found)), labelString(labels), known)
+			}
+			if len(odd) > 0 {
+				none += " (" + strings.Join(odd, "; ") + ")"
 			}
 			placeholder := func() bool {
 				if composite && opts.Synthesized {

@@ -201,6 +201,8 @@ func TestResolveClassic(t *testing.T) {
 			opts: Options{Complete: true}, fail: "found: 0", certain: true},
 		{name: "label value printed with %v", spec: "environmentConfigs: [{type: Selector, selector: {matchLabels: [{key: stage, valueFromFieldPath: 'metadata.labels[n]'}]}}]",
 			fail: "none of the 3 EnvironmentConfigs known has the labels stage=3"},
+		{name: "label from an object says so in YAML", spec: "environmentConfigs: [{type: Selector, selector: {matchLabels: [{key: stage, valueFromFieldPath: metadata}]}}]",
+			fail: "none of the 3 EnvironmentConfigs known has the labels stage=map[labels:map[n:3 stage:prod]] (metadata is an object, {labels: {\"n\": 3, stage: prod}}, which Crossplane turns into Go's form: no label value can hold it)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/crd-lsp/crd-lsp/internal/yamlflow"
 )
 
 // What function-go-templating reads from and writes to the resources it
@@ -412,7 +414,13 @@ func read(rsp *Response, req Request) {
 		if ann, ok := lookup(m, "metadata", "annotations").(map[string]any); ok {
 			for k, v := range ann {
 				if _, ok := v.(string); !ok {
-					rsp.fatal("invalid annotations in resource '%s resource-name=%v': .metadata.annotations accessor error: contains non-string value in the map under key %q: %v is of the type %T, expected string", gvkString(m), ann[AnnotationResourceName], k, v, v)
+					// The function's wording, but values written as
+					// YAML (not Go's map[key:team] and its types).
+					name, ok := ann[AnnotationResourceName].(string)
+					if !ok && ann[AnnotationResourceName] != nil {
+						name = yamlflow.Value(ann[AnnotationResourceName])
+					}
+					rsp.fatal("invalid annotations in resource '%s resource-name=%s': .metadata.annotations accessor error: contains non-string value in the map under key %q: %s is %s, expected a string", gvkString(m), name, k, yamlflow.Value(v), kindOf(v))
 					return
 				}
 			}
@@ -599,6 +607,23 @@ func gvkString(m map[string]any) string {
 		g, v = av[:i], av[i+1:]
 	}
 	return fmt.Sprintf("%s/%s, Kind=%s", g, v, k)
+}
+
+// kindOf names a YAML value's kind for a message ("an object").
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	}
+	return "a number"
 }
 
 func truncate(s string, n int) string {

@@ -255,3 +255,21 @@ func TestRunYAMLError(t *testing.T) {
 		t.Errorf("got %q\nwant %q…", rsp.Fatal, want)
 	}
 }
+
+// TestNonStringAnnotationInYAML: a rendered annotation holding an object
+// is fatal, as in the function; the message shows the value as YAML
+// ({key: team}), not Go's map[key:team].
+func TestNonStringAnnotationInYAML(t *testing.T) {
+	tpl := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  annotations:
+    gotemplating.fn.crossplane.io/composition-resource-name: cm
+    team: {key: team, tags: [a, b]}
+`
+	rsp := Run(context.Background(), Request{Input: inline(tpl), Data: xrData()})
+	want := `contains non-string value in the map under key "team": {key: team, tags: [a, b]} is an object, expected a string`
+	if !strings.Contains(rsp.Fatal, want) || strings.Contains(rsp.Fatal, "map[") {
+		t.Errorf("fatal = %q, want it to contain %q", rsp.Fatal, want)
+	}
+}

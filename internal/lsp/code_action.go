@@ -69,7 +69,7 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		}
 		preferred := fix.Preferred
 		out = append(out, &protocol.CodeAction{
-			Title:       fix.Title,
+			Title:       printable(fix.Title),
 			Kind:        &kind,
 			Diagnostics: []protocol.Diagnostic{pd},
 			IsPreferred: &preferred,

@@ -46,7 +46,7 @@ func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 		}
 		out = append(out, protocol.CodeLens{
 			Range:   toProtocolRange(f, l.Span, enc),
-			Command: protocol.Command{Title: l.Title, Command: commandRender, Arguments: args},
+			Command: protocol.Command{Title: printable(l.Title), Command: commandRender, Arguments: args},
 		})
 	}
 	return out, nil
@@ -69,12 +69,12 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		}
 		yaml, err := s.renderAt(ctx, uri.URI(u), line, xrPath)
 		if err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: err.Error()}
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: printable(err.Error())}
 		}
 		b, _ := json.Marshal(yaml)
 		return protocol.LSPAny(b), nil
 	}
-	return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: fmt.Sprintf("unknown command %q", params.Command)}
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.InvalidParams, Message: printable(fmt.Sprintf("unknown command %q", params.Command))}
 }
 
 func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath string) (string, error) {

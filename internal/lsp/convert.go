@@ -12,6 +12,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/functions"
 )
 
 func toProtocolRange(f *document.File, sp document.Span, enc document.Encoding) protocol.Range {
@@ -32,7 +33,7 @@ func toProtocolDiagnostic(f *document.File, d analysis.Diagnostic, enc document.
 		Range:    toProtocolRange(f, d.Span, enc),
 		Severity: protocol.DiagnosticSeverity(d.Severity),
 		Source:   protocol.NewOptional("crd-lsp"),
-		Message:  protocol.String(d.Message),
+		Message:  protocol.String(diagnosticText(d.Message)),
 	}
 	if d.Code != "" {
 		out.Code = protocol.String(d.Code)
@@ -119,3 +120,9 @@ func fileURI(f *document.File) uri.URI {
 	}
 	return uri.File(f.URI)
 }
+
+// diagnosticText is a diagnostic's message as the client gets it: control
+// characters of the text it quotes (file names, function results) are
+// escaped (\x1b, \r); newlines are kept, as messages may have several
+// lines.
+func diagnosticText(msg string) string { return functions.Escape(msg, true) }

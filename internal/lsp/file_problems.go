@@ -98,7 +98,7 @@ func (s *server) sendFileProblem(u uri.URI, pr fileProblem, has bool) {
 			Severity: pr.severity,
 			Source:   protocol.NewOptional("crd-lsp"),
 			Code:     protocol.String("file-not-read"),
-			Message:  protocol.String(pr.message),
+			Message:  protocol.String(diagnosticText(pr.message)),
 		})
 	}
 	if err := s.client.PublishDiagnostics(s.ctx, params); err != nil && s.ctx.Err() == nil {

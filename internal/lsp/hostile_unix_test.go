@@ -161,3 +161,98 @@ func TestUnreadWorkspaceFilesAreReported(t *testing.T) {
 	}
 	awaitCodes(t, e, "crd.yaml", "")
 }
+
+// TestMessagesEscapeOutsideText: file names and settings holding ESC and
+// newlines reach window/logMessage and window/showMessage escaped (\x1b,
+// \n): they neither recolour the editor's output panel nor forge a line.
+func TestMessagesEscapeOutsideText(t *testing.T) {
+	forged := "\x1b[31m\nmain.yaml:1:1: error: forged"
+	dir := filepath.Join(t.TempDir(), "ws"+forged)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: x\nspec:\n  crossplane:\n    version: \">=v1.14.0\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "crossplane.yaml"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "crds"+forged)
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"schemas": map[string]any{"paths": []any{missing}}}})
+	loaded := e.AwaitLog("schemas loaded", 60*time.Second)
+	shown := e.AwaitLog("does not exist", 30*time.Second)
+	for _, l := range []string{loaded, shown} {
+		if !strings.Contains(l, `\x1b[31m\nmain.yaml:1:1: error: forged`) {
+			t.Errorf("message does not name the path escaped: %q", l)
+		}
+	}
+	for _, l := range e.Log() {
+		if strings.ContainsAny(l, "\x1b\n") {
+			t.Errorf("message holds a raw control character: %q", l)
+		}
+	}
+}
+
+// TestLensTitleEscapesFileName: an example XR whose file name holds ESC
+// and a newline is offered in a "Preview rendered" lens whose title names
+// it escaped.
+func TestLensTitleEscapesFileName(t *testing.T) {
+	dir := t.TempDir()
+	golden := filepath.Join("..", "..", "testdata", "golden", "compositions")
+	for from, to := range map[string]string{"definition.yaml": "definition.yaml", "pipeline.yaml": "pipeline.yaml", filepath.Join("examples", "xr.yaml"): filepath.Join("examples", "xr\x1b[31m\nforged.yaml")} {
+		b, err := os.ReadFile(filepath.Join(golden, from))
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(filepath.Join(dir, to)), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, to), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir})
+	e.AwaitSchemas(60 * time.Second)
+	text, err := os.ReadFile(filepath.Join(dir, "pipeline.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Open("pipeline.yaml", string(text))
+	var lenses []protocol.CodeLens
+	if err := e.Call(protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: e.URI("pipeline.yaml")}}, &lenses); err != nil {
+		t.Fatal(err)
+	}
+	if len(lenses) == 0 {
+		t.Fatal("no lenses")
+	}
+	for _, l := range lenses {
+		if strings.ContainsAny(l.Command.Title, "\x1b\n") {
+			t.Errorf("lens title holds a raw control character: %q", l.Command.Title)
+		}
+	}
+	if !strings.Contains(lenses[0].Command.Title, `xr\x1b[31m\nforged.yaml`) {
+		t.Errorf("lens title %q does not name the example escaped", lenses[0].Command.Title)
+	}
+}
+
+// TestDiagnosticsEscapeControlCharacters: a diagnostic quoting what a
+// file holds (here an unknown kind with ESC in it) reaches the editor
+// with the control characters escaped.
+func TestDiagnosticsEscapeControlCharacters(t *testing.T) {
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: t.TempDir(), Settings: map[string]any{"validation": map[string]any{"unknownKind": "error"}}})
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("x.yaml", "apiVersion: example.org/v1\nkind: \"Thing\\e[2J\\rforged\"\nmetadata:\n  name: x\n")
+	diags := e.AwaitDiagnostics("x.yaml", 1, 30*time.Second)
+	if len(diags) == 0 {
+		t.Fatal("no diagnostics for an unknown kind")
+	}
+	escaped := false
+	for _, d := range diags {
+		msg := string(d.Message.(protocol.String))
+		if strings.ContainsAny(msg, "\x1b\r") {
+			t.Errorf("diagnostic holds a raw control character: %q", msg)
+		}
+		escaped = escaped || strings.Contains(msg, `Thing\x1b[2J\rforged`)
+	}
+	if !escaped {
+		t.Errorf("no diagnostic names the kind escaped: %+v", diags)
+	}
+}

@@ -388,3 +388,33 @@ func openGolden(t *testing.T, folder, file string) (*lsptest.Editor, string, []b
 	e.Open(file, string(text))
 	return e, dir, text
 }
+
+// TestWorkspaceSymbolsIgnoreSchemaScope: crdLsp.schemas.include limits
+// where CRDs are searched, not which objects workspace/symbol finds: an
+// object outside the included folders is a symbol, listed from the
+// World's file index.
+func TestWorkspaceSymbolsIgnoreSchemaScope(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{filepath.Join("apis", "crd.yaml"): dbCRD, filepath.Join("examples", "db.yaml"): dbObject} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"schemas": map[string]any{"include": []any{"apis/**"}}}})
+	e.AwaitSchemas(30 * time.Second)
+	var res protocol.SymbolInformationSlice
+	if err := e.Call(protocol.MethodWorkspaceSymbol, &protocol.WorkspaceSymbolParams{Query: "datab"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range res {
+		got[s.Name] = fmt.Sprintf("%s:%d", filepath.Base(s.Location.URI.FsPath()), s.Location.Range.Start.Line)
+	}
+	if got["Database"] != "crd.yaml:6" || got["Database/orders"] != "db.yaml:1" {
+		t.Errorf("workspace symbols = %v, want the CRD's kind and the object in examples/", got)
+	}
+}

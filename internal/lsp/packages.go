@@ -194,7 +194,7 @@ func (s *server) refreshPackages(ctx context.Context) {
 // or with RequestCancelled when it was cancelled or superseded.
 func (s *server) pullCommand(ctx context.Context) (protocol.LSPAny, error) {
 	if err := s.refresh(ctx, true); err != nil {
-		return nil, &jsonrpc2.Error{Code: protocol.CodeRequestCancelled, Message: "package pull " + err.Error()}
+		return nil, &jsonrpc2.Error{Code: protocol.CodeRequestCancelled, Message: printable("package pull " + err.Error())}
 	}
 	b, _ := json.Marshal(s.packageSummary())
 	return protocol.LSPAny(b), nil
@@ -358,6 +358,7 @@ type progress struct {
 
 func (s *server) beginProgress(ctx context.Context, cancel func(), title, msg string) *progress {
 	p := &progress{s: s}
+	title, msg = printable(title), printable(msg)
 	if !s.caps.progress {
 		return p
 	}
@@ -387,6 +388,7 @@ func (p *progress) report(msg string, done, total int) {
 		v := uint32(done * 100 / total)
 		pct = &v
 	}
+	msg = printable(msg)
 	p.send(protocol.WorkDoneProgressReport{Kind: "report", Message: &msg, Percentage: pct})
 }
 
@@ -394,6 +396,7 @@ func (p *progress) end(msg string) {
 	if !p.ok {
 		return
 	}
+	msg = printable(msg)
 	p.send(protocol.WorkDoneProgressEnd{Kind: "end", Message: &msg})
 	p.s.mu.Lock()
 	delete(p.s.pkgs.cancels, fmt.Sprint(p.token))

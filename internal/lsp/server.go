@@ -198,7 +198,7 @@ func (s *server) trace(method string, isCall bool) {
 	if isCall {
 		kind = "request"
 	}
-	params := &protocol.LogTraceParams{Message: "received " + kind + " " + method}
+	params := &protocol.LogTraceParams{Message: printable("received " + kind + " " + method)}
 	if level == protocol.TraceValueVerbose {
 		v := "crd-lsp handled " + method
 		params.Verbose = &v

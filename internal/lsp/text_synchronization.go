@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -177,6 +178,7 @@ func (s *server) inWorkspaceLocked(p string) bool {
 }
 
 func (s *server) showMessage(t protocol.MessageType, msg string) {
+	msg = printable(msg)
 	go func() {
 		_ = s.client.ShowMessage(s.ctx, &protocol.ShowMessageParams{Type: t, Message: msg})
 	}()
@@ -184,7 +186,16 @@ func (s *server) showMessage(t protocol.MessageType, msg string) {
 
 // logMessage writes to the client's log (the editor's output panel).
 func (s *server) logMessage(t protocol.MessageType, msg string) {
+	msg = printable(msg)
 	go func() {
 		_ = s.client.LogMessage(s.ctx, &protocol.LogMessageParams{Type: t, Message: "crd-lsp: " + msg})
 	}()
 }
+
+// printable is text for window/showMessage, window/logMessage and
+// progress messages, which quote what the server did not write (file
+// names, settings, registry and function text): control characters,
+// newlines included, are escaped (\x1b, \n) as check's text output
+// escapes them, so no message recolours the editor's output panel or
+// forges a line.
+func printable(msg string) string { return functions.Escape(msg, false) }

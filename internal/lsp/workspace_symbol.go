@@ -14,7 +14,7 @@ import (
 )
 
 // maxSymbolFiles bounds how many workspace files one workspace/symbol
-// request reads.
+// request reads (those the World's index says hold objects).
 const maxSymbolFiles = 5000
 
 func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolParams) (protocol.WorkspaceSymbolResult, error) {
@@ -38,14 +38,28 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 	for _, f := range open {
 		files = append(files, f)
 	}
-	opts := workspace.Options{Include: set.Schemas.Include, Exclude: set.Schemas.Exclude, MaxFileSize: set.Schemas.MaxFileSize}
+	// The World's file index lists the workspace's files holding objects
+	// (everywhere the scan goes: crdLsp.schemas.include and exclude limit
+	// only where CRDs are searched); only those are read, no folder is
+	// walked.
+	seen := map[string]bool{}
 	for _, root := range roots {
-		found, _, _ := workspace.Scan(ctx, root, opts, func(p string, _ []byte) bool { return open[p] == nil })
-		for _, wf := range found {
+		if w == nil {
+			break
+		}
+		for _, p := range w.PathsUnder(root) {
 			if len(files) >= maxSymbolFiles || ctx.Err() != nil {
 				break
 			}
-			files = append(files, document.Parse(string(uri.File(wf.Path)), 0, wf.Content))
+			if seen[p] || open[p] != nil {
+				continue
+			}
+			seen[p] = true
+			content, err := workspace.ReadFile(p, set.Schemas.MaxFileSize)
+			if err != nil {
+				continue // gone or grown since the World indexed it
+			}
+			files = append(files, document.Parse(string(uri.File(p)), 0, content))
 		}
 	}
 	syms := analysis.WorkspaceSymbols(ctx, params.Query, env, files, s.readFile)

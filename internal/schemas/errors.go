@@ -6,13 +6,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/yamlflow"
 )
 
 // Severity of an Error: the one scale (internal/severity). Every Error
@@ -384,74 +384,8 @@ func classifyDetail(detail string) string {
 	return "invalid"
 }
 
-func valueString(v any) string {
-	switch v := v.(type) {
-	case string:
-		if len(v) > maxQuoted {
-			cut := maxQuoted
-			for cut > 0 && !utf8.RuneStart(v[cut]) {
-				cut--
-			}
-			return strconv.Quote(v[:cut]) + "…"
-		}
-		return strconv.Quote(v)
-	case nil:
-		return "null"
-	}
-	s := flowString(v, 0)
-	if len(s) > 80 {
-		s = s[:80] + "…"
-	}
-	return s
-}
-
-// flowString renders a value as YAML flow ({name: web}, [a, b]): what
-// the user wrote, not Go's map[name:web]. Strings are quoted unless they
-// read back as the same string; keys are sorted.
-func flowString(v any, depth int) string {
-	if depth > 8 {
-		return "…"
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		parts := make([]string, 0, len(keys))
-		for _, k := range keys {
-			parts = append(parts, flowScalar(k)+": "+flowString(v[k], depth+1))
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	case []any:
-		parts := make([]string, 0, len(v))
-		for _, e := range v {
-			parts = append(parts, flowString(e, depth+1))
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case string:
-		return flowScalar(v)
-	case nil:
-		return "null"
-	}
-	return fmt.Sprint(v)
-}
-
-// plainFlow matches strings that YAML reads back as themselves unquoted
-// in flow context (no indicators, not a number, bool or null).
-var plainFlow = regexp.MustCompile(`^[A-Za-z_/][A-Za-z0-9_./-]*$`)
-
-func flowScalar(s string) string {
-	switch strings.ToLower(s) {
-	case "true", "false", "null", "yes", "no", "on", "off", "y", "n", "~":
-		return strconv.Quote(s)
-	}
-	if plainFlow.MatchString(s) {
-		return s
-	}
-	return strconv.Quote(s)
-}
+// valueString is a value as a message quotes it (yamlflow.Value).
+func valueString(v any) string { return yamlflow.Value(v) }
 
 // sortErrors orders errors by path (segment-wise: fields by name, indices
 // numerically), then code, then message.

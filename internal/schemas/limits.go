@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crd-lsp/crd-lsp/internal/yamlflow"
 )
 
 // Limits on what validation findings carry: the API server's messages
@@ -16,7 +18,7 @@ const (
 	// maxMessage bounds an Error's message in bytes.
 	maxMessage = 2048
 	// maxQuoted bounds a value quoted inside a message, in bytes.
-	maxQuoted = 80
+	maxQuoted = yamlflow.MaxQuoted
 	// maxListed is how many supported values an enum message lists.
 	maxListed = 20
 )
