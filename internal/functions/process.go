@@ -144,11 +144,13 @@ func (b *processBackend) start() (*proc, error) {
 		if err != nil {
 			exit = err.Error()
 		}
+		// No call goes to it any more (the next starts the executable
+		// again), even while the rest of its output is read.
+		exited()
 		grp.release() // what it started goes too
 		out.finish()
 		p.exit = exit
 		close(p.done)
-		exited()
 		cc.Close()
 		b.log("%s exited: %s", b.ex.Path, p.exit)
 	}()
