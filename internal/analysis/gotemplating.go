@@ -268,7 +268,7 @@ var templateLine = regexp.MustCompile(`template: manifests:(\d+):(\d+): `)
 func (ts *templateStep) resultSpan(msg string) (document.Span, bool) {
 	sm := templateLine.FindStringSubmatch(msg)
 	if sm == nil {
-		return document.Span{}, false
+		return ts.outputLineSpan(msg)
 	}
 	line, _ := strconv.Atoi(sm[1])
 	col, _ := strconv.Atoi(sm[2])
@@ -289,6 +289,51 @@ func (ts *templateStep) resultSpan(msg string) (document.Span, bool) {
 		end = off + a
 	}
 	return ts.span(off, max(end, off+1))
+}
+
+// outputYAMLLine matches the function's error on output it cannot read
+// as YAML (gotemplate's yamlError): the output line's text, trimmed and
+// cut at 80 bytes ("..." appended).
+var outputYAMLLine = regexp.MustCompile(`cannot decode manifest: error converting YAML to JSON: yaml: line \d+ \(document \d+, line \d+\) near: '(.*)': `)
+
+// outputLineSpan places the function's YAML error on the rendered output
+// at the template line that wrote the offending line: the one line of
+// the template whose text, outside any action, is that line's. A line
+// written (even in part) by an action, or text the template holds more
+// than once, is not placed (the finding stays on the step).
+func (ts *templateStep) outputLineSpan(msg string) (document.Span, bool) {
+	sm := outputYAMLLine.FindStringSubmatch(msg)
+	if sm == nil || strings.TrimSpace(sm[1]) == "" {
+		return document.Span{}, false
+	}
+	near, prefix := sm[1], false
+	if strings.HasSuffix(near, "...") && len(near) == 83 {
+		near, prefix = near[:80], true
+	}
+	text := ts.tpl.Text
+	found, start, end := 0, 0, 0
+	for off := 0; off <= len(text); {
+		nl := strings.IndexByte(text[off:], '\n')
+		lineEnd := len(text)
+		if nl >= 0 {
+			lineEnd = off + nl
+		}
+		line := text[off:lineEnd]
+		trimmed := strings.TrimSpace(line)
+		if (trimmed == near || prefix && strings.HasPrefix(trimmed, near)) && !strings.Contains(line, ts.tpl.Left) && !strings.Contains(line, ts.tpl.Right) {
+			found++
+			start = off + strings.Index(line, trimmed)
+			end = start + len(trimmed)
+		}
+		if nl < 0 {
+			break
+		}
+		off = lineEnd + 1
+	}
+	if found != 1 {
+		return document.Span{}, false
+	}
+	return ts.span(start, end)
 }
 
 // schemaFor is the schema of an object's kind nearest the document.
