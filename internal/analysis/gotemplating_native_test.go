@@ -117,9 +117,15 @@ func TestNativeTemplatingYAMLError(t *testing.T) {
 	if len(got) != 1 || !strings.HasPrefix(got[0], "40:15 error function-result function-go-templating failed: cannot decode manifest: error converting YAML to JSON: yaml: line ") || !strings.Contains(got[0], "near: 'zone: a: b'") {
 		t.Errorf("got %q", got)
 	}
-	// A line whose text the template does not hold literally (it is
-	// written by an action) stays on the step.
+	// A line partly written by an action: its literal text finds it.
 	text = strings.Replace(templatingComposition, "region: {{ .observed.composite.resource.spec.parameters.label }}", `region: {{ "a: b" }}`, 1)
+	got = findings(t, text, env, "function")
+	if len(got) != 1 || !strings.HasPrefix(got[0], "39:15 error function-result function-go-templating failed: cannot decode manifest") {
+		t.Errorf("partly written by an action: %q", got)
+	}
+	// A line an action writes whole could be any line of actions: the
+	// finding stays on the step.
+	text = strings.Replace(templatingComposition, "region: {{ .observed.composite.resource.spec.parameters.label }}", `region: x`+"\n              "+`{{ "zone: a: b" }}`, 1)
 	got = findings(t, text, env, "function")
 	if len(got) != 1 || !strings.HasPrefix(got[0], "11:11 error function-result function-go-templating failed: cannot decode manifest") {
 		t.Errorf("written by an action: %q", got)
