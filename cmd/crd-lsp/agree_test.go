@@ -542,6 +542,19 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 			"composition.yaml:60:56 warning composition-schema",
 		},
 	}, {
+		// Crossplane's e2e fixture: function-dummy runs in-process (its
+		// input is the response it merges in), so the ClusterRole its
+		// namespaced XR composes is refused on the resource's kind, in
+		// the editor as in check.
+		name: "function-dummy composes a cluster-scoped kind",
+		files: map[string]string{
+			"composition.yaml": agreeCorpusFile(t, "workspaces/crossplane-e2e/apiextensions/composition/namespaced-xr-no-cluster-scoped-resource/setup/composition.yaml"),
+			"definition.yaml":  agreeCorpusFile(t, "workspaces/crossplane-e2e/apiextensions/composition/namespaced-xr-no-cluster-scoped-resource/setup/definition.yaml"),
+			"functions.yaml":   agreeCorpusFile(t, "workspaces/crossplane-e2e/apiextensions/composition/namespaced-xr-no-cluster-scoped-resource/setup/functions.yaml"),
+		},
+		want:  []string{"composition.yaml:23:23 error composition-scope"},
+		clean: []string{"definition.yaml", "functions.yaml"},
+	}, {
 		name:     "uptest placeholders",
 		files:    map[string]string{"examples/cm.yaml": agreeUptest, "examples/bad.yaml": strings.ReplaceAll(agreeUptest, "example-", "Example-")},
 		flags:    []string{"--uptest-placeholders"},
@@ -662,6 +675,16 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 func agreeFile(t *testing.T, rel string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "render", filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// agreeCorpusFile is a file of ../shared/corpus.
+func agreeCorpusFile(t *testing.T, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(corpus(t), filepath.FromSlash(rel)))
 	if err != nil {
 		t.Fatal(err)
 	}

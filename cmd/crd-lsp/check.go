@@ -57,6 +57,7 @@ type checkOptions struct {
 	catalogs    catalogOptions
 	crds        stringList
 	insecure    stringList
+	cluster     clusterOptions // --extra-resources, --context (cluster.go), as render takes them
 }
 
 func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
@@ -73,6 +74,7 @@ func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
 	fs.BoolVar(&opts.uptest, "uptest-placeholders", false, "validate uptest's template variables (${Rand.RFC1123Subdomain}, ${data.…}) as the values uptest substitutes")
 	opts.functions.register(fs)
 	opts.catalogs.register(fs)
+	opts.cluster.register(fs)
 	fs.Var(&opts.crds, "crds", "CRDs to use from a URL (a release's *.crds.yaml) or a Helm chart in an OCI registry (oci://HOST/REPO/CHART:VERSION: its crds/ folder and plain CRD templates); read and cached by digest, the cached copy used when unreachable (repeatable)")
 	fs.Var(&opts.insecure, "insecure", "registry HOST:PORT to use over plain HTTP, for --crds (repeatable)")
 	return fs
@@ -175,6 +177,11 @@ func (o checkOptions) config() (loader.Config, error) {
 	cfg.KeepAll = true
 	cfg.Options = workspace.Options{MaxFileSize: 10 << 20}
 	cfg.Analysis = loader.AnalysisSettings{UnknownKind: unknown, CompositionMode: o.compMode, ClientKinds: o.clientKinds, UptestPlaceholders: o.uptest}
+	cluster, err := o.cluster.read()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Analysis.Cluster = cluster
 	c, err := packages.New(packages.Options{CacheDir: o.cacheDir, Insecure: o.insecure})
 	if err != nil {
 		return cfg, fmt.Errorf("package cache: %w", err)

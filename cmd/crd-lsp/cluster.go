@@ -7,7 +7,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 )
 
-// clusterOptions are render's flags that say what the cluster holds, as
+// clusterOptions are render's and check's flags that say what the cluster holds, as
 // crossplane render's: the logic is loader.ReadCluster's.
 type clusterOptions struct {
 	extra    stringList

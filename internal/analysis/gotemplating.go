@@ -268,7 +268,7 @@ var templateLine = regexp.MustCompile(`template: manifests:(\d+):(\d+): `)
 func (ts *templateStep) resultSpan(msg string) (document.Span, bool) {
 	sm := templateLine.FindStringSubmatch(msg)
 	if sm == nil {
-		return document.Span{}, false
+		return ts.outputLineSpan(msg)
 	}
 	line, _ := strconv.Atoi(sm[1])
 	col, _ := strconv.Atoi(sm[2])
@@ -289,6 +289,94 @@ func (ts *templateStep) resultSpan(msg string) (document.Span, bool) {
 		end = off + a
 	}
 	return ts.span(off, max(end, off+1))
+}
+
+// outputYAMLLine matches the function's error on output it cannot read
+// as YAML (gotemplate's yamlError): the output line's text, trimmed and
+// cut at 80 bytes ("..." appended).
+var outputYAMLLine = regexp.MustCompile(`cannot decode manifest: error converting YAML to JSON: yaml: line \d+ \(document \d+, line \d+\) near: '(.*)': `)
+
+// outputLineSpan places the function's YAML error on the rendered output
+// at the template line that wrote the offending line: the one line of
+// the template whose literal text matches that line's, its actions
+// standing for any text (a line of actions only, or text more than one
+// line matches, is not placed: the finding stays on the step).
+func (ts *templateStep) outputLineSpan(msg string) (document.Span, bool) {
+	sm := outputYAMLLine.FindStringSubmatch(msg)
+	if sm == nil || strings.TrimSpace(sm[1]) == "" {
+		return document.Span{}, false
+	}
+	near, prefix := sm[1], false
+	if strings.HasSuffix(near, "...") && len(near) == 83 {
+		near, prefix = near[:80], true
+	}
+	text := ts.tpl.Text
+	found, start, end := 0, 0, 0
+	for off := 0; off <= len(text); {
+		nl := strings.IndexByte(text[off:], '\n')
+		lineEnd := len(text)
+		if nl >= 0 {
+			lineEnd = off + nl
+		}
+		line := text[off:lineEnd]
+		trimmed := strings.TrimSpace(line)
+		if re, ok := ts.linePattern(trimmed, prefix); ok && re.MatchString(near) {
+			found++
+			start = off + strings.Index(line, trimmed)
+			end = start + len(trimmed)
+		}
+		if nl < 0 {
+			break
+		}
+		off = lineEnd + 1
+	}
+	if found != 1 {
+		return document.Span{}, false
+	}
+	return ts.span(start, end)
+}
+
+// linePattern is a template line as a pattern of the output line it
+// writes: its literal text, each action (on the line, delimiters
+// balanced) any text, the spaces around an action optional (trim
+// markers). ok is false for a line with no literal text or an action
+// the line does not close. prefix: the output line was cut, so the
+// pattern need not reach its end.
+func (ts *templateStep) linePattern(line string, prefix bool) (*regexp.Regexp, bool) {
+	var b strings.Builder
+	b.WriteString("^")
+	literal := false
+	for line != "" {
+		i := strings.Index(line, ts.tpl.Left)
+		if i < 0 {
+			if strings.Contains(line, ts.tpl.Right) {
+				return nil, false
+			}
+			b.WriteString(regexp.QuoteMeta(line))
+			literal = literal || strings.TrimSpace(line) != ""
+			break
+		}
+		seg := line[:i]
+		if strings.Contains(seg, ts.tpl.Right) {
+			return nil, false
+		}
+		b.WriteString(regexp.QuoteMeta(strings.TrimRight(seg, " \t")))
+		literal = literal || strings.TrimSpace(seg) != ""
+		j := strings.Index(line[i+len(ts.tpl.Left):], ts.tpl.Right)
+		if j < 0 {
+			return nil, false
+		}
+		b.WriteString(`\s*.*?\s*`)
+		line = strings.TrimLeft(line[i+len(ts.tpl.Left)+j+len(ts.tpl.Right):], " \t")
+	}
+	if !literal {
+		return nil, false
+	}
+	if !prefix {
+		b.WriteString("$")
+	}
+	re, err := regexp.Compile(b.String())
+	return re, err == nil
 }
 
 // schemaFor is the schema of an object's kind nearest the document.

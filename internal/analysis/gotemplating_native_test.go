@@ -105,3 +105,29 @@ func TestNativeTemplatingAfterUnrunStep(t *testing.T) {
 		t.Errorf("alone: %q", got)
 	}
 }
+
+// TestNativeTemplatingYAMLError: output the function cannot read as YAML
+// fails the step; the error is placed on the template line that wrote
+// the offending output line (found by its text), not on the step.
+// Before, it was on spec.pipeline[0].step.
+func TestNativeTemplatingYAMLError(t *testing.T) {
+	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3, label: mars}}\n")
+	text := strings.Replace(templatingComposition, "region: {{ .observed.composite.resource.spec.parameters.label }}", "region: {{ .observed.composite.resource.spec.parameters.label }}\n              zone: a: b", 1)
+	got := findings(t, text, env, "function")
+	if len(got) != 1 || !strings.HasPrefix(got[0], "40:15 error function-result function-go-templating failed: cannot decode manifest: error converting YAML to JSON: yaml: line ") || !strings.Contains(got[0], "near: 'zone: a: b'") {
+		t.Errorf("got %q", got)
+	}
+	// A line partly written by an action: its literal text finds it.
+	text = strings.Replace(templatingComposition, "region: {{ .observed.composite.resource.spec.parameters.label }}", `region: {{ "a: b" }}`, 1)
+	got = findings(t, text, env, "function")
+	if len(got) != 1 || !strings.HasPrefix(got[0], "39:15 error function-result function-go-templating failed: cannot decode manifest") {
+		t.Errorf("partly written by an action: %q", got)
+	}
+	// A line an action writes whole could be any line of actions: the
+	// finding stays on the step.
+	text = strings.Replace(templatingComposition, "region: {{ .observed.composite.resource.spec.parameters.label }}", `region: x`+"\n              "+`{{ "zone: a: b" }}`, 1)
+	got = findings(t, text, env, "function")
+	if len(got) != 1 || !strings.HasPrefix(got[0], "11:11 error function-result function-go-templating failed: cannot decode manifest") {
+		t.Errorf("written by an action: %q", got)
+	}
+}

@@ -127,11 +127,22 @@ var knownFunctions = []knownFunction{
 		// function-python reads input["script"] from the input as a map.
 		Name: "function-python", Inputs: []inputKind{{"python.fn.crossplane.io", "Script"}}, Loose: true,
 	},
-	{Name: "function-cue", Inputs: []inputKind{{"cue.fn.crossplane.io", "CUEInput"}}, IgnoresType: true},
+	{
+		// internal/fn: RunFunction decodes CueInput and never reads
+		// source (the CRD's enum has only Inline); an empty script fails
+		// with "input script was not specified".
+		Name: "function-cue", Inputs: []inputKind{{"cue.fn.crossplane.io", "CUEInput"}}, IgnoresType: true,
+		Rules: []inputRule{
+			{Path: "source", Empty: true, Info: true, Does: "function-cue never reads source: it runs the inline script"},
+			{Path: "source", Does: "function-cue never reads source: it runs the inline script whatever source says"},
+		},
+	},
 	{
 		// input/v1beta1 (autoready.fn.crossplane.io Input: a TTL and CEL
 		// health checks) is new; older versions' RunFunction reads no
 		// input.
+		// Its released RunFunction reads no input at all, so nothing in
+		// the input (the TTL's format included) is checked by it.
 		Name: "function-auto-ready", Inputs: []inputKind{{"autoready.fn.crossplane.io", "Input"}}, IgnoresType: true, Versioned: true,
 	},
 	{
@@ -142,9 +153,44 @@ var knownFunctions = []knownFunction{
 			{Path: "spec.environmentConfigs[*].type", Empty: true, Info: true, Does: "function-environment-configs reads an empty type as Reference"},
 		},
 	},
-	{Name: "function-extra-resources", Inputs: []inputKind{{"extra-resources.fn.crossplane.io", "Input"}}, IgnoresType: true},
+	{
+		// fn.go buildRequirements switches on the source's type:
+		// Reference or "" asks for one resource by name, Selector by
+		// labels, and any other type asks for nothing, so
+		// verifyAndSortExtras then fails the step ("cannot find expected
+		// extra resource"). A label matcher's GetType reads "" as
+		// FromCompositeFieldPath and the switch skips a type it does not
+		// know; only "Optional" policies are optional.
+		Name: "function-extra-resources", Inputs: []inputKind{{"extra-resources.fn.crossplane.io", "Input"}}, IgnoresType: true,
+		Rules: []inputRule{
+			{Path: "spec.extraResources[*].type", Empty: true, Info: true, Does: "function-extra-resources reads an empty type as Reference"},
+			{Path: "spec.extraResources[*].type", Rejects: true, Does: `function-extra-resources requests nothing for a type it does not know, and the step fails with "cannot find expected extra resource"`},
+			{Path: "spec.extraResources[*].selector.matchLabels[*].type", Empty: true, Info: true, Does: "function-extra-resources reads an empty type as FromCompositeFieldPath"},
+			{Path: "spec.extraResources[*].selector.matchLabels[*].type", Does: "function-extra-resources skips a label matcher whose type it does not know, so the selector matches more"},
+			{Path: "spec.extraResources[*].selector.matchLabels[*].fromFieldPathPolicy", Does: "function-extra-resources treats any value but Optional as Required"},
+			{Path: "spec.policy.resolution", Does: "function-extra-resources treats any value but Optional as Required"},
+		},
+	},
+	// function-sequencer (rules[].sequence: resource names or regular
+	// expressions) and function-cel-filter (filters[].name and
+	// expression) have no enum, pattern or format in their input CRDs:
+	// decoding is all there is to say.
 	{Name: "function-sequencer", Inputs: []inputKind{{"sequencer.fn.crossplane.io", "Input"}}, IgnoresType: true},
-	{Name: "function-status-transformer", Inputs: []inputKind{{"function-status-transformer.fn.crossplane.io", "StatusTransformation"}}, IgnoresType: true},
+	{
+		// fn.go: matchResources reads a matcher type it does not know as
+		// AllResourcesMatchAllConditions, transformTarget any target but
+		// CompositeAndClaim as Composite, transformCondition any status
+		// but True or False as Unknown; transformEvent refuses an event
+		// type but Normal or Warning (the step reports
+		// StatusTransformationSuccess False and creates no event).
+		Name: "function-status-transformer", Inputs: []inputKind{{"function-status-transformer.fn.crossplane.io", "StatusTransformation"}}, IgnoresType: true,
+		Rules: []inputRule{
+			{Path: "*.matchers[*].type", Does: "function-status-transformer reads a matcher type it does not know as AllResourcesMatchAllConditions"},
+			{Path: "*.target", Does: "function-status-transformer sets the condition or event on the composite only for any target but CompositeAndClaim"},
+			{Path: "*.condition.status", Does: "function-status-transformer sets any status but True or False as Unknown"},
+			{Path: "*.event.type", Rejects: true, Does: `function-status-transformer creates no event for a type but Normal or Warning and reports "invalid type"`},
+		},
+	},
 	{Name: "function-cel-filter", Inputs: []inputKind{{"cel.fn.crossplane.io", "Filters"}}, IgnoresType: true},
 }
 

@@ -40,13 +40,16 @@ spec:
 // inputDiags diagnoses a Composition whose steps are given as YAML (the
 // pipeline's items), with the built-in v2 schemas, kclCRD, and the
 // workspace's functions: functionRef names → packages.
-func inputDiags(t *testing.T, steps string, fns map[string]string) []string {
+func inputDiags(t *testing.T, steps string, fns map[string]string, crds ...string) []string {
 	t.Helper()
 	st, err := workspace.Builtins(2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st = st.WithFile(schemas.Source{Kind: schemas.SourceWorkspace, Name: "kcl.yaml", File: "kcl.yaml"}, "kcl.yaml", []byte(kclCRD))
+	for i, c := range append([]string{kclCRD}, crds...) {
+		name := "crd" + itoa(i) + ".yaml"
+		st = st.WithFile(schemas.Source{Kind: schemas.SourceWorkspace, Name: name, File: name}, name, []byte(c))
+	}
 	text := `apiVersion: apiextensions.crossplane.io/v1
 kind: Composition
 metadata:
@@ -251,5 +254,167 @@ func TestPackageInputKinds(t *testing.T) {
 	want := `warning step "foo" runs function-foo (xpkg.crossplane.io/acme/function-foo, from crossplane.yaml), whose package defines foo.fn.acme.io Input as input, not template.fn.crossplane.io Input`
 	if got := run("{apiVersion: template.fn.crossplane.io/v1beta1, kind: Input, example: Hello}"); len(got) != 1 || !strings.HasPrefix(got[0], want) {
 		t.Errorf("a placeholder input: %v", got)
+	}
+}
+
+// fnInputCRD is a one-version input CRD of group and kind with the given
+// openAPIV3Schema properties (YAML, indented for the schema's level).
+func fnInputCRD(group, kind, props string) string {
+	plural := strings.ToLower(kind) + "s"
+	return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ` + plural + "." + group + `
+spec:
+  group: ` + group + `
+  names: {kind: ` + kind + `, listKind: ` + kind + `List, plural: ` + plural + `, singular: ` + strings.ToLower(kind) + `}
+  scope: Namespaced
+  versions:
+    - name: v1beta1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+` + props
+}
+
+// TestMoreFunctionInputs: what function-extra-resources, function-cue
+// and function-status-transformer do with input values their CRDs refuse
+// (their enums as the CRDs declare them), as each function's source
+// does it. Before, each was the generic "may reject this value or use a
+// default" warning, and extra-resources' unknown source type, which
+// fails the step, was only a warning.
+func TestMoreFunctionInputs(t *testing.T) {
+	extra := fnInputCRD("extra-resources.fn.crossplane.io", "Input", `            spec:
+              type: object
+              properties:
+                policy:
+                  type: object
+                  properties:
+                    resolution: {type: string, enum: [Required, Optional]}
+                extraResources:
+                  type: array
+                  items:
+                    type: object
+                    properties:
+                      type: {type: string, enum: [Reference, Selector]}
+                      kind: {type: string}
+                      into: {type: string}
+                      selector:
+                        type: object
+                        properties:
+                          matchLabels:
+                            type: array
+                            items:
+                              type: object
+                              properties:
+                                type: {type: string, enum: [FromCompositeFieldPath, Value]}
+                                key: {type: string}
+                                value: {type: string}
+                                fromFieldPathPolicy: {type: string, enum: [Optional, Required]}
+`)
+	cue := fnInputCRD("cue.fn.crossplane.io", "CUEInput", `            source: {type: string, enum: [Inline]}
+            script: {type: string}
+`)
+	status := fnInputCRD("function-status-transformer.fn.crossplane.io", "StatusTransformation", `            statusConditionHooks:
+              type: array
+              items:
+                type: object
+                properties:
+                  matchers:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        type: {type: string, enum: [AnyResourceMatchesAnyCondition, AnyResourceMatchesAllConditions, AllResourcesMatchAnyCondition, AllResourcesMatchAllConditions]}
+                  setConditions:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        target: {type: string, enum: [Composite, CompositeAndClaim]}
+                        condition:
+                          type: object
+                          properties:
+                            type: {type: string}
+                            status: {type: string, enum: ["True", "False", "Unknown"]}
+                  createEvents:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        event:
+                          type: object
+                          properties:
+                            type: {type: string, enum: [Normal, Warning]}
+                            message: {type: string}
+`)
+	for _, tc := range []struct {
+		name, steps string
+		want        []string
+	}{
+		{"extra-resources source and matcher types", `
+  - step: e
+    functionRef: {name: function-extra-resources}
+    input:
+      apiVersion: extra-resources.fn.crossplane.io/v1beta1
+      kind: Input
+      spec:
+        policy: {resolution: optional}
+        extraResources:
+        - {type: "", kind: EnvironmentConfig, into: a}
+        - type: Selektor
+          kind: EnvironmentConfig
+          into: b
+          selector:
+            matchLabels:
+            - {type: Valeu, key: k, value: v}
+            - {type: Value, key: k, value: v, fromFieldPathPolicy: optional}
+`, []string{
+			`16:30 warning enum unsupported value "optional": supported values: "Required", "Optional" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-extra-resources treats any value but Optional as Required)`,
+			`18:18 info enum unsupported value "": supported values: "Reference", "Selector" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-extra-resources reads an empty type as Reference)`,
+			`19:17 error enum unsupported value "Selektor": supported values: "Reference", "Selector" (function-extra-resources requests nothing for a type it does not know, and the step fails with "cannot find expected extra resource")`,
+			`24:22 warning enum unsupported value "Valeu": supported values: "FromCompositeFieldPath", "Value" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-extra-resources skips a label matcher whose type it does not know, so the selector matches more)`,
+			`25:68 warning enum unsupported value "optional": supported values: "Optional", "Required" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-extra-resources treats any value but Optional as Required)`,
+		}},
+		{"cue never reads source", `
+  - step: c
+    functionRef: {name: function-cue}
+    input:
+      apiVersion: cue.fn.crossplane.io/v1beta1
+      kind: CUEInput
+      source: File
+      script: "response: {}"
+`, []string{`15:15 warning enum unsupported value "File": supported values: "Inline" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-cue never reads source: it runs the inline script whatever source says)`}},
+		{"status-transformer defaults and refusals", `
+  - step: s
+    functionRef: {name: function-status-transformer}
+    input:
+      apiVersion: function-status-transformer.fn.crossplane.io/v1beta1
+      kind: StatusTransformation
+      statusConditionHooks:
+      - matchers: [{type: AnyResource}]
+        setConditions: [{target: Claim, condition: {type: X, status: "true"}}]
+        createEvents: [{event: {type: Info, message: m}}]
+`, []string{
+			`16:27 warning enum unsupported value "AnyResource"`,
+			`17:34 warning enum unsupported value "Claim"`,
+			`17:70 warning enum unsupported value "true"`,
+			`18:39 error enum unsupported value "Info": supported values: "Normal", "Warning" (function-status-transformer creates no event for a type but Normal or Warning and reports "invalid type")`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := inputDiags(t, tc.steps, nil, extra, cue, status)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d findings, want %d:\n%s", len(got), len(tc.want), strings.Join(got, "\n"))
+			}
+			for i := range tc.want {
+				if !strings.HasPrefix(got[i], tc.want[i]) {
+					t.Errorf("finding %d:\n got %s\nwant %s…", i, got[i], tc.want[i])
+				}
+			}
+		})
 	}
 }

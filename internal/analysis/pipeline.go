@@ -76,7 +76,7 @@ func runsFunctions(m map[string]any, env Env) bool {
 // rendered: run for real by env's Pipeline, or natively
 // (function-go-templating).
 func rendersStep(env Env, st functions.Step) bool {
-	return isGoTemplating(st) || env.Pipeline != nil && env.Pipeline.Runs(st)
+	return isGoTemplating(st) || isDummy(st) || env.Pipeline != nil && env.Pipeline.Runs(st)
 }
 
 func stepPath(i int) fieldpath.Path {
@@ -166,6 +166,9 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		}
 		if isGoTemplating(st) && (env.Pipeline == nil || !env.Pipeline.Runs(st)) {
 			return functions.Native(nativeTemplating(env.TemplateFiles, unrun, deadline)), "crd-lsp (go-templating, in-process)"
+		}
+		if isDummy(st) && (env.Pipeline == nil || !env.Pipeline.Runs(st)) {
+			return functions.Native(nativeDummy), "crd-lsp (function-dummy, in-process)"
 		}
 		return nil, ""
 	}
@@ -269,7 +272,11 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		sort.Strings(names)
 		for _, n := range names {
 			rd.Functions[n] = st.Index
-			rd.Resources = append(rd.Resources, render.Resource{Name: n, Step: st.Name, Path: sp, Object: out.Desired.Resources[n].Object})
+			path := sp
+			if p, ok := dummyResourcePath(st, sp, n); ok && isDummy(st) && !(env.Pipeline != nil && env.Pipeline.Runs(st)) {
+				path = p // the resource is literal in the step's input
+			}
+			rd.Resources = append(rd.Resources, render.Resource{Name: n, Step: st.Name, Path: path, Object: out.Desired.Resources[n].Object})
 		}
 	}
 	for _, res := range rd.Resources {

@@ -37,6 +37,8 @@ func scopeDiagnostics(ctx context.Context, d *document.Doc, m map[string]any, rd
 		p := res.Path
 		if _, hasBase := valueAt(m, p.Child(fieldpath.Field("base"))).(map[string]any); hasBase {
 			p = p.Child(fieldpath.Field("base"), fieldpath.Field("kind"))
+		} else if _, literal := valueAt(m, p.Child(fieldpath.Field("kind"))).(string); literal {
+			p = p.Child(fieldpath.Field("kind")) // a resource written out whole (function-dummy's response)
 		}
 		switch {
 		case rd.Namespaced && sch.Scope == schemas.Cluster && ns == "":

@@ -102,6 +102,37 @@ spec:
 	if sf, ok := env.FunctionOf("upbound-provider-aws-s3"); ok {
 		t.Errorf("a provider dependency named a function: %+v", sf)
 	}
+	// Project files are package roots too: a function dependency of an
+	// upbound.yaml or a crossplane-project.yaml names the step's function
+	// (before, only crossplane.yaml was read).
+	write("up/upbound.yaml", `apiVersion: meta.dev.upbound.io/v2alpha1
+kind: Project
+metadata: {name: p}
+spec:
+  dependsOn:
+  - function: xpkg.upbound.io/crossplane-contrib/function-go-templating
+    version: '>=v0.9.0'
+`)
+	write("cp/crossplane-project.yaml", `apiVersion: dev.crossplane.io/v1alpha1
+kind: Project
+metadata: {name: p}
+spec:
+  dependencies:
+  - type: xpkg
+    xpkg: {apiVersion: pkg.crossplane.io/v1, kind: Function, package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready, version: v0.5.1}
+`)
+	w, _, _, err = loader.Load(context.Background(), loader.Config{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env = w.Env(filepath.Join(dir, "up", "apis", "composition.yaml"))
+	if sf, ok := env.FunctionOf("crossplane-contrib-function-go-templating"); !ok || sf.Package != "xpkg.upbound.io/crossplane-contrib/function-go-templating" || sf.From != "../upbound.yaml" {
+		t.Errorf("upbound.yaml dependency = %+v, %v", sf, ok)
+	}
+	env = w.Env(filepath.Join(dir, "cp", "composition.yaml"))
+	if sf, ok := env.FunctionOf("crossplane-contrib-function-auto-ready"); !ok || sf.Package != "xpkg.crossplane.io/crossplane-contrib/function-auto-ready" || sf.From != "crossplane-project.yaml" {
+		t.Errorf("crossplane-project.yaml dependency = %+v, %v", sf, ok)
+	}
 	if got := loader.ToDNSLabel("crossplane-contrib/function-patch-and-transform"); got != "crossplane-contrib-function-patch-and-transform" {
 		t.Errorf("ToDNSLabel = %q", got)
 	}

@@ -715,7 +715,8 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 // functionOf resolves a pipeline step's functionRef.name for the file at
 // path, as Crossplane would find the Function: a Function object of that
 // name in the workspace (the one nearest to path in the folder tree),
-// else a function dependency of the nearest crossplane.yaml, which
+// else a function dependency of the nearest package root file
+// (crossplane.yaml, crossplane-project.yaml or upbound.yaml), which
 // Crossplane's package manager installs as a Function named after the
 // package's repository (xpkg.ToDNSLabel: crossplane-contrib/function-kcl
 // becomes crossplane-contrib-function-kcl).
@@ -740,8 +741,7 @@ func (w *World) functionOf(path, name string) (analysis.StepFunction, bool) {
 		return best, true
 	}
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, "crossplane.yaml")
-		if m := w.metas[p]; m != nil {
+		if p, m := w.metaIn(dir); m != nil {
 			for _, d := range m.Deps {
 				if !strings.EqualFold(d.Kind, "Function") {
 					continue
