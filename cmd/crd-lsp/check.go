@@ -55,6 +55,7 @@ type checkOptions struct {
 	uptest      bool
 	functions   functionOptions
 	catalogs    catalogOptions
+	cluster     clusterSourceOptions
 	crds        stringList
 	insecure    stringList
 }
@@ -73,6 +74,7 @@ func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
 	fs.BoolVar(&opts.uptest, "uptest-placeholders", false, "validate uptest's template variables (${Rand.RFC1123Subdomain}, ${data.…}) as the values uptest substitutes")
 	opts.functions.register(fs)
 	opts.catalogs.register(fs)
+	opts.cluster.register(fs)
 	fs.Var(&opts.crds, "crds", "CRDs to use from a URL (a release's *.crds.yaml) or a Helm chart in an OCI registry (oci://HOST/REPO/CHART:VERSION: its crds/ folder and plain CRD templates); read and cached by digest, the cached copy used when unreachable (repeatable)")
 	fs.Var(&opts.insecure, "insecure", "registry HOST:PORT to use over plain HTTP, for --crds (repeatable)")
 	return fs
@@ -184,6 +186,9 @@ func (o checkOptions) config() (loader.Config, error) {
 	if cfg.Catalog, err = o.catalogs.catalog(); err != nil {
 		return cfg, err
 	}
+	if cfg.ClusterSource, err = o.cluster.source(); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 
@@ -231,6 +236,7 @@ func gatherCheck(ctx context.Context, cfg loader.Config, paths []string, stdin i
 		log.Warn("skipped", "file", s.Path, "reason", s.Reason)
 	}
 	world = fetchCRDSources(ctx, world, cfg.Packages, stderr)
+	world = fetchClusterSource(ctx, world, stderr)
 	world = fetchCatalog(ctx, world, stderr)
 	return world, files, nil
 }

@@ -58,7 +58,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 			continue // not indexed (outside the workspace): nothing to compare
 		}
 		for _, c := range cands {
-			if c == mine || c.Source.Kind == schemas.SourceBuiltin || c.Source.Kind == schemas.SourceCatalog || (c.Path == self && c.CRDName == crdName) {
+			if c == mine || c.Source.Kind == schemas.SourceBuiltin || c.Source.Kind == schemas.SourceCatalog || c.Source.Kind == schemas.SourceCluster || (c.Path == self && c.CRDName == crdName) {
 				continue
 			}
 			if sameVersionSchema(mine, c, version) {

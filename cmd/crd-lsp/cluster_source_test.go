@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/referee/apiserver"
+)
+
+// widgetCRD is served by the test's API server only: a CEL rule, a
+// default, a map-keyed list and an enum, as a cluster's CRD carries them.
+const widgetCRD = `{
+  "apiVersion": "apiextensions.k8s.io/v1",
+  "kind": "CustomResourceDefinition",
+  "metadata": {"name": "widgets.live.crd-lsp.dev"},
+  "spec": {
+    "group": "live.crd-lsp.dev",
+    "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
+    "scope": "Namespaced",
+    "versions": [{
+      "name": "v1", "served": true, "storage": true,
+      "schema": {"openAPIV3Schema": {
+        "type": "object",
+        "properties": {
+          "spec": {
+            "type": "object",
+            "required": ["size"],
+            "x-kubernetes-validations": [{"rule": "self.size <= self.max", "message": "size must not exceed max"}],
+            "properties": {
+              "size": {"type": "integer", "minimum": 1},
+              "max": {"type": "integer", "default": 10},
+              "mode": {"type": "string", "enum": ["fast", "safe"]},
+              "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "port": {"type": "integer"}}}}
+            }
+          }
+        }
+      }}
+    }]
+  }
+}`
+
+const widgetCR = `apiVersion: live.crd-lsp.dev/v1
+kind: Widget
+metadata:
+  name: w
+spec:
+  size: 2
+  mode: slow
+  ports:
+  - name: http
+    port: 80
+  - name: http
+    port: 81
+---
+apiVersion: live.crd-lsp.dev/v1
+kind: Widget
+metadata:
+  name: cel
+spec:
+  size: 20
+  max: 5
+---
+apiVersion: live.crd-lsp.dev/v1
+kind: Widget
+metadata:
+  name: defaulted
+spec:
+  size: 11
+`
+
+// createCRD creates the CRD on the server and waits until it is
+// Established (the server's own condition).
+func createCRD(t *testing.T, s *apiserver.Server, crd string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", strings.NewReader(crd))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("creating the CRD: %s %s", resp.Status, b)
+	}
+	var name struct {
+		Metadata struct{ Name string } `json:"metadata"`
+	}
+	_ = json.Unmarshal(b, &name)
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name.Metadata.Name+"?watch=false", nil)
+		resp, err := s.Client.Do(req)
+		if err != nil {
+			t.Fatalf("waiting for the CRD: %v", err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var st struct {
+			Status struct {
+				Conditions []struct{ Type, Status string } `json:"conditions"`
+			} `json:"status"`
+		}
+		_ = json.Unmarshal(b, &st)
+		for _, c := range st.Status.Conditions {
+			if c.Type == "Established" && c.Status == "True" {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("CRD not established: %s", b)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// TestCheckCluster: check --cluster validates a custom resource against
+// the CRD a real API server serves (read with a kubeconfig's client
+// certificate), then from the cache with the server stopped; an
+// unreachable context is named with its reason.
+func TestCheckCluster(t *testing.T) {
+	s := apiserver.Start(t)
+	createCRD(t, s, widgetCRD)
+
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	s.Kubeconfig(t, kubeconfig, "live-test")
+	ws := filepath.Join(dir, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(ws, "widget.yaml")
+	if err := os.WriteFile(f, []byte(widgetCR), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"XDG_CACHE_HOME=" + filepath.Join(dir, "cache"), "HOME=" + filepath.Join(dir, "home"), "KUBECONFIG="}
+
+	_, out, _ := runBin(t, env, "", "check", ws)
+	if !strings.Contains(out, "no schema for live.crd-lsp.dev/v1 Widget") {
+		t.Fatalf("without --cluster the kind is unknown:\n%s", out)
+	}
+
+	args := []string{"check", "--cluster", "--kubeconfig", kubeconfig, "--context", "live-test", ws}
+	code, online, errOut := runBin(t, env, "", args...)
+	t.Logf("online:\n%s\nstderr:\n%s", online, errOut)
+	if code != 1 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{
+		f + `:7:9: error: unsupported value "slow"`,
+		f + `:11:5: error: duplicate entry {name: http}`,
+		f + `:18:1: error: size must not exceed max [cel] at spec`,
+		f + `:26:1: error: size must not exceed max [cel] at spec`,
+	} {
+		if !strings.Contains(online, want) {
+			t.Errorf("missing %q in:\n%s", want, online)
+		}
+	}
+	if strings.Contains(online, "no schema") {
+		t.Errorf("the cluster's CRD was not used:\n%s", online)
+	}
+
+	// The server gone: the cached copy serves the same findings, and
+	// stderr names the context, why, and the copy's age.
+	s.Stop()
+	code, offline, errOut := runBin(t, env, "", args...)
+	if code != 1 || offline != online {
+		t.Errorf("offline: exit %d, findings differ:\n%s\nwant:\n%s", code, offline, online)
+	}
+	if !strings.Contains(errOut, `cluster context "live-test" (`+s.Base+`)`) || !strings.Contains(errOut, "using the copy read") {
+		t.Errorf("offline stderr: %q", errOut)
+	}
+
+	// A context never read, unreachable: a clear message, no findings
+	// from a cluster.
+	var other bytes.Buffer
+	other.WriteString(`apiVersion: v1
+kind: Config
+clusters:
+- cluster: {server: "https://127.0.0.1:1"}
+  name: gone
+contexts:
+- context: {cluster: gone, user: u}
+  name: gone
+users:
+- name: u
+  user: {token: abc}
+`)
+	goneCfg := filepath.Join(dir, "gone")
+	if err := os.WriteFile(goneCfg, other.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, out, errOut = runBin(t, env, "", "check", "--cluster", "--kubeconfig", goneCfg, "--context", "gone", ws)
+	if !strings.Contains(errOut, `crd-lsp check: cluster context "gone" (https://127.0.0.1:1): `) || !strings.Contains(errOut, "connection refused") || !strings.Contains(errOut, "no cached copy") {
+		t.Errorf("unreachable stderr: %q", errOut)
+	}
+	if !strings.Contains(out, "no schema for live.crd-lsp.dev/v1 Widget") {
+		t.Errorf("unreachable: the kind must stay unknown:\n%s", out)
+	}
+	_, _, errOut = runBin(t, env, "", "check", "--cluster", "--kubeconfig", goneCfg, "--context", "nope", ws)
+	if !strings.Contains(errOut, `cluster context "nope": no such context in the kubeconfig`) {
+		t.Errorf("unknown context stderr: %q", errOut)
+	}
+}
