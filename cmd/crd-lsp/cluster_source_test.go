@@ -146,13 +146,14 @@ func TestCheckCluster(t *testing.T) {
 	}
 	env := []string{"XDG_CACHE_HOME=" + filepath.Join(dir, "cache"), "HOME=" + filepath.Join(dir, "home"), "KUBECONFIG="}
 
-	_, out, _ := runBin(t, env, "", "check", ws)
-	if !strings.Contains(out, "no schema for live.crd-lsp.dev/v1 Widget") {
-		t.Fatalf("without --cluster the kind is unknown:\n%s", out)
+	_, unknown, _ := runBin(t, env, "", "check", ws)
+	if !strings.Contains(unknown, "no schema for live.crd-lsp.dev/v1 Widget") {
+		t.Fatalf("without --cluster the kind is unknown:\n%s", unknown)
 	}
 
 	args := []string{"check", "--cluster", "--kubeconfig", kubeconfig, "--context", "live-test", ws}
 	code, online, errOut := runBin(t, env, "", args...)
+	var out string
 	t.Logf("online:\n%s\nstderr:\n%s", online, errOut)
 	if code != 1 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -169,6 +170,44 @@ func TestCheckCluster(t *testing.T) {
 	}
 	if strings.Contains(online, "no schema") {
 		t.Errorf("the cluster's CRD was not used:\n%s", online)
+	}
+
+	// A workspace CRD of the same kind wins over the cluster's: here it
+	// allows mode "slow".
+	ws2 := filepath.Join(dir, "ws2")
+	if err := os.Mkdir(ws2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	local := strings.Replace(widgetCRD, `"enum": ["fast", "safe"]`, `"enum": ["fast", "safe", "slow"]`, 1)
+	if local == widgetCRD {
+		t.Fatal("the test's CRD changed: no enum to widen")
+	}
+	for name, content := range map[string]string{"crd.yaml": local, "widget.yaml": widgetCR} {
+		if err := os.WriteFile(filepath.Join(ws2, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, out, errOut = runBin(t, env, "", "check", "--cluster", "--kubeconfig", kubeconfig, "--context", "live-test", ws2)
+	if strings.Contains(out, `unsupported value "slow"`) || !strings.Contains(out, "duplicate entry {name: http}") || errOut != "" {
+		t.Errorf("the workspace's CRD must win over the cluster's:\n%s\nstderr: %s", out, errOut)
+	}
+
+	// Credentials the server refuses: the context and the reason.
+	badCfg := filepath.Join(dir, "bad")
+	b, err := os.ReadFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(b), "    client-certificate: "+s.ClientCert+"\n    client-key: "+s.ClientKey+"\n", "    token: not-a-token\n", 1)
+	if bad == string(b) {
+		t.Fatal("kubeconfig without the client certificate lines")
+	}
+	if err := os.WriteFile(badCfg, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, errOut = runBin(t, append(env, "XDG_CACHE_HOME="+filepath.Join(dir, "cache2")), "", "check", "--cluster", "--kubeconfig", badCfg, "--context", "live-test", ws)
+	if !strings.Contains(errOut, `cluster context "live-test" (`+s.Base+`): unauthorised (401)`) || !strings.Contains(errOut, "no cached copy") {
+		t.Errorf("refused credentials stderr: %q", errOut)
 	}
 
 	// The server gone: the cached copy serves the same findings, and
