@@ -2,15 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/referee/apiserver"
 )
@@ -77,61 +72,13 @@ spec:
   size: 11
 `
 
-// createCRD creates the CRD on the server and waits until it is
-// Established (the server's own condition).
-func createCRD(t *testing.T, s *apiserver.Server, crd string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", strings.NewReader(crd))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := s.Client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("creating the CRD: %s %s", resp.Status, b)
-	}
-	var name struct {
-		Metadata struct{ Name string } `json:"metadata"`
-	}
-	_ = json.Unmarshal(b, &name)
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name.Metadata.Name+"?watch=false", nil)
-		resp, err := s.Client.Do(req)
-		if err != nil {
-			t.Fatalf("waiting for the CRD: %v", err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		var st struct {
-			Status struct {
-				Conditions []struct{ Type, Status string } `json:"conditions"`
-			} `json:"status"`
-		}
-		_ = json.Unmarshal(b, &st)
-		for _, c := range st.Status.Conditions {
-			if c.Type == "Established" && c.Status == "True" {
-				return
-			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("CRD not established: %s", b)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
 // TestCheckCluster: check --cluster validates a custom resource against
 // the CRD a real API server serves (read with a kubeconfig's client
 // certificate), then from the cache with the server stopped; an
 // unreachable context is named with its reason.
 func TestCheckCluster(t *testing.T) {
 	s := apiserver.Start(t)
-	createCRD(t, s, widgetCRD)
+	s.CreateCRD(t, widgetCRD)
 
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")

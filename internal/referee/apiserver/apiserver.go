@@ -15,12 +15,14 @@
 package apiserver
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -30,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -334,4 +337,52 @@ users:
     client-certificate: %s
     client-key: %s
 `, s.Base, s.CACert, context, context, context, context, context, context, s.ClientCert, s.ClientKey))
+}
+
+// CreateCRD creates the CRD on the server and waits until it is
+// Established (the server's own condition).
+func (s *Server) CreateCRD(t testing.TB, crd string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", strings.NewReader(crd))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("creating the CRD: %s %s", resp.Status, b)
+	}
+	var name struct {
+		Metadata struct{ Name string } `json:"metadata"`
+	}
+	_ = json.Unmarshal(b, &name)
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name.Metadata.Name+"?watch=false", nil)
+		resp, err := s.Client.Do(req)
+		if err != nil {
+			t.Fatalf("waiting for the CRD: %v", err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var st struct {
+			Status struct {
+				Conditions []struct{ Type, Status string } `json:"conditions"`
+			} `json:"status"`
+		}
+		_ = json.Unmarshal(b, &st)
+		for _, c := range st.Status.Conditions {
+			if c.Type == "Established" && c.Status == "True" {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("CRD not established: %s", b)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
