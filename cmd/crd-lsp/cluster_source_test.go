@@ -138,6 +138,17 @@ func TestCheckCluster(t *testing.T) {
 	if strings.Contains(out, `unsupported value "slow"`) || !strings.Contains(out, "duplicate entry {name: http}") || errOut != "" {
 		t.Errorf("the workspace's CRD must win over the cluster's:\n%s\nstderr: %s", out, errOut)
 	}
+	differs := filepath.Join(ws2, "crd.yaml") + `:7:23: info: the cluster live-test serves Widget of live.crd-lsp.dev (version v1) with a different schema than this definition, which is used in the workspace instead [cluster-differs] at spec.names.kind`
+	if strings.Count(out, "[cluster-differs]") != 1 || !strings.Contains(out, differs) {
+		t.Errorf("the difference must be reported once, on the workspace's CRD:\n%s", out)
+	}
+	// The same definition on both sides: nothing to report.
+	if err := os.WriteFile(filepath.Join(ws2, "crd.yaml"), []byte(widgetCRD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, out, _ = runBin(t, env, "", "check", "--cluster", "--kubeconfig", kubeconfig, "--context", "live-test", ws2); strings.Contains(out, "[cluster-differs]") {
+		t.Errorf("identical definitions reported:\n%s", out)
+	}
 
 	// Credentials the server refuses: the context and the reason.
 	badCfg := filepath.Join(dir, "bad")
