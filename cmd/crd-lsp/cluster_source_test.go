@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,6 +167,37 @@ func TestCheckCluster(t *testing.T) {
 	_, _, errOut = runBin(t, append(env, "XDG_CACHE_HOME="+filepath.Join(dir, "cache2")), "", "check", "--cluster", "--kubeconfig", badCfg, "--context", "live-test", ws)
 	if !strings.Contains(errOut, `cluster context "live-test" (`+s.Base+`): unauthorised (401)`) || !strings.Contains(errOut, "no cached copy") {
 		t.Errorf("refused credentials stderr: %q", errOut)
+	}
+
+	// Credentials from an exec plugin (client.authentication.k8s.io/v1
+	// ExecCredential with the client certificate), as kubectl runs it.
+	certPEM, err := os.ReadFile(s.ClientCert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM, err := os.ReadFile(s.ClientKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cred, _ := json.Marshal(map[string]any{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+		"status": map[string]any{"clientCertificateData": string(certPEM), "clientKeyData": string(keyPEM)}})
+	credFile := filepath.Join(dir, "cred.json")
+	plugin := filepath.Join(dir, "cred-plugin")
+	if err := os.WriteFile(credFile, cred, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(plugin, []byte("#!/bin/sh\nexec cat "+credFile+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	execCfg := filepath.Join(dir, "exec")
+	withExec := strings.Replace(string(b), "    client-certificate: "+s.ClientCert+"\n    client-key: "+s.ClientKey+"\n",
+		"    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+plugin+"\n      interactiveMode: Never\n", 1)
+	if err := os.WriteFile(execCfg, []byte(withExec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, out, errOut = runBin(t, append(env, "XDG_CACHE_HOME="+filepath.Join(dir, "cache3")), "", "check", "--cluster", "--kubeconfig", execCfg, "--context", "live-test", ws)
+	if out != online || errOut != "" {
+		t.Errorf("exec plugin credentials: stderr %q\n%s", errOut, out)
 	}
 
 	// The server gone: the cached copy serves the same findings, and
