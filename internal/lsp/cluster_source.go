@@ -57,12 +57,21 @@ func (s *server) refreshCluster(ctx context.Context) {
 	if c == nil {
 		return
 	}
-	s.logMessage(protocol.MessageTypeInfo, "crd-lsp: reading the cluster's CRDs…")
+	name := set.Cluster.Context
+	if name == "" {
+		name = "the current context"
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.logMessage(protocol.MessageTypeInfo, "crd-lsp: reading the CRDs of cluster "+name+"…")
+	prog := s.beginProgress(ctx, cancel, "crd-lsp: cluster", "Reading the CRDs of "+name)
 	snap, err := loader.FetchClusterSource(ctx, c)
 	if ctx.Err() != nil {
+		prog.end("cancelled")
 		return
 	}
 	if err != nil {
+		prog.end(err.Error())
 		s.log.Warn("cluster", "error", err)
 		msg := "crd-lsp: " + err.Error()
 		if snap != nil {
@@ -71,6 +80,7 @@ func (s *server) refreshCluster(ctx context.Context) {
 		s.logMessage(protocol.MessageTypeWarning, msg)
 		return // the cached copy is in place since the load
 	}
+	prog.end(fmt.Sprintf("%d CRDs read", len(snap.CRDs)))
 	s.mu.Lock()
 	if s.world == nil || s.settings.Cluster != set.Cluster {
 		s.mu.Unlock()

@@ -45,6 +45,16 @@ func TestClusterSource(t *testing.T) {
 		t.Errorf("hover = %+v", h)
 	}
 	e.AwaitLog(`crd-lsp: cluster "dev-eu": 1 CRDs read`, 30*time.Second)
+	// $/progress while reading: begin naming the context, end with the count.
+	var prog []string
+	for _, ev := range e.Events("$/progress") {
+		if p := string(ev.Params); strings.Contains(p, "Reading the CRDs of dev-eu") || strings.Contains(p, "1 CRDs read") {
+			prog = append(prog, p)
+		}
+	}
+	if len(prog) != 2 || !strings.Contains(prog[0], `"begin"`) || !strings.Contains(prog[1], `"end"`) {
+		t.Errorf("progress = %v", prog)
+	}
 
 	gone := filepath.Join(dir, "gone")
 	if err := os.WriteFile(gone, []byte("apiVersion: v1\nkind: Config\nclusters:\n- cluster: {server: \"https://127.0.0.1:1\"}\n  name: gone\ncontexts:\n- context: {cluster: gone, user: u}\n  name: gone\nusers:\n- name: u\n  user: {token: abc}\n"), 0o600); err != nil {
