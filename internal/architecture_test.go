@@ -45,6 +45,7 @@ var allowed = map[string][]string{
 	"internal/yamlflow":                          nil,
 	"internal/fuzztest":                          nil,
 	"internal/referee":                           nil,
+	"internal/referee/apiserver":                 nil, // imported only by tests: no non-test package lists it
 	"internal/severity":                          nil,
 	"internal/gvk":                               nil,
 	"internal/structural":                        {"internal/fieldpath"},
@@ -94,6 +95,9 @@ func TestImportRules(t *testing.T) {
 			}
 			if strings.HasPrefix(p, "go.lsp.dev/") && pkg != "internal/lsp" && pkg != "internal/lsp/lsptest" {
 				t.Errorf("%s imports %s: only internal/lsp knows LSP", path, p)
+			}
+			if strings.HasPrefix(p, "k8s.io/client-go/") && pkg != "internal/packages" {
+				t.Errorf("%s imports %s: only internal/packages touches the network (a live cluster too)", path, p)
 			}
 			if strings.HasPrefix(p, "github.com/modelcontextprotocol/") && pkg != "internal/mcp" {
 				t.Errorf("%s imports %s: only internal/mcp knows MCP", path, p)

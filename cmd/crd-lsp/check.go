@@ -55,6 +55,7 @@ type checkOptions struct {
 	uptest      bool
 	functions   functionOptions
 	catalogs    catalogOptions
+	cluster     clusterSourceOptions
 	crds        stringList
 	insecure    stringList
 	cluster     clusterOptions // --extra-resources, --context (cluster.go), as render takes them
@@ -191,6 +192,9 @@ func (o checkOptions) config() (loader.Config, error) {
 	if cfg.Catalog, err = o.catalogs.catalog(); err != nil {
 		return cfg, err
 	}
+	if cfg.ClusterSource, err = o.cluster.source(); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 
@@ -238,6 +242,7 @@ func gatherCheck(ctx context.Context, cfg loader.Config, paths []string, stdin i
 		log.Warn("skipped", "file", s.Path, "reason", s.Reason)
 	}
 	world = fetchCRDSources(ctx, world, cfg.Packages, stderr)
+	world = fetchClusterSource(ctx, world, stderr)
 	world = fetchCatalog(ctx, world, stderr)
 	return world, files, nil
 }

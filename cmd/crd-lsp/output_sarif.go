@@ -228,6 +228,7 @@ var ruleHelp = map[string][2]string{
 	"xrd":                    {"Invalid CompositeResourceDefinition", "The XRD itself (or the CRD Crossplane derives from it) would be rejected."},
 	"schema":                 {"Schema cannot be used", "The schema for this kind cannot be built, so the object is not validated against it."},
 	"conflicting-definition": {"Conflicting definitions of a kind", "Two definitions of equal rank define the same kind differently; the nearest one is used."},
+	"cluster-differs":        {"The cluster serves another schema", "The live cluster (check --cluster, crdLsp.cluster) serves this kind with a different schema; the workspace's definition wins."},
 	"missing-apiversion":     {"apiVersion missing", "A Kubernetes object needs an apiVersion."},
 	"missing-kind":           {"kind missing", "A Kubernetes object needs a kind."},
 	"fieldpath-syntax":       {"Invalid field path", "A Composition's fieldPath does not parse with Crossplane's field path grammar."},

@@ -40,6 +40,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 	others := map[string][]string{} // "path (name)" → versions
 	sev := SeverityInfo             // the nearest definition applies: folders decide
 	var why []string
+	cluster := map[string][]string{} // cluster name → versions it serves differently
 	versions, _ := spec["versions"].([]any)
 	for _, v := range versions {
 		vm, _ := v.(map[string]any)
@@ -58,7 +59,10 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 			continue // not indexed (outside the workspace): nothing to compare
 		}
 		for _, c := range cands {
-			if c == mine || c.Source.Kind == schemas.SourceBuiltin || c.Source.Kind == schemas.SourceCatalog || (c.Path == self && c.CRDName == crdName) {
+			if c.Source.Kind == schemas.SourceCluster && !sameVersionSchema(mine, c, version) {
+				cluster[c.Source.Name] = append(cluster[c.Source.Name], version)
+			}
+			if c == mine || c.Source.Kind == schemas.SourceBuiltin || c.Source.Kind == schemas.SourceCatalog || c.Source.Kind == schemas.SourceCluster || (c.Path == self && c.CRDName == crdName) {
 				continue
 			}
 			if sameVersionSchema(mine, c, version) {
@@ -78,8 +82,18 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 			others[key] = append(others[key], version)
 		}
 	}
+	var out []Diagnostic
+	clusters := make([]string, 0, len(cluster))
+	for n := range cluster {
+		clusters = append(clusters, n)
+	}
+	sort.Strings(clusters)
+	for _, n := range clusters {
+		msg := fmt.Sprintf("the cluster %s serves %s of %s (version %s) with a different schema than this definition, which is used in the workspace instead", n, kind, group, strings.Join(cluster[n], ", "))
+		out = append(out, at(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, SeverityInfo, "cluster-differs", msg))
+	}
 	if len(others) == 0 {
-		return nil
+		return out
 	}
 	var list []string
 	for k, vs := range others {
@@ -91,7 +105,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 		rule += " (" + strings.Join(why, "; ") + ")"
 	}
 	msg := fmt.Sprintf("kind %s of %s is also defined, differently, by %s: %s", kind, group, strings.Join(list, "; "), rule)
-	return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, sev, "conflicting-definition", msg)}
+	return append(out, at(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, sev, "conflicting-definition", msg))
 }
 
 func appendOnce(list []string, s string) []string {

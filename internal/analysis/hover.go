@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
@@ -221,8 +222,30 @@ func sourceLine(sch *schemas.Schema) string {
 		return "Schema: package `" + sch.Source.Name + ":" + sch.Source.Version + "`"
 	case schemas.SourceCatalog:
 		return "Schema: catalog `" + sch.Source.Name + "` (" + catalogFidelity + ")"
+	case schemas.SourceCluster:
+		return "Schema: " + ClusterSourceText(sch.Source, time.Now())
 	}
 	return "Schema: workspace file `" + filepath.Base(sch.Source.File) + "`"
+}
+
+// ClusterSourceText names a cluster schema's source: "cluster `dev-eu`,
+// read 3 min ago" (Source.Version holds the read time, RFC 3339).
+func ClusterSourceText(src schemas.Source, now time.Time) string {
+	out := "cluster `" + src.Name + "`"
+	at, err := time.Parse(time.RFC3339, src.Version)
+	if err != nil {
+		return out
+	}
+	switch d := now.Sub(at); {
+	case d < time.Minute:
+		return out + ", read just now"
+	case d < time.Hour:
+		return out + fmt.Sprintf(", read %d min ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return out + fmt.Sprintf(", read %d h ago", int(d/time.Hour))
+	default:
+		return out + fmt.Sprintf(", read %d days ago", int(d/(24*time.Hour)))
+	}
 }
 
 func jsonText(v any) string {

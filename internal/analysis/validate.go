@@ -133,6 +133,8 @@ func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) (msg string, 
 			where = relName(from.Source.File, d.File.URI)
 		case schemas.SourceCatalog:
 			where = "the catalog " + from.Source.Name
+		case schemas.SourceCluster:
+			where = "the cluster " + from.Source.Name
 		}
 		return fmt.Sprintf("%s %s is not served: %s defines %s only as %s, so the API server rejects it (kubectl: no matches for kind %q in version %q)", gvk.APIVersion(), gvk.Kind, where, gvk.Kind, strings.Join(served, ", "), gvk.Kind, gvk.APIVersion()), true
 	}

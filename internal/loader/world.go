@@ -72,6 +72,9 @@ type Config struct {
 	// Catalog serves schemas of kinds nothing else defines (nil: none);
 	// Load reads only its cache (catalog.go).
 	Catalog *packages.Catalog
+	// ClusterSource is a live cluster whose CRDs serve as schemas (nil:
+	// none); Load reads only its cache (cluster_source.go).
+	ClusterSource *packages.ClusterSource
 }
 
 // AnalysisSettings are the settings an analysis.Env carries besides what
@@ -120,6 +123,8 @@ type World struct {
 	catalog []schemas.FileInput
 	// crdSources are the CRD sources' schemas (crdsources.go).
 	crdSources []schemas.FileInput
+	// liveCluster is the live cluster's CRDs (cluster_source.go).
+	liveCluster []schemas.FileInput
 	// composed are the kinds the Compositions of a file compose, by path
 	// (catalog.go: what a schema catalog may serve).
 	composed map[string][]gvk.GVK
@@ -227,6 +232,7 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 	}
 	w.loadCachedPackages()
 	w.loadCachedCRDSources()
+	w.loadCachedClusterSource()
 	w.buildStores()
 	w.loadCachedCatalog()
 	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
@@ -606,7 +612,7 @@ func (w *World) inputs() []schemas.FileInput {
 		out = append(out, in)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return append(append(append(out, w.pkgs...), w.crdSources...), w.catalog...)
+	return append(append(append(append(out, w.pkgs...), w.crdSources...), w.liveCluster...), w.catalog...)
 }
 
 // metaMajor is the Crossplane major a crossplane.yaml states.
@@ -997,7 +1003,7 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 // clone copies the World's maps for a With* method.
 func (w *World) clone(changed map[string]bool) *World {
 	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
-		results: w.results, pkgs: w.pkgs, catalog: w.catalog, crdSources: w.crdSources, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
+		results: w.results, pkgs: w.pkgs, catalog: w.catalog, crdSources: w.crdSources, liveCluster: w.liveCluster, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
 		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw), composed: maps.Clone(w.composed),
 		envConfigs: maps.Clone(w.envConfigs), pkgEnvConfigs: w.pkgEnvConfigs}
 	// The objects of files that did not change stay parsed.

@@ -64,6 +64,9 @@ type Settings struct {
 	// (oci://HOST/REPO/CHART:VERSION), read and cached by digest
 	// (crdsources.go).
 	CRDSources []string `json:"crdSources,omitempty"`
+	// Cluster is a live cluster whose CRDs serve as schemas (off by
+	// default; cluster_source.go).
+	Cluster ClusterSettings `json:"cluster,omitempty"`
 	// SchemaCatalogs are schema catalog location templates (kubeconform's
 	// -schema-location form: http(s) URLs, file URLs or absolute paths
 	// with {{.Group}}, {{.ResourceKind}}, {{.ResourceAPIVersion}}) asked

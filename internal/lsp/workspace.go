@@ -98,7 +98,7 @@ func (s *server) applySettings(set Settings) {
 		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || !equalStrings(old.Schemas.Paths, set.Schemas.Paths) ||
 		old.Schemas.MaxFileSize != set.Schemas.MaxFileSize ||
 		!equalStrings(old.SchemaCatalogs, set.SchemaCatalogs) || old.SchemaCatalogRefresh != set.SchemaCatalogRefresh ||
-		!equalStrings(old.CRDSources, set.CRDSources) {
+		!equalStrings(old.CRDSources, set.CRDSources) || old.Cluster != set.Cluster {
 		s.requestReload()
 		return
 	}
@@ -444,6 +444,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	pkgFiles, pkgResults := s.loadCachedPackages(w.Metas(), set)
 	w = w.WithPackages(pkgResults, pkgFiles)
 	w = s.cachedCRDSources(w, set)
+	w = s.cachedCluster(w, set)
 	w.Warm() // not under s.mu: with a large package, listing the kinds takes a while
 	major, from := 0, "the default"
 	if len(roots) > 0 {
@@ -475,5 +476,8 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	s.goBackground(s.refreshPackages)
 	if len(set.CRDSources) > 0 {
 		s.goBackground(s.refreshCRDSources)
+	}
+	if set.Cluster.Enabled {
+		s.goBackground(s.refreshCluster)
 	}
 }

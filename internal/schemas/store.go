@@ -21,10 +21,14 @@ const (
 	SourceWorkspace                   // CRDs, XRDs, MRDs in the user's files
 	SourcePackage                     // a package pinned by crossplane.yaml
 
+	// SourceCluster is a CRD a live cluster serves (read through the
+	// user's kubeconfig, cached): the workspace's, packages' and built-in
+	// definitions of the same kind win.
+	SourceCluster SourceKind = -1
 	// SourceCatalog is a schema catalog's JSON Schema (converted from a
 	// CRD, without its CEL rules): ranked below every other source, so a
 	// real definition of the kind always wins.
-	SourceCatalog SourceKind = -1
+	SourceCatalog SourceKind = -2
 )
 
 func (k SourceKind) String() string {
@@ -37,6 +41,8 @@ func (k SourceKind) String() string {
 		return "package"
 	case SourceCatalog:
 		return "catalog"
+	case SourceCluster:
+		return "cluster"
 	}
 	return "unknown"
 }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
+)
+
+// clusterSourceOptions are check's live cluster flags: the CRDs a
+// cluster serves, read with the kubeconfig's credentials as kubectl would.
+type clusterSourceOptions struct {
+	enabled    bool
+	context    string
+	kubeconfig string
+	timeout    time.Duration
+}
+
+func (o *clusterSourceOptions) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.enabled, "cluster", false, "also use the CRDs a live cluster serves (read-only: one list of CRDs and the server version, cached per cluster; the cached copy is used when the cluster is unreachable). Workspace and package schemas win")
+	fs.StringVar(&o.context, "context", "", "the kubeconfig context of --cluster (default: the current context)")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig of --cluster (default: $KUBECONFIG, else ~/.kube/config)")
+	fs.DurationVar(&o.timeout, "cluster-timeout", packages.DefaultClusterTimeout, "how long --cluster waits for the cluster before using its cached copy")
+}
+
+// source is the cluster the flags name (nil: none).
+func (o *clusterSourceOptions) source() (*packages.ClusterSource, error) {
+	if !o.enabled {
+		if o.context != "" || o.kubeconfig != "" {
+			return nil, fmt.Errorf("--context and --kubeconfig name the cluster of --cluster, which is not given")
+		}
+		return nil, nil
+	}
+	return &packages.ClusterSource{Kubeconfig: o.kubeconfig, Context: o.context, Timeout: o.timeout}, nil
+}
+
+// fetchClusterSource reads the cluster and adds its CRDs; a cluster that
+// cannot be read is reported on stderr, and its cached copy (if any) is
+// used, saying how old it is.
+func fetchClusterSource(ctx context.Context, w *loader.World, stderr io.Writer) *loader.World {
+	c := w.ClusterSource()
+	if c == nil {
+		return w
+	}
+	snap, err := loader.FetchClusterSource(ctx, c)
+	if err != nil {
+		if snap != nil {
+			fmt.Fprintf(stderr, "crd-lsp check: %v; using the copy read %s\n", err, snap.ReadAt.Local().Format(time.RFC3339))
+		} else {
+			fmt.Fprintf(stderr, "crd-lsp check: %v; no cached copy: its kinds stay unknown\n", err)
+		}
+	}
+	if snap == nil {
+		return w
+	}
+	return w.WithClusterSource(snap)
+}

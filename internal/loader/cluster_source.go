@@ -1,0 +1,63 @@
+package loader
+
+import (
+	"context"
+	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+)
+
+// A live cluster (Config.ClusterSource): the CRDs it serves. Load serves
+// the cluster's cached snapshot (no network); FetchClusterSource reads the
+// cluster for the front end, which adds it with WithClusterSource. They
+// rank below the workspace's, packages' and built-in schemas.
+
+// ClusterSourceInput is a cluster snapshot as a store input.
+func ClusterSourceInput(s *packages.ClusterSnapshot) schemas.FileInput {
+	return schemas.FileInput{
+		Source:  schemas.Source{Kind: schemas.SourceCluster, Name: s.Context, Version: s.ReadAt.UTC().Format(time.RFC3339), File: s.Path},
+		Path:    s.Path,
+		Content: s.YAML,
+	}
+}
+
+// loadCachedClusterSource serves the cluster's cached snapshot, if any.
+func (w *World) loadCachedClusterSource() {
+	if w.cfg.ClusterSource == nil {
+		return
+	}
+	if s, err := w.cfg.ClusterSource.CachedCluster(); err == nil {
+		w.liveCluster = []schemas.FileInput{ClusterSourceInput(s)}
+	}
+}
+
+// FetchClusterSource reads the cluster (the network, bounded by its
+// timeout). With an error, the snapshot is the cached copy, if any.
+func FetchClusterSource(ctx context.Context, c *packages.ClusterSource) (*packages.ClusterSnapshot, error) {
+	return c.ReadCluster(ctx)
+}
+
+// WithClusterSource is the World with the cluster's schemas in place of
+// the previous ones (nil: none).
+func (w *World) WithClusterSource(s *packages.ClusterSnapshot) *World {
+	var inputs []schemas.FileInput
+	if s != nil {
+		inputs = []schemas.FileInput{ClusterSourceInput(s)}
+	}
+	c := w.clone(nil)
+	c.liveCluster = inputs
+	c.schemaGen++
+	stores := make(map[int]*schemas.Store, len(w.stores))
+	for m, st := range w.stores {
+		for _, old := range w.liveCluster {
+			st = st.WithoutFile(old.Path)
+		}
+		stores[m] = st.WithFiles(inputs)
+	}
+	c.stores = stores
+	return c
+}
+
+// ClusterSource is the configured cluster (nil: none).
+func (w *World) ClusterSource() *packages.ClusterSource { return w.cfg.ClusterSource }

@@ -1,0 +1,98 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
+)
+
+// A live cluster (crdLsp.cluster): the CRDs it serves. A load serves the
+// cluster's cached copy; then the cluster is read in the background, once
+// per load (never per keystroke): a cluster that cannot be read keeps its
+// cached copy, said in a message naming the context and the reason.
+
+// ClusterSettings are crdLsp.cluster: off unless Enabled.
+type ClusterSettings struct {
+	Enabled bool `json:"enabled,omitempty"`
+	// Kubeconfig is the kubeconfig file ("": $KUBECONFIG, else
+	// ~/.kube/config, as kubectl).
+	Kubeconfig string `json:"kubeconfig,omitempty"`
+	// Context is the kubeconfig's context ("": its current context).
+	Context string `json:"context,omitempty"`
+}
+
+// clusterSource is the cluster the settings name (nil: none).
+func (set Settings) clusterSource() *packages.ClusterSource {
+	if !set.Cluster.Enabled {
+		return nil
+	}
+	return &packages.ClusterSource{Kubeconfig: set.Cluster.Kubeconfig, Context: set.Cluster.Context}
+}
+
+// cachedCluster is w with the cluster's cached copy.
+func (s *server) cachedCluster(w *loader.World, set Settings) *loader.World {
+	c := set.clusterSource()
+	if c == nil {
+		return w
+	}
+	snap, err := c.CachedCluster()
+	if err != nil {
+		return w
+	}
+	return w.WithClusterSource(snap)
+}
+
+// refreshCluster reads the cluster (bounded by its timeout) and adds its
+// CRDs to the World.
+func (s *server) refreshCluster(ctx context.Context) {
+	s.mu.Lock()
+	set := s.settings
+	s.mu.Unlock()
+	c := set.clusterSource()
+	if c == nil {
+		return
+	}
+	name := set.Cluster.Context
+	if name == "" {
+		name = "the current context"
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.logMessage(protocol.MessageTypeInfo, "crd-lsp: reading the CRDs of cluster "+name+"…")
+	prog := s.beginProgress(ctx, cancel, "crd-lsp: cluster", "Reading the CRDs of "+name)
+	snap, err := loader.FetchClusterSource(ctx, c)
+	if ctx.Err() != nil {
+		prog.end("cancelled")
+		return
+	}
+	if err != nil {
+		prog.end(err.Error())
+		s.log.Warn("cluster", "error", err)
+		msg := "crd-lsp: " + err.Error()
+		if snap != nil {
+			msg += "; using the copy read " + snap.ReadAt.Local().Format(time.RFC3339)
+		}
+		s.logMessage(protocol.MessageTypeWarning, msg)
+		return // the cached copy is in place since the load
+	}
+	prog.end(fmt.Sprintf("%d CRDs read", len(snap.CRDs)))
+	s.mu.Lock()
+	if s.world == nil || s.settings.Cluster != set.Cluster {
+		s.mu.Unlock()
+		return // not loaded, or superseded by new settings (and their reload)
+	}
+	s.world = s.world.WithClusterSource(snap)
+	s.changedLocked()
+	s.mu.Unlock()
+	version := ""
+	if snap.Version != "" {
+		version = ", server " + snap.Version
+	}
+	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("crd-lsp: cluster %q: %d CRDs read%s", snap.Context, len(snap.CRDs), version))
+	s.diag.scheduleAll()
+}

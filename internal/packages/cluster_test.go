@@ -1,0 +1,100 @@
+package packages
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestClusterSourceAnswers: a cluster served over TLS on loopback answers
+// well, then refuses, then hangs: the first read is cached (CRDs whole,
+// TypeMeta set, managedFields and status dropped, resourceVersions
+// kept); each failure names the context, server and reason, and returns
+// the cached copy.
+func TestClusterSourceAnswers(t *testing.T) {
+	var mode atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			t.Errorf("%s %s: the cluster is only read", r.Method, r.URL)
+		}
+		if got := r.Header.Get("Authorization"); got != "Bearer t0k3n" {
+			t.Errorf("Authorization %q", got)
+		}
+		switch mode.Load() {
+		case 1:
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte(`{"kind":"Status","message":"customresourcedefinitions is forbidden: User \"x\" cannot list"}`))
+			return
+		case 2:
+			<-r.Context().Done()
+			return
+		}
+		switch r.URL.Path {
+		case "/version":
+			w.Write([]byte(`{"gitVersion":"v1.35.1"}`))
+		case "/apis/apiextensions.k8s.io/v1/customresourcedefinitions":
+			if r.URL.Query().Get("continue") == "" {
+				w.Write([]byte(`{"metadata":{"continue":"p2"},"items":[{"metadata":{"name":"zs.example.org","resourceVersion":"7","managedFields":[{"manager":"kubectl"}]},"spec":{"group":"example.org","x-rule":"self.a < self.b"},"status":{"acceptedNames":{}}}]}`))
+			} else {
+				w.Write([]byte(`{"metadata":{},"items":[{"metadata":{"name":"as.example.org","resourceVersion":"9"},"spec":{"group":"example.org"}}]}`))
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kc, []byte("apiVersion: v1\nkind: Config\nclusters:\n- cluster: {server: \""+srv.URL+"\", insecure-skip-tls-verify: true}\n  name: c\ncontexts:\n- context: {cluster: c, user: u}\n  name: dev-eu\ncurrent-context: dev-eu\nusers:\n- name: u\n  user: {token: t0k3n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := ClusterSource{Kubeconfig: kc, CacheDir: filepath.Join(dir, "cache"), Timeout: 2 * time.Second}
+	if _, err := src.CachedCluster(); err == nil {
+		t.Fatal("a cache before any read")
+	}
+	snap, err := src.ReadCluster(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Context != "dev-eu" || snap.Version != "v1.35.1" || len(snap.CRDs) != 2 || snap.CRDs[0] != (ClusterCRD{"as.example.org", "9"}) || snap.CRDs[1] != (ClusterCRD{"zs.example.org", "7"}) {
+		t.Errorf("snapshot %+v", snap)
+	}
+	y := string(snap.YAML)
+	for _, want := range []string{`"apiVersion":"apiextensions.k8s.io/v1"`, `"kind":"CustomResourceDefinition"`, `"x-rule":"self.a \u003c self.b"`} {
+		if !strings.Contains(y, want) {
+			t.Errorf("YAML lacks %s:\n%s", want, y)
+		}
+	}
+	if strings.Contains(y, "managedFields") || strings.Contains(y, "acceptedNames") || strings.Index(y, "as.example.org") > strings.Index(y, "zs.example.org") {
+		t.Errorf("YAML:\n%s", y)
+	}
+
+	mode.Store(1)
+	cached, err := src.ReadCluster(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `cluster context "dev-eu" (`+srv.URL+`): forbidden (403): may not list customresourcedefinitions: customresourcedefinitions is forbidden`) {
+		t.Errorf("forbidden: %v", err)
+	}
+	if cached == nil || string(cached.YAML) != y || !cached.ReadAt.Equal(snap.ReadAt) {
+		t.Errorf("the cached copy is not returned: %+v", cached)
+	}
+
+	mode.Store(2)
+	src.Timeout = 200 * time.Millisecond
+	cached, err = src.ReadCluster(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `cluster context "dev-eu" (`+srv.URL+`): no answer within 200ms`) || cached == nil {
+		t.Errorf("slow: %v, cached %v", err, cached != nil)
+	}
+
+	// A context the kubeconfig lacks is named.
+	other := src
+	other.Context = "nope"
+	if _, err := other.CachedCluster(); err == nil || !strings.Contains(err.Error(), `cluster context "nope": no such context in the kubeconfig`) {
+		t.Errorf("unknown context: %v", err)
+	}
+}
