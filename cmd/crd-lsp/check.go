@@ -55,10 +55,10 @@ type checkOptions struct {
 	uptest      bool
 	functions   functionOptions
 	catalogs    catalogOptions
-	cluster     clusterSourceOptions
+	cluster     clusterSourceOptions // --cluster, --context, --kubeconfig (cluster_source.go)
 	crds        stringList
 	insecure    stringList
-	cluster     clusterOptions // --extra-resources, --context (cluster.go), as render takes them
+	pipeline    clusterOptions // --extra-resources, --context-files (cluster.go), as render takes them
 }
 
 func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
@@ -76,6 +76,7 @@ func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
 	opts.functions.register(fs)
 	opts.catalogs.register(fs)
 	opts.cluster.register(fs)
+	opts.pipeline.register(fs, false)
 	fs.Var(&opts.crds, "crds", "CRDs to use from a URL (a release's *.crds.yaml) or a Helm chart in an OCI registry (oci://HOST/REPO/CHART:VERSION: its crds/ folder and plain CRD templates); read and cached by digest, the cached copy used when unreachable (repeatable)")
 	fs.Var(&opts.insecure, "insecure", "registry HOST:PORT to use over plain HTTP, for --crds (repeatable)")
 	return fs
@@ -178,7 +179,7 @@ func (o checkOptions) config() (loader.Config, error) {
 	cfg.KeepAll = true
 	cfg.Options = workspace.Options{MaxFileSize: 10 << 20}
 	cfg.Analysis = loader.AnalysisSettings{UnknownKind: unknown, CompositionMode: o.compMode, ClientKinds: o.clientKinds, UptestPlaceholders: o.uptest}
-	cluster, err := o.cluster.read()
+	cluster, err := o.pipeline.read()
 	if err != nil {
 		return cfg, err
 	}

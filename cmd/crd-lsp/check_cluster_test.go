@@ -8,11 +8,11 @@ import (
 )
 
 // TestBinaryCheckCluster: crd-lsp check takes --extra-resources and
-// --context as render does. Without them, the workspace's four
+// --context-files as render takes --context. Without them, the workspace's four
 // EnvironmentConfigs make the Single selector of single/composition.yaml
 // match two (the step fails: an error); given the cluster's
 // EnvironmentConfigs instead, it matches one, and what that one lacks
-// (region) is reported; a --context environment that holds region
+// (region) is reported; a --context-files environment that holds region
 // silences that. Before, check refused both flags.
 func TestBinaryCheckCluster(t *testing.T) {
 	env := filepath.Join("..", "..", "testdata", "render", "environment")
@@ -40,11 +40,11 @@ func TestBinaryCheckCluster(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `single/composition.yaml:37:24: warning: spec.forProvider.region is required by Bucket, and only set when region is set in the environment (which EnvironmentConfig(s) "prod" in --extra-resources give without it)`) {
 		t.Errorf("--extra-resources: exit %d\n%s", code, out)
 	}
-	code, out = run("--extra-resources", extra, "--context", "apiextensions.crossplane.io/environment="+ctx)
+	code, out = run("--extra-resources", extra, "--context-files", "apiextensions.crossplane.io/environment="+ctx)
 	if code != 0 || !strings.Contains(out, "0 errors, 0 warnings") {
-		t.Errorf("--context: exit %d\n%s", code, out)
+		t.Errorf("--context-files: exit %d\n%s", code, out)
 	}
-	for _, bad := range [][]string{{"--extra-resources", "does/not/exist.yaml"}, {"--context", "no-file"}} {
+	for _, bad := range [][]string{{"--extra-resources", "does/not/exist.yaml"}, {"--context-files", "no-file"}} {
 		if code, _, errOut := runBin(t, nil, "", append(append([]string{"check"}, bad...), files...)...); code != 2 || !strings.Contains(errOut, "crd-lsp check:") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 with a message", bad, code, errOut)
 		}

@@ -61,7 +61,7 @@ func renderFlags(out io.Writer, opts *renderOptions) *pflag.FlagSet {
 	fs.StringVar(&opts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) where no crossplane.yaml says (default v2)")
 	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
 	opts.functions.register(fs)
-	opts.cluster.register(fs)
+	opts.cluster.register(fs, true)
 	return fs
 }
 
