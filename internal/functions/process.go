@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -43,6 +44,7 @@ type proc struct {
 	alive  context.Context // cancelled when the process exited
 	exited context.CancelFunc
 	done   chan struct{} // closed once Wait returned and exit is set
+	waited atomic.Bool   // Wait returned: the process is gone
 	exit   string
 	out    *output
 }
@@ -61,7 +63,7 @@ func (b *processBackend) conn(ctx context.Context) (context.Context, func(), *gr
 		return nil, nil, nil, errors.New("the function registry is closed")
 	}
 	p := b.cur
-	if p == nil || p.alive.Err() != nil {
+	if p == nil || p.alive.Err() != nil || p.waited.Load() {
 		var err error
 		if p, err = b.start(); err != nil {
 			b.mu.Unlock()
@@ -144,13 +146,15 @@ func (b *processBackend) start() (*proc, error) {
 		if err != nil {
 			exit = err.Error()
 		}
-		// No call goes to it any more (the next starts the executable
-		// again), even while the rest of its output is read.
-		exited()
+		// No new call goes to it (the next starts the executable again),
+		// even while the rest of its output is read; calls under way end
+		// once the exit can be told (done).
+		p.waited.Store(true)
 		grp.release() // what it started goes too
 		out.finish()
 		p.exit = exit
 		close(p.done)
+		exited()
 		cc.Close()
 		b.log("%s exited: %s", b.ex.Path, p.exit)
 	}()
