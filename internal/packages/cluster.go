@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"net"
 	"fmt"
 	"io"
 	"net/http"
@@ -230,7 +231,7 @@ func (s ClusterSource) read(ctx context.Context, r resolved) (*ClusterSnapshot, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cfg := rest.CopyConfig(r.config)
-	cfg.Timeout = timeout
+	cfg.Timeout = 0 // ctx bounds the whole read (a second, equal timer would race it)
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, err
@@ -252,7 +253,8 @@ func (s ClusterSource) read(ctx context.Context, r resolved) (*ClusterSnapshot, 
 		}
 		resp, err := hc.Do(req)
 		if err != nil {
-			if ctx.Err() == context.DeadlineExceeded {
+			var ne net.Error
+			if ctx.Err() == context.DeadlineExceeded || errors.As(err, &ne) && ne.Timeout() {
 				return nil, fmt.Errorf("no answer within %s", timeout)
 			}
 			return nil, err
