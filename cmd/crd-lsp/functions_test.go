@@ -191,3 +191,31 @@ func startFunction(t *testing.T, bin string) string {
 		}
 	}
 }
+
+// TestRenderNativeStepsWithRealAutoReady: a pipeline of steps crd-lsp
+// runs in-process (go-templating composes a ConfigMap, then
+// patch-and-transform patches it) and the real function-auto-ready
+// (fntest.AutoReadyVersion, built from the Go module proxy) as its last
+// step: the native steps' output reaches the real function, which runs,
+// and what it returns is the result.
+func TestRenderNativeStepsWithRealAutoReady(t *testing.T) {
+	bin := fntest.AutoReady(t)
+	dir := filepath.Join("..", "..", "testdata", "render", "native-and-real")
+	code, out, errOut := runCmd(t, "", "render", "--log-level", "debug", "--function-exe", "function-auto-ready="+bin,
+		"--xr", filepath.Join(dir, "xr.yaml"), filepath.Join(dir, "composition.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "function function-auto-ready: started") || !strings.Contains(errOut, "Running Function") {
+		t.Errorf("function-auto-ready did not run:\n%s", errOut)
+	}
+	for _, want := range []string{"name: web-config", "size: large", "patched: large", "crossplane.io/composition-resource-name: config"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the rendered output lacks %q:\n%s", want, out)
+		}
+	}
+	// check runs the same pipeline and finds nothing wrong.
+	if code, out, errOut := runCmd(t, "", "check", "--function-exe", "function-auto-ready="+bin, dir); code != 0 {
+		t.Errorf("check: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

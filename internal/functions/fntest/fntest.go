@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -64,21 +65,64 @@ func TestFunction(t testing.TB) string {
 // (PatchAndTransformVersion), built from the module proxy on first use.
 func PatchAndTransform(t testing.TB) string {
 	t.Helper()
-	return build(t, "function-patch-and-transform-"+PatchAndTransformVersion, func(goBin, out string) error {
-		dir, err := os.MkdirTemp(filepath.Dir(out), "pt-module-")
+	return proxyBuild(t, "function-patch-and-transform-"+PatchAndTransformVersion, ptModule, PatchAndTransformVersion)
+}
+
+// AutoReadyVersion is the function-auto-ready tests run for real.
+const AutoReadyVersion = "v0.5.1"
+
+const autoReadyModule = "github.com/crossplane-contrib/function-auto-ready"
+
+// AutoReady returns the path of function-auto-ready (AutoReadyVersion),
+// built from the module proxy on first use.
+//
+// Its go.mod names it github.com/crossplane/function-auto-ready, which the
+// proxy does not serve, so it cannot be required by the name it is served
+// under: its source is downloaded and built as a main module of its own.
+func AutoReady(t testing.TB) string {
+	t.Helper()
+	return build(t, "function-auto-ready-"+AutoReadyVersion, func(goBin, out string) error {
+		dir, err := os.MkdirTemp(filepath.Dir(out), "fn-module-")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		gomod := "module crd-lsp-test/pt\n\ngo 1.25\n"
+		var dl bytes.Buffer
+		cmd := exec.Command(goBin, "mod", "download", "-json", autoReadyModule+"@"+AutoReadyVersion)
+		cmd.Dir, cmd.Stdout = dir, &dl
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go mod download %s@%s: %w", autoReadyModule, AutoReadyVersion, err)
+		}
+		var mod struct{ Dir string }
+		if err := json.Unmarshal(dl.Bytes(), &mod); err != nil || mod.Dir == "" {
+			return fmt.Errorf("go mod download %s@%s: no source folder (%v)", autoReadyModule, AutoReadyVersion, err)
+		}
+		src := filepath.Join(dir, "src")
+		if err := os.CopyFS(src, os.DirFS(mod.Dir)); err != nil {
+			return err
+		}
+		return run(src, []string{"GOFLAGS=-mod=mod"}, goBin, "build", "-o", out, ".")
+	})
+}
+
+// proxyBuild builds module@version's main package in a scratch module.
+func proxyBuild(t testing.TB, key, module, version string) string {
+	t.Helper()
+	return build(t, key, func(goBin, out string) error {
+		dir, err := os.MkdirTemp(filepath.Dir(out), "fn-module-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		gomod := "module crd-lsp-test/fn\n\ngo 1.25\n"
 		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 			return err
 		}
 		env := []string{"GOFLAGS=-mod=mod"}
-		if err := run(dir, env, goBin, "get", ptModule+"@"+PatchAndTransformVersion); err != nil {
+		if err := run(dir, env, goBin, "get", module+"@"+version); err != nil {
 			return err
 		}
-		return run(dir, env, goBin, "build", "-o", out, ptModule)
+		return run(dir, env, goBin, "build", "-o", out, module)
 	})
 }
 
