@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,5 +218,99 @@ func TestRenderNativeStepsWithRealAutoReady(t *testing.T) {
 	// check runs the same pipeline and finds nothing wrong.
 	if code, out, errOut := runCmd(t, "", "check", "--function-exe", "function-auto-ready="+bin, dir); code != 0 {
 		t.Errorf("check: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestInputFindingsAgreeWithSDKDecoding: what check says of a step's
+// input without running anything agrees with how a function built with
+// function-sdk-go decodes it (the test function's Typed input: its Go
+// type through request.GetInput). An unknown field or a wrong JSON type
+// is an error, and the real function fails the step; an enum or range
+// its input CRD states is only a warning, and the real function takes the
+// value as it is.
+func TestInputFindingsAgreeWithSDKDecoding(t *testing.T) {
+	bin := fntest.TestFunction(t)
+	xrd, err := os.ReadFile(filepath.Join("..", "..", "testdata", "render", "native-and-real", "xrd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xr, err := os.ReadFile(filepath.Join("..", "..", "testdata", "render", "native-and-real", "xr.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const inputCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: typeds.test.crd-lsp.dev
+spec:
+  group: test.crd-lsp.dev
+  names: {kind: Typed, plural: typeds, listKind: TypedList, singular: typed}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          mode: {type: string, enum: [Fast, Slow]}
+          count: {type: integer, minimum: 1}
+`
+	for _, tc := range []struct {
+		name, input string
+		static      []string // severity code, in order
+		fails       bool     // the real function fails the step
+	}{
+		{"enum and range", "mode: Fats, count: 0", []string{"warning enum", "warning range"}, false},
+		{"unknown field", "mode: Fast, cuont: 1", []string{"error unknown-field"}, true},
+		{"wrong type", "mode: Fast, count: one", []string{"error type"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			comp := `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: xapps
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
+  mode: Pipeline
+  pipeline:
+  - step: typed
+    functionRef: {name: function-test}
+    input: {apiVersion: test.crd-lsp.dev/v1, kind: Typed, ` + tc.input + `}
+`
+			for name, text := range map[string]string{"xrd.yaml": string(xrd), "xr.yaml": string(xr), "input-crd.yaml": inputCRD, "composition.yaml": comp} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			findings := func(out string) (input []string, step string) {
+				for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+					m := regexp.MustCompile(`^.*composition\.yaml:(\d+):\d+: (\w+): .*\[([a-z-]+)\]`).FindStringSubmatch(l)
+					switch {
+					case m == nil:
+					case m[1] == "11":
+						input = append(input, m[2]+" "+m[3])
+					case m[1] == "9":
+						step = m[2] + " " + m[3]
+					}
+				}
+				return input, step
+			}
+			_, static, _ := runCmd(t, "", "check", dir)
+			if got, _ := findings(static); !slices.Equal(got, tc.static) {
+				t.Errorf("without the function: %v, want %v\n%s", got, tc.static, static)
+			}
+			_, real, _ := runCmd(t, "", "check", "--function-exe", "function-test="+bin, dir)
+			got, step := findings(real)
+			if !slices.Equal(got, tc.static) {
+				t.Errorf("with the function: %v, want %v\n%s", got, tc.static, real)
+			}
+			// (with the example XR: a synthesised one makes a failure a warning)
+			if fails := strings.HasPrefix(step, "error "); fails != tc.fails {
+				t.Errorf("the real function's step: %q (fails %v, want %v)\n%s", step, fails, tc.fails, real)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/crossplane/function-sdk-go v0.5.0
 	google.golang.org/protobuf v1.36.10
+	k8s.io/apimachinery v0.33.0
 )
 
 require (
@@ -69,7 +70,6 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/api v0.33.0 // indirect
 	k8s.io/apiextensions-apiserver v0.33.0 // indirect
-	k8s.io/apimachinery v0.33.0 // indirect
 	k8s.io/client-go v0.33.0 // indirect
 	k8s.io/code-generator v0.33.0 // indirect
 	k8s.io/gengo/v2 v2.0.0-20250604051438-85fd79dbfd9f // indirect

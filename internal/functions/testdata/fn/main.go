@@ -21,6 +21,11 @@
 //	results: [{severity: Normal|Warning|Fatal, message, reason, target}]
 //	conditions: [{type, status, reason, message}]
 //	echo: name                  # compose a ConfigMap "name" describing the request
+//
+// An input of kind Typed is decoded instead as functions decode theirs
+// (function-sdk-go's request.GetInput into a Go type: unknown members and
+// wrong JSON types fail, nothing else of an input CRD is enforced) and
+// answered with a Normal result naming what it read, or a Fatal one.
 package main
 
 import (
@@ -35,7 +40,10 @@ import (
 
 	function "github.com/crossplane/function-sdk-go"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/response"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -46,6 +54,15 @@ type fn struct {
 func (fn) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 	rsp := response.To(req, response.DefaultTTL)
 	in := req.GetInput().AsMap()
+	if in["kind"] == "Typed" {
+		var ti typedInput
+		if err := request.GetInput(req, &ti); err != nil {
+			response.Fatal(rsp, err)
+			return rsp, nil
+		}
+		response.Normalf(rsp, "decoded mode %q count %d", ti.Mode, ti.Count)
+		return rsp, nil
+	}
 	if in["crash"] == true {
 		panic("crashing as the input asks")
 	}
@@ -295,3 +312,12 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// typedInput is the Typed input, a Go type as functions declare theirs.
+type typedInput struct {
+	metav1.TypeMeta `json:",inline"`
+	Mode            string `json:"mode"`
+	Count           int    `json:"count"`
+}
+
+func (t *typedInput) DeepCopyObject() runtime.Object { c := *t; return &c }
