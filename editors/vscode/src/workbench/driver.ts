@@ -84,6 +84,7 @@ interface Result {
   previewFollowed?: string[];
   /** Where the preview's note link led: the active tab and the cursor. */
   linkTab?: string;
+  linkByKeyboard?: boolean;
   linkCursor?: string;
   /** Whether closing the preview asked anything (a dialog). */
   closeDialog?: boolean;
@@ -413,7 +414,22 @@ async function run(page: Page): Promise<void> {
     await page.locator(`.editor-group-container.active .tab.active[aria-label^="${c.previewTitle}"]`).waitFor({ timeout: plan.timeoutMs });
     const link = page.locator(`.editor-group-container.active .view-line span.detected-link`, { hasText: c.link.text });
     await until("the note's link", async () => ((await link.count()) > 0 ? true : undefined));
-    await link.first().click({ modifiers: ["Control"] });
+    try {
+      await link.first().click({ modifiers: ["Control"], timeout: 15000 });
+    } catch {
+      // The preview re-renders as the Composition's findings are published
+      // again, and a click can keep landing between two renderings: open
+      // the same detected link from the keyboard instead (Open Link, the
+      // cursor on it).
+      result.linkByKeyboard = true;
+      const lines = await editorLines(page);
+      const at = Array.from(lines.entries()).find(([, t]) => t.includes(c.link.text));
+      if (!at) {
+        throw new Error(`no preview line shows ${c.link.text}`);
+      }
+      await goTo(page, at[0], at[1].indexOf(c.link.text) + 2);
+      await quickInput(page, "F1", "Open Link");
+    }
     const cursor = `Ln ${c.link.line}, Col ${c.link.col}`;
     await until(`the Composition at ${cursor}`, async () => {
       const tab = await page.locator(".editor-group-container.active .tab.active").getAttribute("aria-label");
