@@ -255,14 +255,16 @@ func nearest(cands []*schemas.Schema, docURI string) (*schemas.Schema, bool) {
 		if c.Source.Kind != cands[0].Source.Kind {
 			break
 		}
-		if n := commonDirPrefix(filepath.Dir(c.Source.File), docPath); n > bestLen {
+		if n := SharedDirs(filepath.Dir(c.Source.File), docPath); n > bestLen {
 			best, bestLen = c, n
 		}
 	}
 	return best, true
 }
 
-func commonDirPrefix(dir, p string) int {
+// SharedDirs counts the leading folders dir and p share: how near a
+// definition (or a Function, an EnvironmentConfig) is to a document.
+func SharedDirs(dir, p string) int {
 	a := strings.Split(filepath.ToSlash(dir), "/")
 	b := strings.Split(filepath.ToSlash(p), "/")
 	n := 0

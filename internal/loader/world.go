@@ -734,7 +734,7 @@ func (w *World) functionOf(path, name string) (analysis.StepFunction, bool) {
 			if fn.Name != name || fn.Package == "" {
 				continue
 			}
-			n := sharedDirs(filepath.Dir(p), path)
+			n := analysis.SharedDirs(filepath.Dir(p), path)
 			if n > bestLen || n == bestLen && p < best.From {
 				best, bestLen = analysis.StepFunction{Package: packageRepository(fn.Package), From: p}, n
 			}
@@ -798,17 +798,6 @@ func ToDNSLabel(s string) string {
 		}
 	}
 	return strings.Trim(b.String(), "-")
-}
-
-// sharedDirs counts the leading folders dir and p share.
-func sharedDirs(dir, p string) int {
-	a := strings.Split(filepath.ToSlash(dir), "/")
-	b := strings.Split(filepath.ToSlash(p), "/")
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
 }
 
 // cluster is what a file's analysis knows of the cluster: the front

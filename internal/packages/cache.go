@@ -192,10 +192,14 @@ func writeAtomic(path string, data []byte) error {
 }
 
 // DefaultCacheDir is os.UserCacheDir()/crd-lsp/packages.
-func DefaultCacheDir() (string, error) {
+func DefaultCacheDir() (string, error) { return userCacheDir("packages") }
+
+// userCacheDir is os.UserCacheDir()/crd-lsp/name: where crd-lsp keeps
+// what it fetched (packages, catalog answers, clusters' CRDs).
+func userCacheDir(name string) (string, error) {
 	d, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(d, "crd-lsp", "packages"), nil
+	return filepath.Join(d, "crd-lsp", name), nil
 }

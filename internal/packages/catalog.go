@@ -54,13 +54,7 @@ type CatalogOptions struct {
 const DefaultCatalogRefresh = 24 * time.Hour
 
 // DefaultCatalogCacheDir is os.UserCacheDir()/crd-lsp/catalogs.
-func DefaultCatalogCacheDir() (string, error) {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, "crd-lsp", "catalogs"), nil
-}
+func DefaultCatalogCacheDir() (string, error) { return userCacheDir("catalogs") }
 
 // Catalog serves kinds' schemas from schema catalogs.
 type Catalog struct {

@@ -64,13 +64,7 @@ type ClusterSnapshot struct {
 }
 
 // DefaultClusterCacheDir is os.UserCacheDir()/crd-lsp/clusters.
-func DefaultClusterCacheDir() (string, error) {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, "crd-lsp", "clusters"), nil
-}
+func DefaultClusterCacheDir() (string, error) { return userCacheDir("clusters") }
 
 // ClusterError says why a cluster could not be read, naming its context.
 type ClusterError struct {
