@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -171,14 +172,15 @@ func (o checkOptions) config() (loader.Config, error) {
 	if !ok && o.unknownKind != "ignore" && o.unknownKind != "off" && o.unknownKind != "none" {
 		return cfg, fmt.Errorf("--unknown-kind must be error, warning, info or ignore, not %q", o.unknownKind)
 	}
-	if m := o.compMode; m != "warn" && m != "loose" && m != "strict" {
-		return cfg, fmt.Errorf("--composition-mode must be warn, loose or strict, not %q", m)
+	mode, ok := composition.ParseMode(o.compMode)
+	if !ok {
+		return cfg, fmt.Errorf("--composition-mode must be warn, loose or strict, not %q", o.compMode)
 	}
 	cfg.SchemaDirs = o.schemaDirs
 	cfg.CrossplaneVersion = o.crossplane
 	cfg.KeepAll = true
 	cfg.Options = workspace.Options{MaxFileSize: 10 << 20}
-	cfg.Analysis = loader.AnalysisSettings{UnknownKind: unknown, CompositionMode: o.compMode, ClientKinds: o.clientKinds, UptestPlaceholders: o.uptest}
+	cfg.Analysis = loader.AnalysisSettings{UnknownKind: unknown, CompositionMode: mode, ClientKinds: o.clientKinds, UptestPlaceholders: o.uptest}
 	cluster, err := o.pipeline.read()
 	if err != nil {
 		return cfg, err

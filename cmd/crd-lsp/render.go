@@ -131,7 +131,7 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 	}
 	f := document.Parse(path, 0, text)
 	env := world.Env(path)
-	env.Examples = nil // the composite is --xr's, or synthesised
+	env.Workspace.Examples = nil // the composite is --xr's, or synthesised
 	rendered, failed := 0, false
 	for _, d := range f.Docs {
 		obj, err := d.Object()

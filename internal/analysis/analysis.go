@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
@@ -55,15 +56,27 @@ type Diagnostic struct {
 	Path string
 }
 
-// Env is everything besides the file that analysis depends on.
+// Env is everything besides the file that analysis may read, in three
+// named parts: what the workspace provides for the file, the role the
+// file plays in it, and the user's options. A front end builds it once per
+// request (loader.World.EnvWith in the editor and the CLI); analysis never
+// reaches past it. The zero Env is valid: no schemas, a plain manifest,
+// default options.
 type Env struct {
+	Workspace Workspace
+	Role      Role
+	Options   Options
+}
+
+// Workspace is what the workspace provides for a file: the schemas and
+// Crossplane version that apply to it, what its package lacks, and the
+// workspace's other files a Composition of it is rendered with (example
+// composites, Functions, template files, the cluster's objects).
+type Workspace struct {
 	Schemas *schemas.Store
-	// UnknownKind is the severity of "no schema for this kind"; zero silences it.
-	UnknownKind Severity
-	// ClientKinds extends the built-in list of client-side configuration
-	// kinds (Kustomization and the like), which are not validated: API
-	// groups, or Kind.group ("Kind" for the core group).
-	ClientKinds []string
+	// CrossplaneMajor is the targeted Crossplane version (1 or 2); 0 means
+	// unknown and skips version-specific checks.
+	CrossplaneMajor int
 	// OtherMajor is the other Crossplane major whose built-in schemas
 	// serve gvk (a kind one of them removed or added), 0 for none; nil
 	// when unknown. Only asked about kinds no schema serves.
@@ -79,6 +92,33 @@ type Env struct {
 	// a function the file's project embeds ("" otherwise; nil: none), for
 	// messages about the step.
 	EmbeddedFunction func(ref string) string
+	// Examples returns the workspace's example composites (XRs or claims)
+	// of an XR kind, best first; nil means none are known.
+	Examples func(schemas.GVK) []Example
+	// FunctionOf resolves a pipeline step's functionRef.name to the
+	// function package it runs: a Function object of the workspace, or a
+	// function dependency of the crossplane.yaml the file belongs to
+	// (Crossplane names a dependency's Function after its repository:
+	// crossplane-contrib-function-patch-and-transform). nil or false:
+	// unknown.
+	FunctionOf func(name string) (StepFunction, bool)
+	// Cluster is what is known of the cluster Compositions run in: the
+	// EnvironmentConfigs their environment is built from, other
+	// resources functions may require, the context a pipeline starts
+	// with (environment.go).
+	Cluster Cluster
+	// TemplateFiles reads the template files of a function-go-templating
+	// FileSystem source's folder (dirPath) for a Composition of this
+	// file: the files below it in the workspace, by path relative to the
+	// folder. Nil, or an error, and the step is not rendered.
+	TemplateFiles func(dir string) ([]gotemplate.File, error)
+}
+
+// Role is what the file is for, as the workspace around it says: a
+// manifest (the zero Role), not a manifest at all, or a fragment another
+// file patches into an object. It decides which findings apply, not how
+// objects are checked.
+type Role struct {
 	// Skip says why the file is not a manifest at all (a Helm chart's
 	// template or Chart.yaml): it gets no findings. "" checks it.
 	Skip string
@@ -91,42 +131,31 @@ type Env struct {
 	// evaluates before the object goes anywhere (chainsaw's templating);
 	// findings on them are dropped.
 	Expressions bool
+}
+
+// Options are the user's settings (the editor's crdLsp.*, check's flags)
+// and the function runner the front end configured.
+type Options struct {
+	// UnknownKind is the severity of "no schema for this kind"; zero silences it.
+	UnknownKind severity.Severity
+	// ClientKinds extends the built-in list of client-side configuration
+	// kinds (Kustomization and the like), which are not validated: API
+	// groups, or Kind.group ("Kind" for the core group).
+	ClientKinds []string
+	// CompositionMode is the default schema-aware validation mode for
+	// Compositions (the zero Mode is warn); a Composition's annotation
+	// overrides it.
+	CompositionMode composition.Mode
 	// UptestPlaceholders: uptest's template variables in values
 	// (${Rand.RFC1123Subdomain}, ${data.…}, in every upjet provider's
 	// examples) stand for the values uptest substitutes before applying:
 	// a random RFC 1123 subdomain is checked as one, other variables are
 	// not judged.
 	UptestPlaceholders bool
-	// CrossplaneMajor is the targeted Crossplane version (1 or 2); 0 means
-	// unknown and skips version-specific checks.
-	CrossplaneMajor int
-	// CompositionMode is the default schema-aware validation mode for
-	// Compositions: "warn" (default), "loose" or "strict".
-	CompositionMode string
-	// Examples returns the workspace's example composites (XRs or claims)
-	// of an XR kind, best first; nil means none are known.
-	Examples func(schemas.GVK) []Example
-	// FunctionOf resolves a pipeline step's functionRef.name to the
-	// function package it runs: a Function object of the workspace, or a
-	// function dependency of the crossplane.yaml the file belongs to
-	// (Crossplane names a dependency's Function after its repository:
-	// crossplane-contrib-function-patch-and-transform). nil or false:
-	// unknown.
-	FunctionOf func(name string) (StepFunction, bool)
 	// Pipeline runs Composition pipelines with real functions; nil when
 	// none are configured (patch-and-transform steps are then rendered
 	// natively and other steps pass the desired state through, noted).
 	Pipeline Pipeline
-	// Cluster is what is known of the cluster Compositions run in: the
-	// EnvironmentConfigs their environment is built from, other
-	// resources functions may require, the context a pipeline starts
-	// with (environment.go).
-	Cluster Cluster
-	// TemplateFiles reads the template files of a function-go-templating
-	// FileSystem source's folder (dirPath) for a Composition of this
-	// file: the files below it in the workspace, by path relative to the
-	// folder. Nil, or an error, and the step is not rendered.
-	TemplateFiles func(dir string) ([]gotemplate.File, error)
 }
 
 // Example is an example composite resource (or claim) found in the
@@ -169,7 +198,7 @@ func FirstExample(objs []Example, want func(apiVersion, kind string) bool) (Exam
 
 // Diagnose returns every diagnostic of f, sorted by position.
 func Diagnose(ctx context.Context, f *document.File, env Env) []Diagnostic {
-	if env.Skip != "" {
+	if env.Role.Skip != "" {
 		return nil
 	}
 	var out []Diagnostic

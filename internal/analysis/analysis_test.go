@@ -51,7 +51,7 @@ spec:
 `
 
 func TestDiagnosePositions(t *testing.T) {
-	env := Env{Schemas: builtinStore(t), UnknownKind: SeverityWarning, CrossplaneMajor: 2}
+	env := Env{Workspace: Workspace{Schemas: builtinStore(t), CrossplaneMajor: 2}, Options: Options{UnknownKind: SeverityWarning}}
 	text := deployment + "---\napiVersion: example.org/v1\nkind: Nope\n---\nnot: [closed\n---\njust: data\n"
 	f := document.Parse("x.yaml", 1, []byte(text))
 	diags := Diagnose(context.Background(), f, env)
@@ -77,7 +77,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // BenchmarkDiagnoseDeployment is the analysis part of a keystroke: parse
 // plus validation of one Deployment against the warm built-in schema.
 func BenchmarkDiagnoseDeployment(b *testing.B) {
-	env := Env{Schemas: builtinStore(b), UnknownKind: SeverityWarning}
+	env := Env{Workspace: Workspace{Schemas: builtinStore(b)}, Options: Options{UnknownKind: SeverityWarning}}
 	f := document.Parse("x.yaml", 1, []byte(deployment))
 	Diagnose(context.Background(), f, env) // build the validator once
 	b.ResetTimer()
@@ -92,7 +92,7 @@ func BenchmarkDiagnoseDeployment(b *testing.B) {
 //
 //	go test ./internal/analysis -run '^$' -bench EditingHelp
 func BenchmarkEditingHelp3000Lines(b *testing.B) {
-	env := Env{Schemas: builtinStore(b)}
+	env := Env{Workspace: Workspace{Schemas: builtinStore(b)}}
 	var sb strings.Builder
 	for sb.Len() == 0 || strings.Count(sb.String(), "\n") < 3000 {
 		sb.WriteString("---\n" + strings.Replace(deployment, "replicas: three", "replicas: 3\n  paused: ", 1))
@@ -165,7 +165,7 @@ func BenchmarkDiagnoseComposition(b *testing.B) {
 			in = append(in, schemas.FileInput{Source: workspace.Source(f.Path), Path: f.Path, Content: f.Content})
 		}
 	}
-	env := Env{Schemas: st.WithFiles(in), CrossplaneMajor: 2}
+	env := Env{Workspace: Workspace{Schemas: st.WithFiles(in), CrossplaneMajor: 2}}
 	path := filepath.Join(corpus, "compositions", "upbound-configuration-aws-eks", "v0.16.0", "apis", "pat", "composition.yaml")
 	text, err := os.ReadFile(path)
 	if err != nil {
@@ -204,10 +204,10 @@ func compositionEnv(f testing.TB) Env {
 		}
 		in = append(in, schemas.FileInput{Source: workspace.Source(p), Path: p, Content: b})
 	}
-	return Env{Schemas: st.WithFiles(in), CrossplaneMajor: 2, Examples: func(schemas.GVK) []Example {
+	return Env{Workspace: Workspace{Schemas: st.WithFiles(in), CrossplaneMajor: 2, Examples: func(schemas.GVK) []Example {
 		return []Example{{Path: "xr.yaml", Object: map[string]any{"apiVersion": "database.example.org/v1alpha1", "kind": "XPostgreSQLInstance",
 			"metadata": map[string]any{"name": "x"}, "spec": map[string]any{"parameters": map[string]any{"storageGB": int64(5), "region": "eu"}}}}}
-	}}
+	}}}
 }
 
 func FuzzDiagnoseComposition(f *testing.F) {
@@ -250,7 +250,7 @@ func TestFuzzMutations(t *testing.T) {
 func TestTemplatePlaceholderKey(t *testing.T) {
 	text := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{replicas}}\n"
 	f := document.Parse("t.yaml", 1, []byte(text))
-	ds := Diagnose(context.Background(), f, Env{Schemas: builtinStore(t)})
+	ds := Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: builtinStore(t)}})
 	if len(ds) != 1 {
 		t.Fatalf("findings: %+v", ds)
 	}

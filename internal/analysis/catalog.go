@@ -25,8 +25,8 @@ func catalogNoted(sch *schemas.Schema, found bool, diags []Diagnostic) []Diagnos
 // functionName is how messages name the function a step runs: as the
 // project that embeds it describes it, else its functionRef name.
 func (env Env) functionName(fn string) string {
-	if env.EmbeddedFunction != nil {
-		if d := env.EmbeddedFunction(fn); d != "" {
+	if env.Workspace.EmbeddedFunction != nil {
+		if d := env.Workspace.EmbeddedFunction(fn); d != "" {
 			return d
 		}
 	}
@@ -35,10 +35,10 @@ func (env Env) functionName(fn string) string {
 
 // dependsOn is where the file's package root lists dependencies.
 func dependsOn(env Env) string {
-	if env.DependsOn == "" {
+	if env.Workspace.DependsOn == "" {
 		return "dependsOn in crossplane.yaml"
 	}
-	return env.DependsOn
+	return env.Workspace.DependsOn
 }
 
 // projectFile is the name of the file's package root file.

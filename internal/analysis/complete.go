@@ -47,7 +47,7 @@ const placeholder = "crdlsp__cursor"
 // key without a value, a new list item "- ", with syntax errors elsewhere:
 // the cursor's line is rewritten into something parsable first.
 func Complete(ctx context.Context, f *document.File, offset int, env Env) []Completion {
-	if env.Schemas == nil || offset < 0 || offset > len(f.Text) {
+	if env.Workspace.Schemas == nil || offset < 0 || offset > len(f.Text) {
 		return nil
 	}
 	if _, skipped := f.NotParsed(); skipped {
@@ -250,7 +250,7 @@ func completeValue(ctx context.Context, f *document.File, offset, lineStart, lin
 			other = v.Value
 		}
 		seen := map[string]bool{}
-		for _, k := range env.Schemas.Kinds() {
+		for _, k := range env.Workspace.Schemas.Kinds() {
 			if last.Field == "apiVersion" && (other == "" || k.GVK.Kind == other) {
 				if av := k.GVK.APIVersion(); !seen[av] {
 					seen[av] = true

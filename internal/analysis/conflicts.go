@@ -24,7 +24,7 @@ import (
 // or a package's (which wins everywhere). Identical copies are not
 // reported.
 func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagnostic {
-	if env.Schemas == nil {
+	if env.Workspace.Schemas == nil {
 		return nil
 	}
 	spec, _ := m["spec"].(map[string]any)
@@ -48,7 +48,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 		if version == "" {
 			continue
 		}
-		cands := env.Schemas.Candidates(schemas.GVK{Group: group, Version: version, Kind: kind})
+		cands := env.Workspace.Schemas.Candidates(schemas.GVK{Group: group, Version: version, Kind: kind})
 		var mine *schemas.Schema
 		for _, c := range cands {
 			if c.Path == self && c.CRDName == crdName {

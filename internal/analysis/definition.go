@@ -27,7 +27,7 @@ type FileReader func(path string) ([]byte, error)
 // Built-in kinds have no file to go to.
 func Definition(ctx context.Context, f *document.File, offset int, env Env, read FileReader) []Location {
 	hit, ok := f.At(offset)
-	if !ok || len(hit.Path) == 0 || env.Schemas == nil || read == nil {
+	if !ok || len(hit.Path) == 0 || env.Workspace.Schemas == nil || read == nil {
 		return nil
 	}
 	last, _ := hit.Path.Last()
@@ -70,7 +70,7 @@ func Definition(ctx context.Context, f *document.File, offset int, env Env, read
 	default:
 		return nil
 	}
-	sch, found := nearest(env.Schemas.Candidates(gvk), f.URI)
+	sch, found := nearest(env.Workspace.Schemas.Candidates(gvk), f.URI)
 	if !found {
 		return nil
 	}
@@ -138,8 +138,8 @@ type WorkspaceSymbol struct {
 func WorkspaceSymbols(ctx context.Context, query string, env Env, files []*document.File, read FileReader) []WorkspaceSymbol {
 	q := strings.ToLower(query)
 	var out []WorkspaceSymbol
-	if env.Schemas != nil {
-		for _, k := range env.Schemas.Kinds() {
+	if env.Workspace.Schemas != nil {
+		for _, k := range env.Workspace.Schemas.Kinds() {
 			if ctx.Err() != nil {
 				return nil
 			}

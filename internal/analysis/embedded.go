@@ -17,14 +17,14 @@ import (
 // the hover and completion of the kind they hold. rel is p relative to
 // the returned schema.
 func schemaAt(d *document.Doc, m map[string]any, p fieldpath.Path, env Env) (sch *schemas.Schema, ss *structuralschema.Structural, rel fieldpath.Path, ok bool) {
-	if env.Schemas == nil {
+	if env.Workspace.Schemas == nil {
 		return nil, nil, nil, false
 	}
 	gvk, _, ok := resourceHeader(d, m)
 	if !ok {
 		return nil, nil, nil, false
 	}
-	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
+	sch, found := nearest(env.Workspace.Schemas.Candidates(gvk), d.File.URI)
 	if !found {
 		return nil, nil, nil, false
 	}
@@ -47,7 +47,7 @@ func schemaAt(d *document.Doc, m map[string]any, p fieldpath.Path, env Env) (sch
 		if !ok {
 			continue
 		}
-		isch, found := nearest(env.Schemas.Candidates(igvk), d.File.URI)
+		isch, found := nearest(env.Workspace.Schemas.Candidates(igvk), d.File.URI)
 		if !found {
 			continue
 		}

@@ -1,6 +1,6 @@
 // This file gives a rendered Composition the environment its pipeline
 // builds (internal/environment): function-environment-configs steps run
-// natively from the EnvironmentConfigs Env.Cluster knows, a classic
+// natively from the EnvironmentConfigs Env.Workspace.Cluster knows, a classic
 // Crossplane v1 Composition's spec.environment is resolved before its
 // resources, and the context a pipeline starts with comes from the front
 // end (crd-lsp render --context).
@@ -52,11 +52,11 @@ type environmentRun struct {
 }
 
 func newEnvironmentRun(env Env, synthesized, lenient bool) *environmentRun {
-	from := env.Cluster.From
+	from := env.Workspace.Cluster.From
 	if from == "" {
 		from = "known"
 	}
-	return &environmentRun{lenient: lenient, opts: environment.Options{Configs: env.Cluster.EnvironmentConfigs, Complete: env.Cluster.Complete,
+	return &environmentRun{lenient: lenient, opts: environment.Options{Configs: env.Workspace.Cluster.EnvironmentConfigs, Complete: env.Workspace.Cluster.Complete,
 		Synthesized: synthesized, From: from}}
 }
 
@@ -66,7 +66,7 @@ func newEnvironmentRun(env Env, synthesized, lenient bool) *environmentRun {
 // the one in the starting context. notes are on spec.environment; failed
 // says Crossplane composes nothing.
 func (er *environmentRun) start(d *document.Doc, m, xr map[string]any, env Env) (map[string]any, []render.Note, bool) {
-	initial, _ := env.Cluster.Context[environment.ContextKey].(map[string]any)
+	initial, _ := env.Workspace.Cluster.Context[environment.ContextKey].(map[string]any)
 	spec, _ := m["spec"].(map[string]any)
 	es, ok := spec["environment"].(map[string]any)
 	if !ok || !servesEnvironment(d, m, env) {
@@ -95,10 +95,10 @@ func (er *environmentRun) start(d *document.Doc, m, xr map[string]any, env Env) 
 // v2 schemas do not, and the API server prunes it).
 func servesEnvironment(d *document.Doc, m map[string]any, env Env) bool {
 	gvk, ok := baseGVK(m)
-	if !ok || env.Schemas == nil {
+	if !ok || env.Workspace.Schemas == nil {
 		return false
 	}
-	sch, ok := nearest(env.Schemas.Candidates(gvk), d.File.URI)
+	sch, ok := nearest(env.Workspace.Schemas.Candidates(gvk), d.File.URI)
 	if !ok {
 		return false
 	}
@@ -218,15 +218,15 @@ func (er *environmentRun) describe() string {
 // v1beta1) and the other resources given.
 func pipelineInput(m, xr map[string]any, env Env, start map[string]any) functions.Input {
 	in := functions.Input{Composition: m, XR: xr}
-	if len(env.Cluster.Context) > 0 || start != nil {
-		in.Context = make(map[string]any, len(env.Cluster.Context)+1)
-		for k, v := range env.Cluster.Context {
+	if len(env.Workspace.Cluster.Context) > 0 || start != nil {
+		in.Context = make(map[string]any, len(env.Workspace.Cluster.Context)+1)
+		for k, v := range env.Workspace.Cluster.Context {
 			in.Context[k] = v
 		}
 		if start != nil {
 			in.Context[environment.ContextKey] = start
 		}
 	}
-	in.Resources = append(append(in.Resources, env.Cluster.Resources...), environment.AsServed(env.Cluster.EnvironmentConfigs)...)
+	in.Resources = append(append(in.Resources, env.Workspace.Cluster.Resources...), environment.AsServed(env.Workspace.Cluster.EnvironmentConfigs)...)
 	return in
 }

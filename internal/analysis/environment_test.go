@@ -39,8 +39,7 @@ func environmentEnvOf(t *testing.T, major int) Env {
 	for _, o := range ObjectsIn("environmentconfigs.yaml", cb) {
 		cfgs = append(cfgs, o.Object)
 	}
-	return Env{Schemas: st.WithFiles([]schemas.FileInput{{Source: workspace.Source(p), Path: p, Content: b}}), CrossplaneMajor: major,
-		Cluster: Cluster{EnvironmentConfigs: cfgs, From: "in the workspace"}}
+	return Env{Workspace: Workspace{Schemas: st.WithFiles([]schemas.FileInput{{Source: workspace.Source(p), Path: p, Content: b}}), CrossplaneMajor: major, Cluster: Cluster{EnvironmentConfigs: cfgs, From: "in the workspace"}}}
 }
 
 const envComposition = `apiVersion: apiextensions.crossplane.io/v1
@@ -134,7 +133,7 @@ func TestEnvironmentMissingReference(t *testing.T) {
 // not known: an info on the step, no warning on what reads it.
 func TestEnvironmentUnknownWithoutConfigs(t *testing.T) {
 	env := environmentEnv(t)
-	env.Cluster = Cluster{}
+	env.Workspace.Cluster = Cluster{}
 	ds := environmentFindings(t, env, "base", "region")
 	if len(ds) != 1 || ds[0].Severity != SeverityInfo || !strings.Contains(ds[0].Message, "no EnvironmentConfig is known") {
 		t.Fatalf("findings: %v", ds)
@@ -164,7 +163,7 @@ func (p fakePipeline) Run(ctx context.Context, in functions.Input, native functi
 func TestEnvironmentForRealFunctions(t *testing.T) {
 	env := environmentEnv(t)
 	var seen any
-	env.Pipeline = fakePipeline{run: func(_ context.Context, _ functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
+	env.Options.Pipeline = fakePipeline{run: func(_ context.Context, _ functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
 		e, _ := req.Context["apiextensions.crossplane.io/environment"].(map[string]any)
 		seen = e["region"]
 		return functions.NativeResponse{Desired: req.Desired, Context: req.Context}, nil
@@ -240,7 +239,7 @@ spec:
 // sets the field, one matching two fails, once, on the selector.
 func TestClassicEnvironment(t *testing.T) {
 	env := environmentEnvOf(t, 1)
-	env.Schemas = env.Schemas.WithFiles([]schemas.FileInput{{Source: workspace.Source("/ws/crds/composition.yaml"), Path: "/ws/crds/composition.yaml", Content: []byte(compositionWithEnvironmentCRD)}})
+	env.Workspace.Schemas = env.Workspace.Schemas.WithFiles([]schemas.FileInput{{Source: workspace.Source("/ws/crds/composition.yaml"), Path: "/ws/crds/composition.yaml", Content: []byte(compositionWithEnvironmentCRD)}})
 	find := func(stage string) []Diagnostic {
 		f := document.Parse("file:///ws/composition.yaml", 1, []byte(strings.ReplaceAll(classicEnvComposition, "STAGE", stage)))
 		var out []Diagnostic
@@ -310,7 +309,7 @@ func TestCrossplaneE2EEnvironments(t *testing.T) {
 			for _, o := range ObjectsIn("environmentConfigs.yaml", read(filepath.Join(root, test, "setup", "environmentConfigs.yaml"))) {
 				cfgs = append(cfgs, o.Object)
 			}
-			env := Env{Schemas: st, CrossplaneMajor: 1, Cluster: Cluster{EnvironmentConfigs: cfgs, Complete: true, From: "in the test"}}
+			env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 1, Cluster: Cluster{EnvironmentConfigs: cfgs, Complete: true, From: "in the test"}}}
 			cp := filepath.Join(root, test, "setup", "composition.yaml")
 			f := document.Parse("file://"+cp, 1, read(cp))
 			d := f.Docs[len(f.Docs)-1]

@@ -88,10 +88,10 @@ func fieldPathTarget(d *document.Doc, m map[string]any, p fieldpath.Path, env En
 		}
 	}
 	gvk, ok := baseGVK(target)
-	if !ok || env.Schemas == nil {
+	if !ok || env.Workspace.Schemas == nil {
 		return nil, side, false
 	}
-	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
+	sch, found := nearest(env.Workspace.Schemas.Candidates(gvk), d.File.URI)
 	if !found {
 		return nil, side, false
 	}

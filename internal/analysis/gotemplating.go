@@ -197,7 +197,7 @@ func goTemplates(ctx context.Context, d *document.Doc, m map[string]any, env Env
 			out = append(out, Diagnostic{Span: sp, Severity: SeverityError, Code: "template-syntax",
 				Message: fmt.Sprintf("function-go-templating cannot parse the template: %s", p.Message)})
 		}
-		if env.Schemas == nil {
+		if env.Workspace.Schemas == nil {
 			continue
 		}
 		for _, doc := range ts.docs {
@@ -244,7 +244,7 @@ func templateDocument(ctx context.Context, d *document.Doc, ts *templateStep, do
 	if !ok {
 		return nil
 	}
-	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
+	sch, found := nearest(env.Workspace.Schemas.Candidates(gvk), d.File.URI)
 	if !found {
 		return nil
 	}
@@ -381,14 +381,14 @@ func (ts *templateStep) linePattern(line string, prefix bool) (*regexp.Regexp, b
 
 // schemaFor is the schema of an object's kind nearest the document.
 func schemaFor(d *document.Doc, obj map[string]any, env Env) (*schemas.Schema, bool) {
-	if env.Schemas == nil {
+	if env.Workspace.Schemas == nil {
 		return nil, false
 	}
 	gvk, ok := baseGVK(obj)
 	if !ok {
 		return nil, false
 	}
-	return nearest(env.Schemas.Candidates(gvk), d.File.URI)
+	return nearest(env.Workspace.Schemas.Candidates(gvk), d.File.URI)
 }
 
 // nativeTemplating runs function-go-templating steps in-process
@@ -500,7 +500,7 @@ func isGoTemplating(st functions.Step) bool { return gotemplate.IsGoTemplate(st.
 // template text (for literal values), though the text is not in the
 // Composition's file.
 func fileTemplateSteps(m map[string]any, env Env) map[int]*templateStep {
-	if env.TemplateFiles == nil {
+	if env.Workspace.TemplateFiles == nil {
 		return nil
 	}
 	out := map[int]*templateStep{}
@@ -508,7 +508,7 @@ func fileTemplateSteps(m map[string]any, env Env) map[int]*templateStep {
 		if !isGoTemplating(st) || st.Input["source"] != "FileSystem" {
 			continue
 		}
-		tpl, err := gotemplate.Source(st.Input, nil, env.TemplateFiles)
+		tpl, err := gotemplate.Source(st.Input, nil, env.Workspace.TemplateFiles)
 		if err != nil || gotemplate.Bounds(tpl.Text, tpl.Left, tpl.Right) != nil {
 			continue
 		}

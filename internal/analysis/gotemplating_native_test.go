@@ -62,7 +62,7 @@ func TestNativeTemplatingPreview(t *testing.T) {
 	if len(lenses) == 0 {
 		t.Fatal("no lens")
 	}
-	ex := env.Examples(schemas.GVK{})[0]
+	ex := env.Workspace.Examples(schemas.GVK{})[0]
 	out, err := RenderAt(context.Background(), f, lenses[0].Span.Start, ex.Object, ex.Path, env)
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func TestNativeTemplatingPreview(t *testing.T) {
 // what the real function answered is all there is.
 func TestRealTemplatingWins(t *testing.T) {
 	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3, label: mars}}\n")
-	env.Pipeline = fakeTemplating{results: []functions.Result{{Severity: functions.SeverityWarning, Message: "the real function ran"}}}
+	env.Options.Pipeline = fakeTemplating{results: []functions.Result{{Severity: functions.SeverityWarning, Message: "the real function ran"}}}
 	expectFindings(t, findings(t, templatingComposition, env, "render", "function"),
 		`11:11 warning function-result function-go-templating: the real function ran`)
 }

@@ -24,7 +24,7 @@ func TestGoTemplatingCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := Env{Schemas: st, CrossplaneMajor: 2}
+	env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2}}
 	var files []string
 	for _, root := range []string{filepath.Join(dir, "workspaces", "function-go-templating"), filepath.Join(dir, "compositions")} {
 		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {

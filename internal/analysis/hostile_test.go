@@ -45,7 +45,7 @@ func TestXRDSchemaMistakesArePositioned(t *testing.T) {
 	// the broken rule is found in a second XRD whose types are right.)
 	second := strings.NewReplacer("xapps", "xbpps", "XApp", "XBpp", "type: strin", "type: integer").Replace(badXRD)
 	f := document.Parse("file:///w/xrd.yaml", 1, []byte(badXRD+"---\n"+second))
-	diags := Diagnose(context.Background(), f, Env{Schemas: store, CrossplaneMajor: 2})
+	diags := Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: store, CrossplaneMajor: 2}})
 	var got []string
 	for _, d := range diags {
 		got = append(got, d.Code+" "+string(f.Text[d.Span.Start:d.Span.End]))
@@ -95,7 +95,7 @@ spec:
 	conflicts := func(p string) []string {
 		f := document.Parse("file://"+p, 1, []byte(files[p]))
 		var out []string
-		for _, d := range Diagnose(context.Background(), f, Env{Schemas: store, CrossplaneMajor: 2}) {
+		for _, d := range Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: store, CrossplaneMajor: 2}}) {
 			if d.Code == "conflicting-definition" && string(f.Text[d.Span.Start:d.Span.End]) == "Sink" {
 				out = append(out, d.Severity.String()+": "+d.Message)
 			} else {
@@ -129,7 +129,7 @@ func TestCompleteDeepNesting(t *testing.T) {
 	f := document.Parse("file:///w/deep.yaml", 1, []byte(text))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	Complete(context.Background(), f, len(text)-1, Env{Schemas: store})
+	Complete(context.Background(), f, len(text)-1, Env{Workspace: Workspace{Schemas: store}})
 	runtime.ReadMemStats(&after)
 	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
 		t.Errorf("completion allocated %d MB", got>>20)
@@ -151,7 +151,7 @@ func TestDiagnoseIncremental(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "apiVersion: v1\nkind: Service\nmetadata:\n  name: s%d\nspec:\n  ports:\n    - port: %s\n---\n", i, port)
 	}
-	env := Env{Schemas: store, CrossplaneMajor: 2, UnknownKind: SeverityWarning}
+	env := Env{Workspace: Workspace{Schemas: store, CrossplaneMajor: 2}, Options: Options{UnknownKind: SeverityWarning}}
 	text := b.String()
 	f1 := document.Parse("file:///w/many.yaml", 1, []byte(text))
 	d1, c1 := DiagnoseIncremental(context.Background(), f1, env, nil)
@@ -178,7 +178,7 @@ func TestDiagnoseIncremental(t *testing.T) {
 		t.Errorf("%d findings in the first version, want one per string port (150)", len(d1))
 	}
 	// Another schema snapshot: everything is checked again.
-	if _, c := DiagnoseIncremental(context.Background(), f1, Env{Schemas: store.WithFile(workspace.Source("/x.yaml"), "/x.yaml", []byte("a: 1")), CrossplaneMajor: 2}, c1); c.Checked() != len(f1.Docs) {
+	if _, c := DiagnoseIncremental(context.Background(), f1, Env{Workspace: Workspace{Schemas: store.WithFile(workspace.Source("/x.yaml"), "/x.yaml", []byte("a: 1")), CrossplaneMajor: 2}}, c1); c.Checked() != len(f1.Docs) {
 		t.Errorf("new snapshot: %d checked", c.Checked())
 	}
 }
@@ -216,7 +216,7 @@ spec:
 `
 	f := document.Parse("file:///w/comp.yaml", 1, []byte(comp))
 	var on []string
-	for _, d := range Diagnose(context.Background(), f, Env{Schemas: store, CrossplaneMajor: 2}) {
+	for _, d := range Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: store, CrossplaneMajor: 2}}) {
 		if strings.Contains(d.Message, "<nil>") {
 			t.Errorf("garbled: %v", d)
 		}

@@ -33,7 +33,7 @@ func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverRes
 		f, _ = repair(f.URI, f.Version, f.Text, offset)
 	}
 	hit, ok := f.At(offset)
-	if !ok || len(hit.Path) == 0 || env.Schemas == nil {
+	if !ok || len(hit.Path) == 0 || env.Workspace.Schemas == nil {
 		return nil
 	}
 	span := f.NodeSpan(hit.Value)
@@ -49,7 +49,7 @@ func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverRes
 	if !ok {
 		return nil
 	}
-	if _, found := nearest(env.Schemas.Candidates(gvk), f.URI); !found {
+	if _, found := nearest(env.Workspace.Schemas.Candidates(gvk), f.URI); !found {
 		return nil
 	}
 	if h := fieldPathHover(ctx, hit, offset, m, env); h != nil {
@@ -65,7 +65,7 @@ func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverRes
 	if last, _ := rel.Last(); len(rel) == 1 && (last.Field == "apiVersion" || last.Field == "kind") {
 		// The kind of the document, or of a resource embedded in it.
 		var versions []string
-		for _, k := range env.Schemas.Kinds() {
+		for _, k := range env.Workspace.Schemas.Kinds() {
 			if k.GVK.Group == sch.GVK.Group && k.GVK.Kind == sch.GVK.Kind {
 				versions = append(versions, k.GVK.Version)
 			}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -29,7 +30,7 @@ type envKey struct {
 	unknownKind     Severity
 	clientKinds     string
 	crossplaneMajor int
-	compositionMode string
+	compositionMode composition.Mode
 	patchOf         string
 	expressions     bool
 	unpulled        int
@@ -42,14 +43,14 @@ type envKey struct {
 // whose text is unchanged when the environment is the same (the same
 // schema snapshot and settings). Compositions are always checked again:
 // they are rendered with example files the snapshot does not cover (and
-// with real functions when env.Pipeline runs them). It
+// with real functions when env.Options.Pipeline runs them). It
 // returns the findings and the cache for the next version (prev when ctx
 // was cancelled).
 func DiagnoseIncremental(ctx context.Context, f *document.File, env Env, prev *DiagnoseCache) ([]Diagnostic, *DiagnoseCache) {
-	if env.Skip != "" {
+	if env.Role.Skip != "" {
 		return nil, &DiagnoseCache{}
 	}
-	key := envKey{env.Schemas, env.UnknownKind, strings.Join(env.ClientKinds, "\x00"), env.CrossplaneMajor, env.CompositionMode, env.PatchOf, env.Expressions, env.Unpulled, env.UptestPlaceholders, env.DependsOn, f.URI}
+	key := envKey{env.Workspace.Schemas, env.Options.UnknownKind, strings.Join(env.Options.ClientKinds, "\x00"), env.Workspace.CrossplaneMajor, env.Options.CompositionMode, env.Role.PatchOf, env.Role.Expressions, env.Workspace.Unpulled, env.Options.UptestPlaceholders, env.Workspace.DependsOn, f.URI}
 	next := &DiagnoseCache{env: key, docs: map[string][]Diagnostic{}}
 	if prev != nil && prev.env != key {
 		prev = nil

@@ -225,15 +225,15 @@ type stepLink struct {
 	from StepFunction
 }
 
-// linkStep finds the function a step runs: through env.FunctionOf (the
+// linkStep finds the function a step runs: through env.Workspace.FunctionOf (the
 // workspace's Function objects and crossplane.yaml dependencies), else
 // by functionRef.name ending in a known function's repository name (the
 // name Crossplane gives a dependency, crossplane-contrib-function-kcl),
 // else by the input's kind.
 func linkStep(step map[string]any, env Env) (stepLink, bool) {
 	name := stepFunctionName(step)
-	if env.FunctionOf != nil && name != "" {
-		if sf, ok := env.FunctionOf(name); ok {
+	if env.Workspace.FunctionOf != nil && name != "" {
+		if sf, ok := env.Workspace.FunctionOf(name); ok {
 			repo := sf.Package[strings.LastIndex(sf.Package, "/")+1:]
 			if fn, ok := knownByName(repo); ok {
 				return stepLink{fn: fn, how: "package", from: sf}, true
@@ -393,11 +393,11 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 func packageInputKind(d *document.Doc, step map[string]any, i int, link stepLink, env Env) []Diagnostic {
 	in, _ := step["input"].(map[string]any)
 	g, ok := baseGVK(in)
-	if !ok || env.Schemas == nil {
+	if !ok || env.Workspace.Schemas == nil {
 		return nil
 	}
 	var kinds []string
-	for _, k := range env.Schemas.Kinds() {
+	for _, k := range env.Workspace.Schemas.Kinds() {
 		if k.Source.Kind != schemas.SourcePackage || k.Source.Name != link.from.Package {
 			continue
 		}
@@ -473,10 +473,10 @@ func functionInputs(ctx context.Context, d *document.Doc, m map[string]any, env 
 		fn := link.fn
 		out = append(out, allowedValues(d, ip, in, fn)...)
 		g, ok := baseGVK(in)
-		if !ok || env.Schemas == nil {
+		if !ok || env.Workspace.Schemas == nil {
 			continue
 		}
-		sch, found := nearest(env.Schemas.Candidates(g), d.File.URI)
+		sch, found := nearest(env.Workspace.Schemas.Candidates(g), d.File.URI)
 		if !found {
 			continue
 		}

@@ -60,10 +60,10 @@ spec:
   pipeline:
 ` + steps
 	f := document.Parse("file:///w/c.yaml", 1, []byte(text))
-	env := Env{Schemas: st, CrossplaneMajor: 2, FunctionOf: func(name string) (StepFunction, bool) {
+	env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2, FunctionOf: func(name string) (StepFunction, bool) {
 		p, ok := fns[name]
 		return StepFunction{Package: p, From: "functions.yaml"}, ok
-	}}
+	}}}
 	var out []string
 	for _, d := range Diagnose(context.Background(), f, env) {
 		if d.Code == "render-step" || d.Code == "unknown-kind" || d.Code == "composition-schema" || strings.HasPrefix(d.Code, "render") {
@@ -234,9 +234,9 @@ func TestPackageInputKinds(t *testing.T) {
 	crd := strings.NewReplacer("kclinputs.krm.kcl.dev", "inputs.foo.fn.acme.io", "group: krm.kcl.dev", "group: foo.fn.acme.io",
 		"{kind: KCLInput, listKind: KCLInputList, plural: kclinputs, singular: kclinput}", "{kind: Input, listKind: InputList, plural: inputs, singular: input}").Replace(kclCRD)
 	st = st.WithFile(schemas.Source{Kind: schemas.SourcePackage, Name: "xpkg.crossplane.io/acme/function-foo", Version: "v1.0.0"}, "pkg/function-foo", []byte(crd))
-	env := Env{Schemas: st, CrossplaneMajor: 2, FunctionOf: func(name string) (StepFunction, bool) {
+	env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2, FunctionOf: func(name string) (StepFunction, bool) {
 		return StepFunction{Package: "xpkg.crossplane.io/acme/function-foo", From: "crossplane.yaml"}, name == "acme-function-foo"
-	}}
+	}}}
 	run := func(input string) []string {
 		text := "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}\n  mode: Pipeline\n  pipeline:\n  - step: foo\n    functionRef: {name: acme-function-foo}\n    input: " + input + "\n"
 		f := document.Parse("file:///w/c.yaml", 1, []byte(text))

@@ -8,17 +8,17 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
-// patchFragment checks a document of a kustomize patch (env.PatchOf):
+// patchFragment checks a document of a kustomize patch (env.Role.PatchOf):
 // kustomize merges it into a base object before anything reaches the API
 // server, so what it sets must be right — types, formats, enum values,
 // field names (its merge directives, $patch and the like, aside) — but
 // what a whole object needs is not its business: required fields, CEL
 // rules over the object, a CRD's, XRD's or Composition's own rules.
 func patchFragment(ctx context.Context, d *document.Doc, m map[string]any, gvk schemas.GVK, env Env) []Diagnostic {
-	if env.Schemas == nil {
+	if env.Workspace.Schemas == nil {
 		return nil
 	}
-	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
+	sch, found := nearest(env.Workspace.Schemas.Candidates(gvk), d.File.URI)
 	if !found {
 		return unknownKind(d, gvk, env)
 	}
@@ -35,10 +35,10 @@ func patchFragment(ctx context.Context, d *document.Doc, m map[string]any, gvk s
 }
 
 // withoutExpressions drops findings on values that are expressions
-// (env.Expressions: "(…)" strings a tool evaluates first, as chainsaw's
+// (env.Role.Expressions: "(…)" strings a tool evaluates first, as chainsaw's
 // ($name)): what they stand for is only known once evaluated.
 func withoutExpressions(errs []schemas.Error, m map[string]any, env Env) []schemas.Error {
-	if !env.Expressions {
+	if !env.Role.Expressions {
 		return errs
 	}
 	kept := errs[:0:0]

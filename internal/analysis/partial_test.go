@@ -53,7 +53,7 @@ kind: Nope
 		}
 		return out
 	}
-	env := Env{Schemas: builtinStore(t), UnknownKind: SeverityWarning, CrossplaneMajor: 2, PatchOf: "kustomization.yaml"}
+	env := Env{Workspace: Workspace{Schemas: builtinStore(t), CrossplaneMajor: 2}, Role: Role{PatchOf: "kustomization.yaml"}, Options: Options{UnknownKind: SeverityWarning}}
 	got := strings.Join(lines(env), "\n")
 	want := strings.Join([]string{
 		`6:13 type must be of type integer: "string"`,
@@ -63,7 +63,7 @@ kind: Nope
 	if got != want {
 		t.Errorf("in a patch:\n%s\nwant:\n%s", got, want)
 	}
-	env.PatchOf = ""
+	env.Role.PatchOf = ""
 	whole := strings.Join(lines(env), "\n")
 	for _, s := range []string{"required", "storage version"} {
 		if !strings.Contains(whole, s) {
@@ -72,7 +72,7 @@ kind: Nope
 	}
 }
 
-// TestExpressions: with env.Expressions (a chainsaw test's templated
+// TestExpressions: with env.Role.Expressions (a chainsaw test's templated
 // file), findings on "(…)" values are dropped, the others kept.
 func TestExpressions(t *testing.T) {
 	text := `apiVersion: apps/v1
@@ -102,11 +102,11 @@ spec:
 		}
 		return out
 	}
-	env := Env{Schemas: builtinStore(t), Expressions: true}
+	env := Env{Workspace: Workspace{Schemas: builtinStore(t)}, Role: Role{Expressions: true}}
 	if got := strings.Join(codes(env), " "); got != "8:13 type" {
 		t.Errorf("with expressions: %s, want 8:13 type", got)
 	}
-	env.Expressions = false
+	env.Role.Expressions = false
 	if got := codes(env); len(got) < 3 {
 		t.Errorf("without expressions, the name and label values are findings too: %v", got)
 	}

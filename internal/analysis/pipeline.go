@@ -76,14 +76,14 @@ func runsFunctions(m map[string]any, env Env) bool {
 // rendered: run for real by env's Pipeline, or natively
 // (function-go-templating).
 func rendersStep(env Env, st functions.Step) bool {
-	return isGoTemplating(st) || isDummy(st) || env.Pipeline != nil && env.Pipeline.Runs(st)
+	return isGoTemplating(st) || isDummy(st) || env.Options.Pipeline != nil && env.Options.Pipeline.Runs(st)
 }
 
 func stepPath(i int) fieldpath.Path {
 	return fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline"), fieldpath.Index(i)}
 }
 
-// renderPipeline renders a Composition's pipeline through env.Pipeline:
+// renderPipeline renders a Composition's pipeline through env.Options.Pipeline:
 // patch-and-transform steps run in-process (render.RenderStep, from the
 // desired state the steps before them left), the others as the Pipeline
 // runs them. The result has the shape of a native render: every composed
@@ -150,7 +150,7 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 	// and ordering functions leave none).
 	unrun := func(st functions.Step) string {
 		for _, e := range steps[:min(st.Index, len(steps))] {
-			if run, _ := nativeRoute(e); run != nil || env.Pipeline != nil && env.Pipeline.Runs(e) || leavesNoData(e.Function) {
+			if run, _ := nativeRoute(e); run != nil || env.Options.Pipeline != nil && env.Options.Pipeline.Runs(e) || leavesNoData(e.Function) {
 				continue
 			}
 			return fmt.Sprintf("step %q (%s)", e.Name, orFunction(e.Function))
@@ -161,21 +161,21 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		if functions.IsPatchAndTransform(st) {
 			return functions.Native(run), "crd-lsp (patch-and-transform, in-process)"
 		}
-		if isEnvironmentStep(st.Input) && (env.Pipeline == nil || !env.Pipeline.Runs(st)) {
+		if isEnvironmentStep(st.Input) && (env.Options.Pipeline == nil || !env.Options.Pipeline.Runs(st)) {
 			return functions.Native(er.native(envNotes, record)), "crd-lsp (function-environment-configs, in-process)"
 		}
-		if isGoTemplating(st) && (env.Pipeline == nil || !env.Pipeline.Runs(st)) {
-			return functions.Native(nativeTemplating(env.TemplateFiles, unrun, deadline)), "crd-lsp (go-templating, in-process)"
+		if isGoTemplating(st) && (env.Options.Pipeline == nil || !env.Options.Pipeline.Runs(st)) {
+			return functions.Native(nativeTemplating(env.Workspace.TemplateFiles, unrun, deadline)), "crd-lsp (go-templating, in-process)"
 		}
-		if isDummy(st) && (env.Pipeline == nil || !env.Pipeline.Runs(st)) {
+		if isDummy(st) && (env.Options.Pipeline == nil || !env.Options.Pipeline.Runs(st)) {
 			return functions.Native(nativeDummy), "crd-lsp (function-dummy, in-process)"
 		}
 		return nil, ""
 	}
 	in := pipelineInput(m, xr, env, start)
 	var out functions.Output
-	if env.Pipeline != nil {
-		out = env.Pipeline.Run(ctx, in, nativeRoute)
+	if env.Options.Pipeline != nil {
+		out = env.Options.Pipeline.Run(ctx, in, nativeRoute)
 	} else {
 		in.Route = nativeRoute
 		out = functions.Run(ctx, in)
@@ -273,7 +273,7 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		for _, n := range names {
 			rd.Functions[n] = st.Index
 			path := sp
-			if p, ok := dummyResourcePath(st, sp, n); ok && isDummy(st) && !(env.Pipeline != nil && env.Pipeline.Runs(st)) {
+			if p, ok := dummyResourcePath(st, sp, n); ok && isDummy(st) && !(env.Options.Pipeline != nil && env.Options.Pipeline.Runs(st)) {
 				path = p // the resource is literal in the step's input
 			}
 			rd.Resources = append(rd.Resources, render.Resource{Name: n, Step: st.Name, Path: path, Object: out.Desired.Resources[n].Object})

@@ -35,7 +35,7 @@ func pipelineBench(b *testing.B) (*document.File, Env) {
 		{Source: workspace.Source("/ws/crd.yaml"), Path: "/ws/crd.yaml", Content: read("crd.yaml")},
 	})
 	ex, _ := ExampleIn("/ws/examples/xr.yaml", read("examples/xr.yaml"), func(_, k string) bool { return k == "XApp" })
-	env := Env{Schemas: st, CrossplaneMajor: 2, Examples: func(schemas.GVK) []Example { return []Example{ex} }}
+	env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2, Examples: func(schemas.GVK) []Example { return []Example{ex} }}}
 	return document.Parse("/ws/composition.yaml", 1, read("composition.yaml")), env
 }
 
@@ -58,7 +58,7 @@ func BenchmarkDiagnosePipelineWarm(b *testing.B) {
 	f, env := pipelineBench(b)
 	reg, p := benchPipeline(b)
 	defer reg.Close()
-	env.Pipeline = p
+	env.Options.Pipeline = p
 	diagnoseOnce(b, f, env, 4) // starts the process
 	for b.Loop() {
 		diagnoseOnce(b, f, env, 4)
@@ -82,7 +82,7 @@ func BenchmarkDiagnosePipelineFirst(b *testing.B) {
 	fntest.TestFunction(b) // built (or found in the cache) before timing
 	for b.Loop() {
 		reg, p := benchPipeline(b)
-		env.Pipeline = p
+		env.Options.Pipeline = p
 		diagnoseOnce(b, f, env, 4)
 		b.StopTimer()
 		reg.Close()

@@ -106,7 +106,7 @@ func findings(t *testing.T, text string, env Env, prefixes ...string) []string {
 // at the nearest key on its way when it is not.
 func TestPipelineTemplateDocuments(t *testing.T) {
 	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3, label: mars}}\n")
-	env.Pipeline = fakeTemplating{compose: map[string]map[string]any{
+	env.Options.Pipeline = fakeTemplating{compose: map[string]map[string]any{
 		"bucket-0": {"apiVersion": "storage.example.org/v1", "kind": "Bucket", "spec": map[string]any{"forProvider": map[string]any{"size": "3"}}},
 		"bucket-1": {"apiVersion": "storage.example.org/v1", "kind": "Bucket", "spec": map[string]any{"forProvider": map[string]any{"size": "3"}}},
 		"named":    {"apiVersion": "storage.example.org/v1", "kind": "Bucket", "spec": map[string]any{"forProvider": map[string]any{"region": "mars"}}},
@@ -129,15 +129,15 @@ func TestPipelineFunctionResults(t *testing.T) {
 		{Severity: functions.SeverityWarning, Message: "label is deprecated"},
 	}}
 	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3}}\n")
-	env.Pipeline = pipeline
+	env.Options.Pipeline = pipeline
 	expectFindings(t, findings(t, templatingComposition, env, "function"),
 		`11:11 info function-result function-go-templating: composed 3 resources`,
 		`11:11 warning function-result function-go-templating: label is deprecated`,
 	)
-	env.Pipeline = fakeTemplating{results: []functions.Result{{Severity: functions.SeverityFatal, Message: fatal}}}
+	env.Options.Pipeline = fakeTemplating{results: []functions.Result{{Severity: functions.SeverityFatal, Message: fatal}}}
 	expectFindings(t, findings(t, templatingComposition, env, "function"),
 		`39:24 error function-result function-go-templating failed: `+fatal)
-	env.Examples = nil
+	env.Workspace.Examples = nil
 	expectFindings(t, findings(t, templatingComposition, env, "function"),
 		`39:24 warning function-result function-go-templating failed: `+fatal+` (rendered with a composite resource synthesised from the XRD)`)
 }

@@ -1,5 +1,5 @@
 // This file renders a Composition from the composite Crossplane would hand
-// its functions (internal/composite, internal/render, Env.Pipeline).
+// its functions (internal/composite, internal/render, Env.Options.Pipeline).
 
 package analysis
 
@@ -60,7 +60,7 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, scoped, env, er, start)
 	default:
 		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient, ClusterScoped: scoped,
-			Environment: start, EnvironmentUnknown: er.unknown, Context: env.Cluster.Context, ContextStep: er.contextStep(xr), DescribeFunction: env.EmbeddedFunction})
+			Environment: start, EnvironmentUnknown: er.unknown, Context: env.Workspace.Cluster.Context, ContextStep: er.contextStep(xr), DescribeFunction: env.Workspace.EmbeddedFunction})
 	}
 	rd.Notes = append(notes, rd.Notes...)
 	rd.EnvironmentSource = er.describe()
@@ -72,11 +72,11 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 // clusterScoped answers render.Input.ClusterScoped from the schemas: a
 // kind whose definition says Cluster (an unknown kind is not).
 func clusterScoped(d *document.Doc, env Env) func(apiVersion, kind string) bool {
-	if env.Schemas == nil {
+	if env.Workspace.Schemas == nil {
 		return nil
 	}
 	return func(apiVersion, kind string) bool {
-		sch, ok := nearest(env.Schemas.Candidates(gvk.Parse(apiVersion, kind)), d.File.URI)
+		sch, ok := nearest(env.Workspace.Schemas.Candidates(gvk.Parse(apiVersion, kind)), d.File.URI)
 		return ok && sch.Scope == schemas.Cluster
 	}
 }
@@ -87,24 +87,24 @@ func clusterScoped(d *document.Doc, env Env) func(apiVersion, kind string) bool 
 func compositeDefinition(d *document.Doc, gvk schemas.GVK, env Env, example map[string]any) (def composite.Definition, known bool) {
 	def = composite.Definition{APIVersion: gvk.APIVersion(), Kind: gvk.Kind}
 	var sch *schemas.Schema
-	if env.Schemas != nil {
-		sch, _ = nearest(env.Schemas.Candidates(gvk), d.File.URI)
+	if env.Workspace.Schemas != nil {
+		sch, _ = nearest(env.Workspace.Schemas.Candidates(gvk), d.File.URI)
 	}
 	if sch == nil {
 		md, _ := example["metadata"].(map[string]any)
 		spec, _ := example["spec"].(map[string]any)
 		_, modern := spec["crossplane"]
 		def.Namespaced = md["namespace"] != nil && !def.IsClaim(example)
-		def.Legacy = def.IsClaim(example) || (!modern && (env.CrossplaneMajor == 1 || !def.Namespaced))
+		def.Legacy = def.IsClaim(example) || (!modern && (env.Workspace.CrossplaneMajor == 1 || !def.Namespaced))
 		return def, false
 	}
 	def.Namespaced = sch.Scope == schemas.Namespaced
-	def.Legacy = sch.LegacyXR || env.CrossplaneMajor == 1
+	def.Legacy = sch.LegacyXR || env.Workspace.CrossplaneMajor == 1
 	def.ClaimKind = sch.ClaimKind
 	def.XR, _ = sch.Structural()
 	if def.ClaimKind != "" {
 		claim := schemas.GVK{Group: gvk.Group, Version: gvk.Version, Kind: def.ClaimKind}
-		if cs, ok := nearest(env.Schemas.Candidates(claim), d.File.URI); ok {
+		if cs, ok := nearest(env.Workspace.Schemas.Candidates(claim), d.File.URI); ok {
 			def.Claim, _ = cs.Structural()
 		}
 	}

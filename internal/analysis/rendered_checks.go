@@ -202,10 +202,10 @@ func readsAny(w render.Write, fields []fieldpath.Path) bool {
 // the XR's). A missing required field holds no value and is left out.
 func invalidFields(ctx context.Context, ex Example, env Env) []fieldpath.Path {
 	gvk, ok := baseGVK(ex.Object)
-	if !ok || env.Schemas == nil {
+	if !ok || env.Workspace.Schemas == nil {
 		return nil
 	}
-	sch, ok := nearest(env.Schemas.Candidates(gvk), "file://"+ex.Path)
+	sch, ok := nearest(env.Workspace.Schemas.Candidates(gvk), "file://"+ex.Path)
 	if !ok {
 		return nil
 	}
@@ -252,14 +252,14 @@ func constantValueDiagnostic(d *document.Doc, m map[string]any, res render.Resou
 
 // resourceSchema is the schema a rendered resource is validated against.
 func resourceSchema(ctx context.Context, d *document.Doc, res render.Resource, env Env) (*schemas.Schema, bool) {
-	if res.Object == nil || ctx.Err() != nil || env.Schemas == nil {
+	if res.Object == nil || ctx.Err() != nil || env.Workspace.Schemas == nil {
 		return nil, false
 	}
 	gvk, ok := baseGVK(res.Object)
 	if !ok {
 		return nil, false
 	}
-	return nearest(env.Schemas.Candidates(gvk), d.File.URI)
+	return nearest(env.Workspace.Schemas.Candidates(gvk), d.File.URI)
 }
 
 // missingDiagnostic places a required field that the rendered resource

@@ -76,7 +76,7 @@ func TestCompositionScope(t *testing.T) {
 	}
 	st = st.WithFile(schemas.Source{Kind: schemas.SourceWorkspace, Name: "xrd.yaml", File: "/w/xrd.yaml"}, "/w/xrd.yaml",
 		[]byte(scopeXRD("XApp", "xapps", "Namespaced")+"---\n"+scopeXRD("XCluster", "xclusters", "Cluster")))
-	env := Env{Schemas: st, CrossplaneMajor: 2}
+	env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2}}
 	for _, tc := range []struct{ kind, want string }{
 		{"XApp", `16:64 error composition-scope Crossplane cannot apply cluster scoped composed resource "role" (a ClusterRole) for a namespaced composite resource`},
 		{"XCluster", `18:38 error composition-scope resource "cm" is a namespaced ConfigMap, and the cluster-scoped XCluster puts what it composes in no namespace`},

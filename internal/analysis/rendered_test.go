@@ -121,13 +121,13 @@ func renderEnv(t *testing.T, example string) Env {
 		{Source: workspace.Source("/ws/xrd.yaml"), Path: "/ws/xrd.yaml", Content: []byte(renderXRD)},
 		{Source: workspace.Source("/ws/mr.yaml"), Path: "/ws/mr.yaml", Content: []byte(renderMRD)},
 	})
-	env := Env{Schemas: st, CrossplaneMajor: 2}
+	env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2}}
 	if example != "" {
 		var obj map[string]any
 		if err := yaml.Unmarshal([]byte(example), &obj); err != nil {
 			t.Fatal(err)
 		}
-		env.Examples = func(schemas.GVK) []Example { return []Example{{Path: "/ws/examples/xr.yaml", Object: obj}} }
+		env.Workspace.Examples = func(schemas.GVK) []Example { return []Example{{Path: "/ws/examples/xr.yaml", Object: obj}} }
 	}
 	return env
 }

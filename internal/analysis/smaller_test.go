@@ -48,7 +48,7 @@ func TestUnknownCompositeType(t *testing.T) {
 			"\n  mode: Pipeline\n  pipeline:\n  - step: t\n    functionRef: {name: function-kcl}\n"
 		f := document.Parse("file:///w/c.yaml", 1, []byte(text))
 		var got []string
-		for _, d := range Diagnose(context.Background(), f, Env{Schemas: st, CrossplaneMajor: 2}) {
+		for _, d := range Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2}}) {
 			if d.Code == "composition-schema" {
 				got = append(got, d.Severity.String()+" "+d.Code+" "+d.Message)
 			}
@@ -84,7 +84,7 @@ spec:
 `
 	f := document.Parse("file:///w/c.yaml", 1, []byte(text))
 	var got []string
-	for _, d := range Diagnose(context.Background(), f, Env{Schemas: st, CrossplaneMajor: 2}) {
+	for _, d := range Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2}}) {
 		if strings.Contains(d.Message, "Deployment") {
 			got = append(got, d.Severity.String()+" "+d.Message)
 		}

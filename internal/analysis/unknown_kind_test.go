@@ -68,7 +68,7 @@ func TestUnknownKinds(t *testing.T) {
 	} {
 		f := document.Parse("/w/x.yaml", 1, []byte(tc.doc))
 		var got []string
-		for _, d := range Diagnose(context.Background(), f, Env{Schemas: st, UnknownKind: tc.setting, CrossplaneMajor: 2}) {
+		for _, d := range Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2}, Options: Options{UnknownKind: tc.setting}}) {
 			line, col := f.Mapper.LineCol(d.Span.Start)
 			got = append(got, strings.Join([]string{itoa(line) + ":" + itoa(col), d.Severity.String(), d.Code, d.Path + ":", d.Message}, " "))
 		}
@@ -81,7 +81,7 @@ func TestUnknownKinds(t *testing.T) {
 // Every schema finding names its field as the API server would, also when
 // it falls back to a position elsewhere (a missing required field).
 func TestDiagnosticFieldPaths(t *testing.T) {
-	env := Env{Schemas: builtinStore(t), UnknownKind: SeverityWarning}
+	env := Env{Workspace: Workspace{Schemas: builtinStore(t)}, Options: Options{UnknownKind: SeverityWarning}}
 	text := `apiVersion: v1
 kind: Service
 metadata: {name: s}

@@ -9,7 +9,7 @@ import (
 // uptest (the test runner of upjet providers) substitutes template
 // variables in example manifests before it applies them:
 // ${Rand.RFC1123Subdomain} becomes a random RFC 1123 subdomain, ${data.…}
-// a value of its data source. With Env.UptestPlaceholders, a document is
+// a value of its data source. With Env.Options.UptestPlaceholders, a document is
 // validated as uptest would apply it: the random subdomain is replaced
 // by a valid one of the same kind, and findings on values holding any
 // other variable are dropped (their values are not known).
@@ -74,7 +74,7 @@ func uptestValue(v any) (any, bool) {
 // variable besides the random subdomain (${data.aws_account_id}): uptest
 // fills them from its data source, so their value is not known here.
 func withoutUptestVariables(errs []schemas.Error, m map[string]any, env Env) []schemas.Error {
-	if !env.UptestPlaceholders {
+	if !env.Options.UptestPlaceholders {
 		return errs
 	}
 	kept := errs[:0:0]

@@ -40,7 +40,7 @@ spec:
 	f := document.Parse("file:///w/x.yaml", 1, []byte(text))
 	lines := func(on bool) []string {
 		var out []string
-		for _, d := range Diagnose(context.Background(), f, Env{Schemas: st, UptestPlaceholders: on}) {
+		for _, d := range Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: st}, Options: Options{UptestPlaceholders: on}}) {
 			line, _ := f.Mapper.LineCol(d.Span.Start)
 			out = append(out, itoa(line)+" "+d.Code)
 		}

@@ -31,19 +31,19 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if !ok {
 		return diags
 	}
-	if env.UptestPlaceholders {
+	if env.Options.UptestPlaceholders {
 		m = withUptestValues(m)
 	}
-	if env.PatchOf != "" {
+	if env.Role.PatchOf != "" {
 		return patchFragment(ctx, d, m, gvk, env)
 	}
 	if gvk == crdGVK {
 		return append(fromSchemaErrors(d, schemas.ValidateCRD(ctx, m)), conflictingDefinitions(d, m, env)...)
 	}
-	if env.Schemas == nil {
+	if env.Workspace.Schemas == nil {
 		return nil
 	}
-	sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
+	sch, found := nearest(env.Workspace.Schemas.Candidates(gvk), d.File.URI)
 	isComposition := gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "Composition"
 	var modeErr []Diagnostic
 	if isComposition {
@@ -73,7 +73,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	}
 	if gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "CompositeResourceDefinition" {
 		// What Crossplane derives from the XRD must pass as a CRD.
-		out := append(fromSchemaErrors(d, errs), fromSchemaErrors(d, derivedOnly(errs, schemas.ValidateXRD(ctx, m, env.CrossplaneMajor)))...)
+		out := append(fromSchemaErrors(d, errs), fromSchemaErrors(d, derivedOnly(errs, schemas.ValidateXRD(ctx, m, env.Workspace.CrossplaneMajor)))...)
 		return append(out, conflictingDefinitions(d, m, env)...)
 	}
 	if !found {
@@ -116,11 +116,11 @@ func renderIgnoresPackage(errs []schemas.Error) []schemas.Error {
 func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) (msg string, otherVersions bool) {
 	var served []string
 	var from *schemas.Schema
-	for _, k := range env.Schemas.Kinds() {
+	for _, k := range env.Workspace.Schemas.Kinds() {
 		if k.GVK.Group == gvk.Group && k.GVK.Kind == gvk.Kind && k.GVK.Version != gvk.Version {
 			served = append(served, k.GVK.Version)
 			if from == nil {
-				from, _ = nearest(env.Schemas.Candidates(k.GVK), d.File.URI)
+				from, _ = nearest(env.Workspace.Schemas.Candidates(k.GVK), d.File.URI)
 			}
 		}
 	}
@@ -138,21 +138,21 @@ func unknownKindMessage(d *document.Doc, gvk schemas.GVK, env Env) (msg string, 
 		}
 		return fmt.Sprintf("%s %s is not served: %s defines %s only as %s, so the API server rejects it (kubectl: no matches for kind %q in version %q)", gvk.APIVersion(), gvk.Kind, where, gvk.Kind, strings.Join(served, ", "), gvk.Kind, gvk.APIVersion()), true
 	}
-	if env.CrossplaneMajor != 0 && env.OtherMajor != nil {
-		if other := env.OtherMajor(gvk); other != 0 {
+	if env.Workspace.CrossplaneMajor != 0 && env.Workspace.OtherMajor != nil {
+		if other := env.Workspace.OtherMajor(gvk); other != 0 {
 			did := fmt.Sprintf("Crossplane v%d did", other)
-			if other > env.CrossplaneMajor {
+			if other > env.Workspace.CrossplaneMajor {
 				did = fmt.Sprintf("it is new in Crossplane v%d", other)
 			}
-			return fmt.Sprintf("no schema for %s %s: Crossplane v%d, which this file targets, does not serve it (%s); the targeted version comes from the nearest crossplane.yaml's spec.crossplane.version, else the crossplaneVersion setting", gvk.APIVersion(), gvk.Kind, env.CrossplaneMajor, did), false
+			return fmt.Sprintf("no schema for %s %s: Crossplane v%d, which this file targets, does not serve it (%s); the targeted version comes from the nearest crossplane.yaml's spec.crossplane.version, else the crossplaneVersion setting", gvk.APIVersion(), gvk.Kind, env.Workspace.CrossplaneMajor, did), false
 		}
 	}
-	if env.Unpulled > 0 {
+	if env.Workspace.Unpulled > 0 {
 		deps := "dependency"
-		if env.Unpulled > 1 {
+		if env.Workspace.Unpulled > 1 {
 			deps = "dependencies"
 		}
-		return fmt.Sprintf("no schema for %s %s: it may come from the %d %s of %s not in the package cache yet (run crd-lsp pull); else add the CRD or XRD that defines it to the workspace", gvk.APIVersion(), gvk.Kind, env.Unpulled, deps, projectFile(env)), false
+		return fmt.Sprintf("no schema for %s %s: it may come from the %d %s of %s not in the package cache yet (run crd-lsp pull); else add the CRD or XRD that defines it to the workspace", gvk.APIVersion(), gvk.Kind, env.Workspace.Unpulled, deps, projectFile(env)), false
 	}
 	return fmt.Sprintf("no schema for %s %s: add the CRD or XRD that defines it to the workspace, or the package that ships it to %s", gvk.APIVersion(), gvk.Kind, dependsOn(env)), false
 }
@@ -301,7 +301,7 @@ func withoutClassicFields(errs []schemas.Error) []schemas.Error {
 // compositionMode reports a classic Composition under Crossplane v2, which
 // removed mode: Resources.
 func compositionMode(d *document.Doc, m map[string]any, env Env) []Diagnostic {
-	if env.CrossplaneMajor != 2 {
+	if env.Workspace.CrossplaneMajor != 2 {
 		return nil
 	}
 	spec, _ := m["spec"].(map[string]any)
@@ -386,12 +386,12 @@ func withoutRestatedPipeline(errs []schemas.Error, probs []composition.Problem) 
 // checksEnv is what the Composition checks read: the mode and the
 // schemas of the composite and composed kinds.
 func checksEnv(d *document.Doc, env Env) composition.Env {
-	cenv := composition.Env{Mode: env.CompositionMode}
-	if env.Schemas != nil {
-		cenv.UnknownXR = func(g composition.GVK) (string, bool) { return unknownXR(env, g), env.Unpulled > 0 }
+	cenv := composition.Env{Mode: env.Options.CompositionMode}
+	if env.Workspace.Schemas != nil {
+		cenv.UnknownXR = func(g composition.GVK) (string, bool) { return unknownXR(env, g), env.Workspace.Unpulled > 0 }
 		cenv.Versions = func(g composition.GVK) []string {
 			var vs []string
-			for _, k := range env.Schemas.Kinds() {
+			for _, k := range env.Workspace.Schemas.Kinds() {
 				if k.GVK.Group == g.Group && k.GVK.Kind == g.Kind && k.GVK.Version != g.Version {
 					vs = append(vs, k.GVK.Version)
 				}
@@ -400,11 +400,11 @@ func checksEnv(d *document.Doc, env Env) composition.Env {
 			return slices.Compact(vs)
 		}
 		cenv.Claim = func(g composition.GVK) bool {
-			sch, ok := nearest(env.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)
+			sch, ok := nearest(env.Workspace.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)
 			return ok && sch.IsClaim()
 		}
 		cenv.Schema = func(g composition.GVK) (*structuralschema.Structural, bool) {
-			sch, ok := nearest(env.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)
+			sch, ok := nearest(env.Workspace.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)
 			if !ok {
 				return nil, false
 			}
@@ -425,7 +425,7 @@ func checksEnv(d *document.Doc, env Env) composition.Env {
 func unknownXR(env Env, g composition.GVK) string {
 	var versions, kinds []string
 	claimOf := map[string]string{}
-	for _, k := range env.Schemas.Kinds() {
+	for _, k := range env.Workspace.Schemas.Kinds() {
 		if k.Schema == nil || !k.Schema.FromXRD() {
 			continue
 		}
@@ -490,7 +490,7 @@ var baseCodes = map[string]bool{"unknown-field": true, "type": true, "enum": tru
 // compositionBases validates each composed resource's base against its
 // schema, classic and function-patch-and-transform alike.
 func compositionBases(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
-	if env.Schemas == nil {
+	if env.Workspace.Schemas == nil {
 		return nil
 	}
 	holders := resourceHolders(m)
@@ -508,7 +508,7 @@ func compositionBases(ctx context.Context, d *document.Doc, m map[string]any, en
 			if !ok {
 				continue
 			}
-			sch, found := nearest(env.Schemas.Candidates(gvk), d.File.URI)
+			sch, found := nearest(env.Workspace.Schemas.Candidates(gvk), d.File.URI)
 			if !found {
 				continue // reported by the composition checks
 			}

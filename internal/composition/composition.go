@@ -50,9 +50,9 @@ type Env struct {
 	// Schema returns the structural schema of a kind (an XR's from its XRD,
 	// a base's from its CRD), or false when none is known.
 	Schema func(GVK) (*structuralschema.Structural, bool)
-	// Mode is the default schema-aware validation mode: "warn" (default),
-	// "loose" or "strict"; the Composition's annotation overrides it.
-	Mode string
+	// Mode is the default schema-aware validation mode (the zero Mode is
+	// warn); the Composition's annotation overrides it.
+	Mode Mode
 	// UnknownXR words what is known of a composite kind no XRD defines:
 	// the versions it is defined at, the kind (or claim kind) probably
 	// meant ("" when nothing); and whether it may come from a
@@ -70,10 +70,49 @@ type Env struct {
 
 const modeAnnotation = "crossplane.io/composition-schema-aware-validation-mode"
 
+// Mode is a schema-aware validation mode, as Crossplane's webhook design
+// defined them: warn (the zero Mode) reports every schema-aware finding as
+// a warning; loose reports errors where the schemas are known and skips
+// what needs a missing one; strict makes every finding an error and a
+// missing schema one too.
+type Mode uint8
+
+const (
+	ModeWarn Mode = iota
+	ModeLoose
+	ModeStrict
+)
+
+// ParseMode reads a mode as the annotation and crd-lsp's settings spell
+// it: "warn", "loose" or "strict", exactly. ok is false for anything else
+// (callers keep their default, or report the value).
+func ParseMode(s string) (m Mode, ok bool) {
+	switch s {
+	case "warn":
+		return ModeWarn, true
+	case "loose":
+		return ModeLoose, true
+	case "strict":
+		return ModeStrict, true
+	}
+	return ModeWarn, false
+}
+
+// String is the mode as ParseMode reads it.
+func (m Mode) String() string {
+	switch m {
+	case ModeLoose:
+		return "loose"
+	case ModeStrict:
+		return "strict"
+	}
+	return "warn"
+}
+
 type checker struct {
 	env     Env
 	out     []Problem
-	mode    string
+	mode    Mode
 	classic bool // checking a classic Composition's spec, not a P&T input
 	xr      *structuralschema.Structural
 	xrKnown bool
@@ -82,13 +121,15 @@ type checker struct {
 // Check returns the problems of a Composition document.
 func Check(obj map[string]any, env Env) []Problem {
 	c := &checker{env: env, mode: env.Mode}
-	if c.mode != "strict" && c.mode != "loose" {
-		c.mode = "warn"
+	if c.mode > ModeStrict {
+		c.mode = ModeWarn
 	}
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		if ann, ok := md["annotations"].(map[string]any); ok {
-			if m, ok := ann[modeAnnotation].(string); ok && (m == "strict" || m == "loose" || m == "warn") {
-				c.mode = m
+			if s, ok := ann[modeAnnotation].(string); ok {
+				if m, ok := ParseMode(s); ok {
+					c.mode = m
+				}
 			}
 		}
 	}
@@ -117,7 +158,7 @@ func Check(obj map[string]any, env Env) []Problem {
 					msg += ": patches that read or write the composite resource are not checked"
 				}
 				p := root.Child(fieldpath.Field("compositeTypeRef"), fieldpath.Field("kind"))
-				if unpulled && hint == "" && c.mode != "strict" {
+				if unpulled && hint == "" && c.mode != ModeStrict {
 					c.add(p, false, Info, "composition-schema", msg+" (it may come from a dependency not in the package cache: run crd-lsp pull)")
 				} else {
 					c.missingSchema(p, msg)
@@ -194,7 +235,7 @@ func (c *checker) addUnknown(p fieldpath.Path, seg int, msg string) {
 // as Crossplane's webhook design defined the modes: "warn" reports every
 // finding as a warning; "loose" and "strict" make findings errors.
 func (c *checker) schemaSeverity() Severity {
-	if c.mode == "warn" {
+	if c.mode == ModeWarn {
 		return Warning
 	}
 	return Error
@@ -204,7 +245,7 @@ func (c *checker) schemaSeverity() Severity {
 // only in strict mode ("loose" and "warn" skip what needs the schema).
 func (c *checker) missingSchema(p fieldpath.Path, msg string) {
 	sev := Warning
-	if c.mode == "strict" {
+	if c.mode == ModeStrict {
 		sev = Error
 	}
 	c.add(p, false, sev, "composition-schema", msg)

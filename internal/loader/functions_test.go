@@ -93,13 +93,13 @@ spec:
 		t.Fatal(err)
 	}
 	env := w.Env(filepath.Join(dir, "b", "composition.yaml"))
-	if sf, ok := env.FunctionOf("fn"); !ok || sf.Package != "xpkg.crossplane.io/x/function-b" || sf.From != "functions.yaml" {
+	if sf, ok := env.Workspace.FunctionOf("fn"); !ok || sf.Package != "xpkg.crossplane.io/x/function-b" || sf.From != "functions.yaml" {
 		t.Errorf("fn from b = %+v, %v", sf, ok)
 	}
-	if sf, ok := env.FunctionOf("crossplane-contrib-function-kcl"); !ok || sf.Package != "xpkg.upbound.io/crossplane-contrib/function-kcl" || sf.From != "../crossplane.yaml" {
+	if sf, ok := env.Workspace.FunctionOf("crossplane-contrib-function-kcl"); !ok || sf.Package != "xpkg.upbound.io/crossplane-contrib/function-kcl" || sf.From != "../crossplane.yaml" {
 		t.Errorf("kcl dependency = %+v, %v", sf, ok)
 	}
-	if sf, ok := env.FunctionOf("upbound-provider-aws-s3"); ok {
+	if sf, ok := env.Workspace.FunctionOf("upbound-provider-aws-s3"); ok {
 		t.Errorf("a provider dependency named a function: %+v", sf)
 	}
 	// Project files are package roots too: a function dependency of an
@@ -126,11 +126,11 @@ spec:
 		t.Fatal(err)
 	}
 	env = w.Env(filepath.Join(dir, "up", "apis", "composition.yaml"))
-	if sf, ok := env.FunctionOf("crossplane-contrib-function-go-templating"); !ok || sf.Package != "xpkg.upbound.io/crossplane-contrib/function-go-templating" || sf.From != "../upbound.yaml" {
+	if sf, ok := env.Workspace.FunctionOf("crossplane-contrib-function-go-templating"); !ok || sf.Package != "xpkg.upbound.io/crossplane-contrib/function-go-templating" || sf.From != "../upbound.yaml" {
 		t.Errorf("upbound.yaml dependency = %+v, %v", sf, ok)
 	}
 	env = w.Env(filepath.Join(dir, "cp", "composition.yaml"))
-	if sf, ok := env.FunctionOf("crossplane-contrib-function-auto-ready"); !ok || sf.Package != "xpkg.crossplane.io/crossplane-contrib/function-auto-ready" || sf.From != "crossplane-project.yaml" {
+	if sf, ok := env.Workspace.FunctionOf("crossplane-contrib-function-auto-ready"); !ok || sf.Package != "xpkg.crossplane.io/crossplane-contrib/function-auto-ready" || sf.From != "crossplane-project.yaml" {
 		t.Errorf("crossplane-project.yaml dependency = %+v, %v", sf, ok)
 	}
 	if got := loader.ToDNSLabel("crossplane-contrib/function-patch-and-transform"); got != "crossplane-contrib-function-patch-and-transform" {

@@ -249,24 +249,24 @@ func TestWorldKustomizePatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := w.Env(patch).PatchOf; got != k {
+	if got := w.Env(patch).Role.PatchOf; got != k {
 		t.Fatalf("after the load, PatchOf(%s) = %q, want %q", patch, got, k)
 	}
-	if got := w.Env(k).PatchOf; got != "" {
+	if got := w.Env(k).Role.PatchOf; got != "" {
 		t.Errorf("the kustomization itself is a patch of %q", got)
 	}
 	if w2 := w.WithFile(patch, []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 4\n")); w2 != w {
 		t.Error("an edit of the patch made a new World")
 	}
 	w3 := w.WithFile(k, []byte("resources: [../base]\n"))
-	if got := w3.Env(patch).PatchOf; got != "" || w3.SchemaGen() == w.SchemaGen() {
+	if got := w3.Env(patch).Role.PatchOf; got != "" || w3.SchemaGen() == w.SchemaGen() {
 		t.Errorf("without the patch entry: PatchOf %q, SchemaGen %d → %d", got, w.SchemaGen(), w3.SchemaGen())
 	}
 	w4 := w3.WithFile(k, []byte("patchesStrategicMerge:\n  - replicas.yaml\n"))
-	if got := w4.Env(patch).PatchOf; got != k || w4.SchemaGen() == w3.SchemaGen() {
+	if got := w4.Env(patch).Role.PatchOf; got != k || w4.SchemaGen() == w3.SchemaGen() {
 		t.Errorf("patchesStrategicMerge: PatchOf %q, SchemaGen %d → %d", got, w3.SchemaGen(), w4.SchemaGen())
 	}
-	if got := w4.WithFile(k, nil).Env(patch).PatchOf; got != "" {
+	if got := w4.WithFile(k, nil).Env(patch).Role.PatchOf; got != "" {
 		t.Errorf("with the kustomization removed, PatchOf = %q", got)
 	}
 }
@@ -331,12 +331,12 @@ func TestWorldHelmCharts(t *testing.T) {
 		filepath.Join(chart, "templates", "sub", "svc.yaml"): true, filepath.Join(chart, "values.yaml"): false,
 		filepath.Join(dir, "templates", "deployment.yaml"): false,
 	} {
-		if got := w.Env(p).Skip; (got != "") != skip {
+		if got := w.Env(p).Role.Skip; (got != "") != skip {
 			t.Errorf("Skip(%s) = %q, want skipped %v", p, got, skip)
 		}
 	}
 	w2 := w.WithFile(filepath.Join(chart, "Chart.yaml"), nil)
-	if got := w2.Env(filepath.Join(chart, "templates", "deployment.yaml")).Skip; got != "" || w2.SchemaGen() == w.SchemaGen() {
+	if got := w2.Env(filepath.Join(chart, "templates", "deployment.yaml")).Role.Skip; got != "" || w2.SchemaGen() == w.SchemaGen() {
 		t.Errorf("without Chart.yaml: Skip %q, SchemaGen %d → %d", got, w.SchemaGen(), w2.SchemaGen())
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"sync"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/environment"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
@@ -82,7 +83,7 @@ type Config struct {
 // client-side kinds, and the runner of real functions.
 type AnalysisSettings struct {
 	UnknownKind     analysis.Severity
-	CompositionMode string
+	CompositionMode composition.Mode
 	ClientKinds     []string
 	// UptestPlaceholders: see analysis.Env.
 	UptestPlaceholders bool
@@ -697,24 +698,26 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 	st := w.Store(major)
 	skip, patchOf, expressions := w.role(path)
 	return analysis.Env{
-		Schemas:            st,
-		CrossplaneMajor:    major,
-		UnknownKind:        a.UnknownKind,
-		CompositionMode:    a.CompositionMode,
-		ClientKinds:        a.ClientKinds,
-		UptestPlaceholders: a.UptestPlaceholders,
-		PatchOf:            patchOf,
-		Unpulled:           w.unpulled(path),
-		Skip:               skip,
-		Expressions:        expressions,
-		OtherMajor:         otherMajor(major),
-		Examples:           func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
-		Pipeline:           a.Pipeline,
-		FunctionOf:         func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
-		Cluster:            w.cluster(path, a.Cluster),
-		TemplateFiles:      w.templateFiles(path),
-		DependsOn:          packages.DependsOnField(w.NearestMeta(path)),
-		EmbeddedFunction:   w.embeddedFunction(path),
+		Workspace: analysis.Workspace{
+			Schemas:          st,
+			CrossplaneMajor:  major,
+			OtherMajor:       otherMajor(major),
+			Unpulled:         w.unpulled(path),
+			DependsOn:        packages.DependsOnField(w.NearestMeta(path)),
+			EmbeddedFunction: w.embeddedFunction(path),
+			Examples:         func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
+			FunctionOf:       func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
+			Cluster:          w.cluster(path, a.Cluster),
+			TemplateFiles:    w.templateFiles(path),
+		},
+		Role: analysis.Role{Skip: skip, PatchOf: patchOf, Expressions: expressions},
+		Options: analysis.Options{
+			UnknownKind:        a.UnknownKind,
+			ClientKinds:        a.ClientKinds,
+			CompositionMode:    a.CompositionMode,
+			UptestPlaceholders: a.UptestPlaceholders,
+			Pipeline:           a.Pipeline,
+		},
 	}
 }
 

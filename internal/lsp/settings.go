@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -146,7 +147,9 @@ func (l *stringOrList) UnmarshalJSON(b []byte) error {
 
 // analysis is what of the settings every analysis.Env carries.
 func (s Settings) analysis() loader.AnalysisSettings {
-	a := loader.AnalysisSettings{CompositionMode: s.Validation.CompositionMode, ClientKinds: s.Validation.ClientKinds, UptestPlaceholders: s.UptestPlaceholders}
+	a := loader.AnalysisSettings{ClientKinds: s.Validation.ClientKinds, UptestPlaceholders: s.UptestPlaceholders}
+	// A value other than warn, loose or strict is warn, the default.
+	a.CompositionMode, _ = composition.ParseMode(s.Validation.CompositionMode)
 	if sev, ok := analysis.ParseSeverity(s.Validation.UnknownKind); ok {
 		a.UnknownKind = sev
 	}

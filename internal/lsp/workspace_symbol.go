@@ -31,7 +31,7 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 	s.mu.Unlock()
 	env := analysis.Env{}
 	if w != nil {
-		env.Schemas = w.DefaultStore()
+		env.Workspace.Schemas = w.DefaultStore()
 	}
 
 	var files []*document.File

@@ -27,6 +27,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
@@ -131,7 +132,7 @@ func (s *Server) config() loader.Config {
 		CrossplaneVersion: s.opts.CrossplaneVersion,
 		Packages:          s.opts.Packages,
 		Options:           workspace.Options{MaxFileSize: 10 << 20},
-		Analysis:          loader.AnalysisSettings{UnknownKind: analysis.SeverityWarning, CompositionMode: "warn"},
+		Analysis:          loader.AnalysisSettings{UnknownKind: analysis.SeverityWarning, CompositionMode: composition.ModeWarn},
 	}
 }
 

@@ -230,7 +230,7 @@ func (s *Server) render(ctx context.Context, _ *sdk.CallToolRequest, in RenderIn
 	}
 	f := document.Parse(path, 0, text)
 	env := world.Env(path)
-	env.Examples = nil // the composite is xr's, or synthesised
+	env.Workspace.Examples = nil // the composite is xr's, or synthesised
 	rendered := 0
 	var yamls []string
 	note := func(d *document.Doc, p fieldpath.Path, sev, code, msg string) {

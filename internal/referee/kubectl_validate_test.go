@@ -46,7 +46,7 @@ func TestKubectlValidateCases(t *testing.T) {
 		}
 		crds = append(crds, schemas.FileInput{Source: schemas.Source{Kind: schemas.SourceWorkspace, Name: p, File: p}, Path: p, Content: text})
 	}
-	env := analysis.Env{Schemas: st.WithFiles(crds), UnknownKind: severity.Warning, CrossplaneMajor: 2}
+	env := analysis.Env{Workspace: analysis.Workspace{Schemas: st.WithFiles(crds), CrossplaneMajor: 2}, Options: analysis.Options{UnknownKind: severity.Warning}}
 
 	cases, matched := 0, 0
 	for _, p := range yamlFiles(t, filepath.Join(dir, "manifests")) {

@@ -413,7 +413,7 @@ func TestReferee(t *testing.T) {
 		inputs = append(inputs, schemas.FileInput{Source: schemas.Source{Kind: schemas.SourceWorkspace, Name: path, File: path}, Path: path, Content: d.text})
 	}
 	r := &referee{t: t, srv: srv, served: map[string]served{},
-		env: analysis.Env{Schemas: builtins.WithFiles(inputs), UnknownKind: severity.Error, CrossplaneMajor: 2}}
+		env: analysis.Env{Workspace: analysis.Workspace{Schemas: builtins.WithFiles(inputs), CrossplaneMajor: 2}, Options: analysis.Options{UnknownKind: severity.Error}}}
 
 	// 1. Every CRD, as a dry run; then the accepted ones for real.
 	start := time.Now()
