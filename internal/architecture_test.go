@@ -17,7 +17,7 @@ const module = "github.com/crd-lsp/crd-lsp/"
 
 // allowed mirrors ARCHITECTURE.md's code map.
 var allowed = map[string][]string{
-	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/render", "internal/fieldpath", "internal/packages", "internal/loader", "internal/functions", "internal/mcp"},
+	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/render", "internal/fieldpath", "internal/packages", "internal/loader", "internal/functions", "internal/mcp", "internal/severity"},
 	"internal/fieldpath":                         nil,
 	"internal/document":                          {"internal/fieldpath"},
 	"internal/xcrd":                              nil,
@@ -34,9 +34,9 @@ var allowed = map[string][]string{
 	"internal/flock":                             nil,
 	"internal/packages/xpkgtest":                 nil,
 	"internal/composition":                       {"internal/fieldpath", "internal/severity", "internal/gvk", "internal/structural", "internal/render"},
-	"internal/lsp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader", "internal/functions"},
-	"internal/loader":                            {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/gvk", "internal/functions", "internal/environment", "internal/gotemplate"},
-	"internal/mcp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/fieldpath", "internal/functions", "internal/loader", "internal/packages", "internal/render", "internal/workspace"},
+	"internal/lsp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader", "internal/functions", "internal/severity"},
+	"internal/loader":                            {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/gvk", "internal/functions", "internal/environment", "internal/gotemplate", "internal/severity"},
+	"internal/mcp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/fieldpath", "internal/functions", "internal/loader", "internal/packages", "internal/render", "internal/workspace", "internal/severity"},
 	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus"},
 	"internal/corpus":                            nil,
 	"internal/functions":                         nil,

@@ -8,10 +8,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 	"github.com/spf13/pflag"
 )
@@ -168,7 +168,7 @@ func (o checkOptions) config() (loader.Config, error) {
 	if !validOutput(o.output) {
 		return cfg, fmt.Errorf("--output must be %s, not %q", strings.Join(outputFormats, ", "), o.output)
 	}
-	unknown, ok := analysis.ParseSeverity(o.unknownKind)
+	unknown, ok := severity.Parse(o.unknownKind)
 	if !ok && o.unknownKind != "ignore" && o.unknownKind != "off" && o.unknownKind != "none" {
 		return cfg, fmt.Errorf("--unknown-kind must be error, warning, info or ignore, not %q", o.unknownKind)
 	}

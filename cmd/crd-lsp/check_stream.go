@@ -17,6 +17,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // check streams: a producer cuts every file (in path order) into parts of
@@ -166,7 +167,7 @@ func diagnosePart(ctx context.Context, p *checkPart) []finding {
 	partsChecked.Add(1)
 	out := make([]finding, 0, len(diags))
 	for _, d := range diags {
-		if d.Severity == analysis.SeverityHint {
+		if d.Severity == severity.Hint {
 			continue // suggestions (deprecated but supported forms) are for the editor
 		}
 		fd := toFinding(f.mapper, d)
@@ -195,7 +196,7 @@ func finishFile(world *loader.World, f *checkFile, fs []finding) []finding {
 	})
 	if m, ok := world.Meta(f.path); ok {
 		for _, d := range loader.PackageProblems(m, world.Results(f.path), false) {
-			if d.Severity != analysis.SeverityHint {
+			if d.Severity != severity.Hint {
 				fs = append(fs, toFinding(f.mapper, d))
 			}
 		}
@@ -205,8 +206,8 @@ func finishFile(world *loader.World, f *checkFile, fs []finding) []finding {
 	// file, summaries for the rest, long messages cut.
 	fs = analysis.Cap(fs, analysis.Capper[finding]{
 		Line:     func(f finding) int { return f.diag.Line },
-		Severity: func(f finding) analysis.Severity { s, _ := analysis.ParseSeverity(f.diag.Severity); return s },
-		Summary: func(first finding, worst analysis.Severity, msg string) finding {
+		Severity: func(f finding) severity.Severity { s, _ := severity.Parse(f.diag.Severity); return s },
+		Summary: func(first finding, worst severity.Severity, msg string) finding {
 			first.diag.Severity, first.diag.Code, first.diag.Message = worst.String(), analysis.CodeTooMany, msg
 			return first
 		},
@@ -237,9 +238,9 @@ func (w *checkWriter) file(path string, fs []finding) {
 			w.sum.unpulled++
 		}
 		switch f.diag.Severity {
-		case analysis.SeverityError.String():
+		case severity.Error.String():
 			w.sum.Errors++
-		case analysis.SeverityWarning.String():
+		case severity.Warning.String():
 			w.sum.Warnings++
 		default:
 			w.sum.Infos++

@@ -15,6 +15,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 	"github.com/spf13/pflag"
 )
@@ -144,12 +145,12 @@ func pull(opts *pullOptions, args []string, stdout, stderr io.Writer, usage func
 		}
 		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
 		for _, d := range diags {
-			if d.Severity > analysis.SeverityWarning {
+			if d.Severity > severity.Warning {
 				continue
 			}
 			line, col := m.Pos(d.Span.Start)
 			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s [%s]", printable(m.Path), line, col, d.Severity, printable(d.Message), d.Code))
-			if d.Severity == analysis.SeverityError {
+			if d.Severity == severity.Error {
 				failed++
 			} else {
 				warnings++

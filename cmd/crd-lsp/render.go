@@ -11,7 +11,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
-	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 	"github.com/spf13/pflag"
 )
@@ -159,7 +159,7 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 		for _, n := range out.Notes {
 			line, col := lineCol(f, d, n.Path)
 			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", printable(path), line, col, n.Severity, printable(n.Message), n.Code)
-			failed = failed || n.Severity == render.Error
+			failed = failed || n.Severity == severity.Error
 		}
 		b, err := out.YAML("")
 		if err != nil {

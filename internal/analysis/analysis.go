@@ -23,24 +23,10 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
-// Severity of a Diagnostic: the one scale (internal/severity).
-type Severity = severity.Severity
-
-const (
-	SeverityError   = severity.Error
-	SeverityWarning = severity.Warning
-	SeverityInfo    = severity.Info
-	SeverityHint    = severity.Hint
-)
-
-// ParseSeverity maps a setting value to a Severity; ok is false for "ignore",
-// "off" and "none", and for unrecognised values (callers keep their default).
-func ParseSeverity(s string) (Severity, bool) { return severity.Parse(s) }
-
 // Diagnostic is one problem found in a file.
 type Diagnostic struct {
 	Span     document.Span
-	Severity Severity
+	Severity severity.Severity
 	// Code is stable across releases; users and tests key on it.
 	Code    string
 	Message string
@@ -216,7 +202,7 @@ func diagnoseDoc(ctx context.Context, d *document.Doc, env Env) (out []Diagnosti
 	defer func() {
 		// A bug must not silence a document: say so where it starts.
 		if r := recover(); r != nil {
-			out = append(out, Diagnostic{Span: document.Span{Start: d.Span.Start, End: d.Span.Start}, Severity: SeverityError, Code: "internal",
+			out = append(out, Diagnostic{Span: document.Span{Start: d.Span.Start, End: d.Span.Start}, Severity: severity.Error, Code: "internal",
 				Message: fmt.Sprintf("crd-lsp failed while checking this document (%v); other documents are still checked. Please report this with the document.", r)})
 		}
 	}()
@@ -225,7 +211,7 @@ func diagnoseDoc(ctx context.Context, d *document.Doc, env Env) (out []Diagnosti
 		if e.Duplicate {
 			code = "duplicate-key"
 		}
-		out = append(out, Diagnostic{Span: e.Span, Severity: SeverityError, Code: code, Message: e.Message})
+		out = append(out, Diagnostic{Span: e.Span, Severity: severity.Error, Code: code, Message: e.Message})
 	}
 	if len(d.Errors) > 0 || d.Root == nil {
 		return out
@@ -233,10 +219,10 @@ func diagnoseDoc(ctx context.Context, d *document.Doc, env Env) (out []Diagnosti
 	obj, err := d.Object()
 	if err != nil {
 		if k := collectionKey(d.Root, 0); k != nil {
-			return append(out, Diagnostic{Span: d.File.NodeSpan(k), Severity: SeverityError, Code: "yaml-value",
+			return append(out, Diagnostic{Span: d.File.NodeSpan(k), Severity: severity.Error, Code: "yaml-value",
 				Message: "a mapping key must be a string, and this one is a flow mapping or list: a template placeholder such as {{ name }} reads as one (a template is YAML only once rendered)"})
 		}
-		return append(out, Diagnostic{Span: d.File.NodeSpan(d.Root), Severity: SeverityError, Code: "yaml-value", Message: err.Error()})
+		return append(out, Diagnostic{Span: d.File.NodeSpan(d.Root), Severity: severity.Error, Code: "yaml-value", Message: err.Error()})
 	}
 	m, ok := obj.(map[string]any)
 	if !ok {
@@ -258,21 +244,21 @@ func resourceHeader(d *document.Doc, m map[string]any) (id schemas.GVK, diags []
 	k, kOK := kind.(string)
 	switch {
 	case !hasAV:
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, true, SeverityError, "missing-apiversion", "missing required field \"apiVersion\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, true, severity.Error, "missing-apiversion", "missing required field \"apiVersion\"")}, false
 	case !hasKind && isNumber(apiVersion):
 		// Not a Kubernetes object: other formats have an apiVersion too,
 		// a number (Grafana's provisioning files: apiVersion: 1).
 		return id, nil, false
 	case !hasKind:
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, SeverityError, "missing-kind", "missing required field \"kind\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, severity.Error, "missing-kind", "missing required field \"kind\"")}, false
 	case !avOK || av == "":
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "type", "apiVersion must be a non-empty string such as \"apps/v1\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "type", "apiVersion must be a non-empty string such as \"apps/v1\"")}, false
 	case !kOK || k == "":
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, SeverityError, "type", "kind must be a non-empty string such as \"Deployment\"")}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, severity.Error, "type", "kind must be a non-empty string such as \"Deployment\"")}, false
 	}
 	parsed := gvk.Parse(av, k)
 	if strings.Contains(parsed.Version, "/") || parsed.Version == "" {
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
+		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
 	}
 	return parsed, nil, true
 }
@@ -331,7 +317,7 @@ func namedPath(d *document.Doc, p fieldpath.Path) string {
 // has one, on the value otherwise. A path that does not exist in the text
 // falls back to its nearest existing ancestor, never dropping the diagnostic;
 // the message then names the full path so nothing is lost.
-func at(d *document.Doc, p fieldpath.Path, onKey bool, sev Severity, code, msg string) Diagnostic {
+func at(d *document.Doc, p fieldpath.Path, onKey bool, sev severity.Severity, code, msg string) Diagnostic {
 	key, val, ok := d.Spans(p)
 	if !ok {
 		var near fieldpath.Path

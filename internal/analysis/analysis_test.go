@@ -15,6 +15,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/schemas/builtin"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 
 	"github.com/crd-lsp/crd-lsp/internal/fuzztest"
@@ -51,7 +52,7 @@ spec:
 `
 
 func TestDiagnosePositions(t *testing.T) {
-	env := Env{Workspace: Workspace{Schemas: builtinStore(t), CrossplaneMajor: 2}, Options: Options{UnknownKind: SeverityWarning}}
+	env := Env{Workspace: Workspace{Schemas: builtinStore(t), CrossplaneMajor: 2}, Options: Options{UnknownKind: severity.Warning}}
 	text := deployment + "---\napiVersion: example.org/v1\nkind: Nope\n---\nnot: [closed\n---\njust: data\n"
 	f := document.Parse("x.yaml", 1, []byte(text))
 	diags := Diagnose(context.Background(), f, env)
@@ -77,7 +78,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // BenchmarkDiagnoseDeployment is the analysis part of a keystroke: parse
 // plus validation of one Deployment against the warm built-in schema.
 func BenchmarkDiagnoseDeployment(b *testing.B) {
-	env := Env{Workspace: Workspace{Schemas: builtinStore(b)}, Options: Options{UnknownKind: SeverityWarning}}
+	env := Env{Workspace: Workspace{Schemas: builtinStore(b)}, Options: Options{UnknownKind: severity.Warning}}
 	f := document.Parse("x.yaml", 1, []byte(deployment))
 	Diagnose(context.Background(), f, env) // build the validator once
 	b.ResetTimer()

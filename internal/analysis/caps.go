@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 const (
@@ -31,11 +33,11 @@ type Capper[T any] struct {
 	// Line is the line a finding starts on.
 	Line func(T) int
 	// Severity is a finding's severity.
-	Severity func(T) Severity
+	Severity func(T) severity.Severity
 	// Summary is the finding that stands for n findings left out, placed
 	// where first (the first of them) is, with their gravest severity and
 	// the message given.
-	Summary func(first T, worst Severity, message string) T
+	Summary func(first T, worst severity.Severity, message string) T
 }
 
 // Cap bounds one file's findings: at most MaxPerLine start on any line and
@@ -53,7 +55,7 @@ func Cap[T any](items []T, c Capper[T]) []T {
 	// line's bound.
 	type lineCount struct {
 		n     int
-		worst Severity
+		worst severity.Severity
 	}
 	lines := map[int]*lineCount{}
 	for _, it := range items {
@@ -89,7 +91,7 @@ func Cap[T any](items []T, c Capper[T]) []T {
 		return out
 	}
 	keep := MaxPerFile - 1
-	more, worst := 0, Severity(0)
+	more, worst := 0, severity.Severity(0)
 	for i := keep; i < len(out); i++ {
 		more += weight[i]
 		worst = graver(worst, c.Severity(out[i]))
@@ -103,8 +105,8 @@ func Cap[T any](items []T, c Capper[T]) []T {
 func CapDiagnostics(diags []Diagnostic, lineOf func(offset int) int) []Diagnostic {
 	capped := Cap(diags, Capper[Diagnostic]{
 		Line:     func(d Diagnostic) int { return lineOf(d.Span.Start) },
-		Severity: func(d Diagnostic) Severity { return d.Severity },
-		Summary: func(first Diagnostic, worst Severity, msg string) Diagnostic {
+		Severity: func(d Diagnostic) severity.Severity { return d.Severity },
+		Summary: func(first Diagnostic, worst severity.Severity, msg string) Diagnostic {
 			return Diagnostic{Span: first.Span, Severity: worst, Code: CodeTooMany, Message: msg}
 		},
 	})
@@ -134,7 +136,7 @@ func TruncateMessage(m string) string {
 }
 
 // graver is the graver of two severities (zero: none yet).
-func graver(a, b Severity) Severity {
+func graver(a, b severity.Severity) severity.Severity {
 	if a == 0 || (b != 0 && b < a) {
 		return b
 	}

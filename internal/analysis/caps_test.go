@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // lineOf100 puts offset o on line o/100.
@@ -13,19 +14,19 @@ func lineOf100(o int) int { return o / 100 }
 func TestCapDiagnosticsPerLine(t *testing.T) {
 	var in []Diagnostic
 	for i := range 30_000 { // all on line 0 but the last, on line 1
-		sev := SeverityWarning
+		sev := severity.Warning
 		if i == 29_000 {
-			sev = SeverityError // an error beyond the bound is not hidden as a warning
+			sev = severity.Error // an error beyond the bound is not hidden as a warning
 		}
 		in = append(in, Diagnostic{Span: document.Span{Start: i % 100}, Severity: sev, Code: "x", Message: "m"})
 	}
-	in = append(in, Diagnostic{Span: document.Span{Start: 150}, Severity: SeverityInfo, Code: "y", Message: "other line"})
+	in = append(in, Diagnostic{Span: document.Span{Start: 150}, Severity: severity.Info, Code: "y", Message: "other line"})
 	out := CapDiagnostics(in, lineOf100)
 	if len(out) != MaxPerLine+2 {
 		t.Fatalf("%d findings, want %d kept + 1 summary + the other line's", len(out), MaxPerLine)
 	}
 	sum := out[MaxPerLine]
-	if sum.Code != CodeTooMany || sum.Severity != SeverityError || sum.Message != "and 29,950 more findings on this line (crd-lsp shows 50 per line)" || sum.Span.Start != MaxPerLine {
+	if sum.Code != CodeTooMany || sum.Severity != severity.Error || sum.Message != "and 29,950 more findings on this line (crd-lsp shows 50 per line)" || sum.Span.Start != MaxPerLine {
 		t.Errorf("summary %+v", sum)
 	}
 	if out[MaxPerLine+1].Code != "y" {
@@ -39,14 +40,14 @@ func TestCapDiagnosticsPerLine(t *testing.T) {
 func TestCapDiagnosticsPerFile(t *testing.T) {
 	var in []Diagnostic
 	for i := range 5000 { // one per line
-		in = append(in, Diagnostic{Span: document.Span{Start: i * 100}, Severity: SeverityInfo, Code: "x", Message: "m"})
+		in = append(in, Diagnostic{Span: document.Span{Start: i * 100}, Severity: severity.Info, Code: "x", Message: "m"})
 	}
 	out := CapDiagnostics(in, lineOf100)
 	if len(out) != MaxPerFile {
 		t.Fatalf("%d findings, want %d", len(out), MaxPerFile)
 	}
 	last := out[MaxPerFile-1]
-	if last.Code != CodeTooMany || last.Severity != SeverityInfo || last.Message != "and 4,001 more findings in this file (crd-lsp shows 1,000 per file)" || last.Span.Start != (MaxPerFile-1)*100 {
+	if last.Code != CodeTooMany || last.Severity != severity.Info || last.Message != "and 4,001 more findings in this file (crd-lsp shows 1,000 per file)" || last.Span.Start != (MaxPerFile-1)*100 {
 		t.Errorf("summary %+v", last)
 	}
 }
@@ -55,14 +56,14 @@ func TestCapDiagnosticsPerFile(t *testing.T) {
 func TestCapDiagnosticsBothBounds(t *testing.T) {
 	var in []Diagnostic
 	for i := range 2000 {
-		in = append(in, Diagnostic{Span: document.Span{Start: i * 100}, Severity: SeverityInfo, Code: "x", Message: "m"})
+		in = append(in, Diagnostic{Span: document.Span{Start: i * 100}, Severity: severity.Info, Code: "x", Message: "m"})
 	}
 	for range 300 { // on the last line
-		in = append(in, Diagnostic{Span: document.Span{Start: 1999 * 100}, Severity: SeverityWarning, Code: "z", Message: "m"})
+		in = append(in, Diagnostic{Span: document.Span{Start: 1999 * 100}, Severity: severity.Warning, Code: "z", Message: "m"})
 	}
 	out := CapDiagnostics(in, lineOf100)
 	last := out[len(out)-1]
-	if len(out) != MaxPerFile || last.Severity != SeverityWarning || !strings.HasPrefix(last.Message, "and 1,301 more findings in this file") {
+	if len(out) != MaxPerFile || last.Severity != severity.Warning || !strings.HasPrefix(last.Message, "and 1,301 more findings in this file") {
 		t.Errorf("%d findings, last %+v", len(out), last)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // conflictingDefinitions reports, on a CRD or XRD document, the other
@@ -38,7 +39,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 	}
 	self := docPath(d.File.URI)
 	others := map[string][]string{} // "path (name)" → versions
-	sev := SeverityInfo             // the nearest definition applies: folders decide
+	sev := severity.Info            // the nearest definition applies: folders decide
 	var why []string
 	cluster := map[string][]string{} // cluster name → versions it serves differently
 	versions, _ := spec["versions"].([]any)
@@ -72,10 +73,10 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 			switch {
 			case c.Source.Kind == schemas.SourcePackage:
 				where = "package " + c.Source.Name
-				sev = SeverityWarning
+				sev = severity.Warning
 				why = appendOnce(why, "a package's definition wins over the workspace's everywhere")
 			case filepath.Dir(c.Path) == filepath.Dir(self):
-				sev = SeverityWarning
+				sev = severity.Warning
 				why = appendOnce(why, "in one folder, the file first by name wins")
 			}
 			key := fmt.Sprintf("%s (%s)", where, c.CRDName)
@@ -90,7 +91,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 	sort.Strings(clusters)
 	for _, n := range clusters {
 		msg := fmt.Sprintf("the cluster %s serves %s of %s (version %s) with a different schema than this definition, which is used in the workspace instead", n, kind, group, strings.Join(cluster[n], ", "))
-		out = append(out, at(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, SeverityInfo, "cluster-differs", msg))
+		out = append(out, at(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, severity.Info, "cluster-differs", msg))
 	}
 	if len(others) == 0 {
 		return out

@@ -17,6 +17,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // Cluster is what is known of the cluster a Composition runs in.
@@ -84,7 +85,7 @@ func (er *environmentRun) start(d *document.Doc, m, xr map[string]any, env Env) 
 		er.unknown = true
 	}
 	if res.Unknown != "" {
-		notes = append(notes, render.Note{Path: at, OnKey: true, Severity: render.Info, Code: codeEnvironment,
+		notes = append(notes, render.Note{Path: at, OnKey: true, Severity: severity.Info, Code: codeEnvironment,
 			Message: "what the environment holds is not known: " + res.Unknown + "; fields read from it are not reported missing"})
 	}
 	return res.Environment, notes, res.Failure != nil
@@ -117,9 +118,9 @@ func servesEnvironment(d *document.Doc, m map[string]any, env Env) bool {
 // failure is the note on a resolution that fails: an error when the
 // failure is certain or the render strict, else a warning.
 func (er *environmentRun) failure(p fieldpath.Path, f *environment.Failure, msg string) render.Note {
-	sev := render.Warning
+	sev := severity.Warning
 	if f.Certain || !er.lenient {
-		sev = render.Error
+		sev = severity.Error
 	}
 	if !f.Certain && !er.opts.Complete {
 		msg += ", unless the cluster holds an EnvironmentConfig crd-lsp does not know"
@@ -152,7 +153,7 @@ func (er *environmentRun) step(i int, name string, input, xr, ctx map[string]any
 	}
 	if res.Unknown != "" {
 		out.Unknown = true
-		out.Notes = append(out.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: render.Info, Code: codeEnvironment,
+		out.Notes = append(out.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: severity.Info, Code: codeEnvironment,
 			Message: fmt.Sprintf("what the environment holds after step %q is not known: %s; fields read from it are not reported missing", name, res.Unknown)})
 	}
 	er.unknown = er.unknown || out.Unknown
@@ -183,7 +184,7 @@ func (er *environmentRun) native(notes map[int][]render.Note, record func(func()
 		rsp := functions.NativeResponse{Desired: req.Desired, Context: out.Context}
 		if out.Failed && !er.lenient {
 			for _, n := range out.Notes {
-				if n.Severity != render.Info {
+				if n.Severity != severity.Info {
 					rsp.Results = append(rsp.Results, functions.Result{Severity: functions.SeverityFatal, Message: n.Message})
 					break
 				}

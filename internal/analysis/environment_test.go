@@ -11,6 +11,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -86,7 +87,7 @@ func environmentFindings(t *testing.T, env Env, ref, path string) []Diagnostic {
 	f := document.Parse("file:///ws/composition.yaml", 1, []byte(text))
 	var out []Diagnostic
 	for _, d := range Diagnose(context.Background(), f, env) {
-		if d.Severity != SeverityHint {
+		if d.Severity != severity.Hint {
 			out = append(out, d)
 		}
 	}
@@ -113,7 +114,7 @@ func TestEnvironmentMissingFieldNamesBothWriters(t *testing.T) {
 		t.Fatalf("%d findings, want 1: %v", len(ds), ds)
 	}
 	want := `spec.forProvider.region is required by Bucket, and only set when zone is set in the environment (which EnvironmentConfig(s) "dev" in the workspace give without it), or when spec.stage is set on the composite resource (an environment patch copies it there)`
-	if ds[0].Message != want || ds[0].Severity != SeverityWarning {
+	if ds[0].Message != want || ds[0].Severity != severity.Warning {
 		t.Errorf("got %s %q\nwant warning %q", ds[0].Severity, ds[0].Message, want)
 	}
 }
@@ -123,7 +124,7 @@ func TestEnvironmentMissingFieldNamesBothWriters(t *testing.T) {
 func TestEnvironmentMissingReference(t *testing.T) {
 	env := environmentEnv(t)
 	ds := environmentFindings(t, env, "nope", "region")
-	if len(ds) != 1 || ds[0].Code != codeEnvironment || ds[0].Severity != SeverityWarning ||
+	if len(ds) != 1 || ds[0].Code != codeEnvironment || ds[0].Severity != severity.Warning ||
 		!strings.Contains(ds[0].Message, `Required environment config "nope" not found (none of the 4 EnvironmentConfigs in the workspace is named so), unless the cluster holds an EnvironmentConfig crd-lsp does not know`) {
 		t.Fatalf("findings: %v", ds)
 	}
@@ -135,7 +136,7 @@ func TestEnvironmentUnknownWithoutConfigs(t *testing.T) {
 	env := environmentEnv(t)
 	env.Workspace.Cluster = Cluster{}
 	ds := environmentFindings(t, env, "base", "region")
-	if len(ds) != 1 || ds[0].Severity != SeverityInfo || !strings.Contains(ds[0].Message, "no EnvironmentConfig is known") {
+	if len(ds) != 1 || ds[0].Severity != severity.Info || !strings.Contains(ds[0].Message, "no EnvironmentConfig is known") {
 		t.Fatalf("findings: %v", ds)
 	}
 }
@@ -244,7 +245,7 @@ func TestClassicEnvironment(t *testing.T) {
 		f := document.Parse("file:///ws/composition.yaml", 1, []byte(strings.ReplaceAll(classicEnvComposition, "STAGE", stage)))
 		var out []Diagnostic
 		for _, d := range Diagnose(context.Background(), f, env) {
-			if d.Severity != SeverityHint && d.Severity != SeverityInfo {
+			if d.Severity != severity.Hint && d.Severity != severity.Info {
 				out = append(out, d)
 			}
 		}
@@ -254,7 +255,7 @@ func TestClassicEnvironment(t *testing.T) {
 		t.Errorf("stage dev: unexpected findings %v", ds)
 	}
 	ds := find("prod")
-	if len(ds) != 1 || ds[0].Code != codeEnvironment || ds[0].Severity != SeverityError ||
+	if len(ds) != 1 || ds[0].Code != codeEnvironment || ds[0].Severity != severity.Error ||
 		!strings.Contains(ds[0].Message, "only 1 EnvironmentConfig can be selected in Single mode, found: 2") {
 		t.Fatalf("stage prod: findings %v", ds)
 	}

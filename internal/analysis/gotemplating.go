@@ -15,6 +15,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // templateStep is a function-go-templating step with an inline template,
@@ -191,10 +192,10 @@ func goTemplates(ctx context.Context, d *document.Doc, m map[string]any, env Env
 				sp, _ = ts.fallback(d)
 			}
 			if p.Limit {
-				out = append(out, Diagnostic{Span: sp, Severity: SeverityWarning, Code: "template-limit", Message: p.Message})
+				out = append(out, Diagnostic{Span: sp, Severity: severity.Warning, Code: "template-limit", Message: p.Message})
 				continue
 			}
-			out = append(out, Diagnostic{Span: sp, Severity: SeverityError, Code: "template-syntax",
+			out = append(out, Diagnostic{Span: sp, Severity: severity.Error, Code: "template-syntax",
 				Message: fmt.Sprintf("function-go-templating cannot parse the template: %s", p.Message)})
 		}
 		if env.Workspace.Schemas == nil {
@@ -230,7 +231,7 @@ func templateDocument(ctx context.Context, d *document.Doc, ts *templateStep, do
 	}
 	if len(sd.Errors) > 0 {
 		for _, e := range sd.Errors {
-			out = append(out, Diagnostic{Span: place(e.Span), Severity: SeverityError, Code: "template-yaml",
+			out = append(out, Diagnostic{Span: place(e.Span), Severity: severity.Error, Code: "template-yaml",
 				Message: "function-go-templating cannot decode this template document: " + e.Message})
 		}
 		return out

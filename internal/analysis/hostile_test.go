@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -151,7 +152,7 @@ func TestDiagnoseIncremental(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "apiVersion: v1\nkind: Service\nmetadata:\n  name: s%d\nspec:\n  ports:\n    - port: %s\n---\n", i, port)
 	}
-	env := Env{Workspace: Workspace{Schemas: store, CrossplaneMajor: 2}, Options: Options{UnknownKind: SeverityWarning}}
+	env := Env{Workspace: Workspace{Schemas: store, CrossplaneMajor: 2}, Options: Options{UnknownKind: severity.Warning}}
 	text := b.String()
 	f1 := document.Parse("file:///w/many.yaml", 1, []byte(text))
 	d1, c1 := DiagnoseIncremental(context.Background(), f1, env, nil)

@@ -9,6 +9,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // DiagnoseCache holds what DiagnoseIncremental found in one version of a
@@ -27,7 +28,7 @@ func (c *DiagnoseCache) Checked() int { return c.checked }
 // envKey is what a document's diagnostics depend on besides its text.
 type envKey struct {
 	schemas         *schemas.Store
-	unknownKind     Severity
+	unknownKind     severity.Severity
 	clientKinds     string
 	crossplaneMajor int
 	compositionMode composition.Mode

@@ -358,14 +358,14 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 		if fn.IgnoresType && g.Kind == want.Kind {
 			switch {
 			case fn.Name == ptName:
-				out = append(out, at(d, avp, false, SeverityInfo, "step-input",
+				out = append(out, at(d, avp, false, severity.Info, "step-input",
 					fmt.Sprintf("step %q runs %s%s, which reads its input whatever its apiVersion: checked and rendered as %s/v1beta1 %s (the group the function's input CRD defines)", stepName(sm), fn.Name, via, want.Group, want.Kind)))
 			case link.how == "package":
 				older := ""
 				if fn.Versioned {
 					older = "; older versions take no input and ignore it"
 				}
-				out = append(out, at(d, avp, false, SeverityWarning, "step-input",
+				out = append(out, at(d, avp, false, severity.Warning, "step-input",
 					fmt.Sprintf("step %q runs %s%s, whose input is %s %s, not %s %s: the function decodes any input as its own, so the fields must be its input's (a function template's placeholder input?)%s", stepName(sm), fn.Name, via, want.Group, want.Kind, g.Group, g.Kind, older)))
 			}
 			continue
@@ -380,7 +380,7 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 		case fn.Versioned:
 			what = "fails the step in versions that read an input (it cannot decode this one); older versions take no input and ignore it"
 		}
-		out = append(out, at(d, avp, false, SeverityWarning, "step-input",
+		out = append(out, at(d, avp, false, severity.Warning, "step-input",
 			fmt.Sprintf("step %q runs %s%s, whose input is %s %s, not %s %s: the function %s (a function template's placeholder input?)", stepName(sm), fn.Name, via, want.Group, want.Kind, g.Group, g.Kind, what)))
 	}
 	return out
@@ -411,7 +411,7 @@ func packageInputKind(d *document.Doc, step map[string]any, i int, link stepLink
 	}
 	sort.Strings(kinds)
 	kinds = slices.Compact(kinds)
-	return []Diagnostic{at(d, stepPath(i).Child(fieldpath.Field("input"), fieldpath.Field("apiVersion")), false, SeverityWarning, "step-input",
+	return []Diagnostic{at(d, stepPath(i).Child(fieldpath.Field("input"), fieldpath.Field("apiVersion")), false, severity.Warning, "step-input",
 		fmt.Sprintf("step %q runs %s%s, whose package defines %s as input, not %s %s: the function cannot decode this input as its own (a function template's placeholder input?)",
 			stepName(step), link.from.Package[strings.LastIndex(link.from.Package, "/")+1:], linkWords(link, stepFunctionName(step)), orList(kinds), g.Group, g.Kind))}
 }
@@ -497,7 +497,7 @@ func functionInputs(ctx context.Context, d *document.Doc, m map[string]any, env 
 			case len(e.Path) > 0 && e.Path[0].Field == "metadata" || (len(e.Path) == 0 && strings.Contains(e.Message, "metadata")):
 				// inputs carry no object metadata
 			case isPT && e.Code == "enum" && acceptedByPT(e.Message):
-			case e.Severity == schemas.SeverityInfo && e.Code == "cel":
+			case e.Severity == severity.Info && e.Code == "cel":
 				blocked = true
 			case e.Code == "type" && freeForm(sch, e.Path):
 				// controller-gen writes runtime.RawExtension (and
@@ -516,7 +516,7 @@ func functionInputs(ctx context.Context, d *document.Doc, m map[string]any, env 
 				e.Severity = severity.Hint
 				e.Message += " (this rule of the input's CRD cannot be evaluated on this input; inputs never reach the API server, so nothing enforces it)"
 				kept = append(kept, e)
-			case decodeCodes[e.Code] && e.Severity == schemas.SeverityError:
+			case decodeCodes[e.Code] && e.Severity == severity.Error:
 				if fn != nil && fn.Loose {
 					e.Severity = severity.Warning
 					e.Message += fmt.Sprintf(" (%s reads its input as a map: it does not reject this, and may not use it)", fn.Name)
@@ -526,14 +526,14 @@ func functionInputs(ctx context.Context, d *document.Doc, m map[string]any, env 
 					e.Message += " (the function cannot decode this value into its input type: the step fails)"
 				}
 				kept = append(kept, e)
-			case e.Severity == schemas.SeverityError:
+			case e.Severity == severity.Error:
 				kept = append(kept, schemaOnly(e, in, fn))
 			default:
 				kept = append(kept, e)
 			}
 		}
 		if blocked && len(kept) > 0 {
-			kept = append(kept, schemas.Error{OnKey: true, Severity: schemas.SeverityInfo, Code: "cel", Message: "some validation rules (x-kubernetes-validations) were not checked because the input was invalid"})
+			kept = append(kept, schemas.Error{OnKey: true, Severity: severity.Info, Code: "cel", Message: "some validation rules (x-kubernetes-validations) were not checked because the input was invalid"})
 		}
 		for _, e := range kept {
 			out = append(out, fromSchemaError(d, ip, e))
@@ -610,7 +610,7 @@ func allowedValues(d *document.Doc, ip fieldpath.Path, in map[string]any, fn *kn
 			continue
 		}
 		msg := fmt.Sprintf("unsupported value %q: %s accepts %s; %s", s, fn.Name, orList(r.Allowed), r.Does)
-		dg := at(d, ip.Child(p...), false, SeverityError, "step-input", msg)
+		dg := at(d, ip.Child(p...), false, severity.Error, "step-input", msg)
 		if best, ok := schemas.Closest(s, r.Allowed); ok {
 			dg.Message = fmt.Sprintf("unsupported value %q: %s accepts %s (did you mean %q?); %s", s, fn.Name, orList(r.Allowed), best, r.Does)
 			dg.Replace = best

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // TestPatchFragment: a kustomize patch is checked for what it sets, not
@@ -53,7 +54,7 @@ kind: Nope
 		}
 		return out
 	}
-	env := Env{Workspace: Workspace{Schemas: builtinStore(t), CrossplaneMajor: 2}, Role: Role{PatchOf: "kustomization.yaml"}, Options: Options{UnknownKind: SeverityWarning}}
+	env := Env{Workspace: Workspace{Schemas: builtinStore(t), CrossplaneMajor: 2}, Role: Role{PatchOf: "kustomization.yaml"}, Options: Options{UnknownKind: severity.Warning}}
 	got := strings.Join(lines(env), "\n")
 	want := strings.Join([]string{
 		`6:13 type must be of type integer: "string"`,

@@ -14,7 +14,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
 	"github.com/crd-lsp/crd-lsp/internal/render"
-	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // Pipeline runs a Composition's function pipeline with real composition
@@ -135,7 +135,7 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		if !lenient {
 			// The function stops at the first failure, as Crossplane then.
 			for _, n := range so.Notes {
-				if n.Severity == render.Error {
+				if n.Severity == severity.Error {
 					rsp.Results = append(rsp.Results, functions.Result{Severity: functions.SeverityFatal, Message: n.Message})
 					break
 				}
@@ -188,7 +188,7 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 	}
 	merge(rd.XR, out.Desired.Composite.Object)
 	if out.Err != nil {
-		rd.Notes = append(rd.Notes, render.Note{Path: fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline")}, OnKey: true, Severity: render.Error, Code: codeFunctionFailed, Message: out.Err.Error()})
+		rd.Notes = append(rd.Notes, render.Note{Path: fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("pipeline")}, OnKey: true, Severity: severity.Error, Code: codeFunctionFailed, Message: out.Err.Error()})
 	}
 	ran := map[int]functions.StepResult{}
 	for _, sr := range out.Steps {
@@ -232,7 +232,7 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		}
 		if sr.Skipped {
 			if !functions.IsPatchAndTransform(st) && !render.ComposesNothing(st.Function) {
-				rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: render.Info, Code: "render-step",
+				rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: severity.Info, Code: "render-step",
 					Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run until it is configured (%s): it passes the desired state through, and resources it would compose are not rendered or validated", st.Name, env.functionName(st.Function), render.HowToConfigure)})
 			}
 			continue
@@ -242,17 +242,17 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 			rest = "; the steps after it were not run"
 		}
 		if sr.Err != nil {
-			rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: render.Error, Code: codeFunctionFailed,
+			rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: severity.Error, Code: codeFunctionFailed,
 				Message: fmt.Sprintf("step %q failed: %v%s", st.Name, sr.Err, rest)})
 			continue
 		}
 		for _, r := range sr.Results {
-			sev := render.Info
+			sev := severity.Info
 			switch r.Severity {
 			case functions.SeverityFatal:
-				sev = render.Error
+				sev = severity.Error
 			case functions.SeverityWarning:
-				sev = render.Warning
+				sev = severity.Warning
 			}
 			msg := fmt.Sprintf("%s: %s", env.functionName(st.Function), r.Message)
 			if r.Severity == functions.SeverityFatal {
@@ -367,7 +367,7 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 		}
 		idx, _ := stepIndex(n.Path)
 		ts := tsteps[idx]
-		if ts != nil && len(ts.problems) > 0 && n.Code == codeFunctionResult && (n.Severity == render.Error || ts.problems[0].Limit) {
+		if ts != nil && len(ts.problems) > 0 && n.Code == codeFunctionResult && (n.Severity == severity.Error || ts.problems[0].Limit) {
 			continue // the template's syntax error (or limit) is reported where it is
 		}
 		dg := at(d, n.Path, n.OnKey, n.Severity, n.Code, n.Message)
@@ -376,8 +376,8 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 				dg.Span = sp
 			}
 		}
-		if example == "" && dg.Severity == SeverityError && n.Code == codeFunctionResult {
-			dg.Severity = SeverityWarning
+		if example == "" && dg.Severity == severity.Error && n.Code == codeFunctionResult {
+			dg.Severity = severity.Warning
 			dg.Message += " (" + with + ")"
 		}
 		out = append(out, dg)
@@ -401,7 +401,7 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 		}
 		seen := map[string]bool{}
 		for _, e := range sch.Validate(ctx, res.Object) {
-			if e.Severity != schemas.SeverityError || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
+			if e.Severity != severity.Error || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 				continue
 			}
 			missing := missingPath(e)
@@ -425,9 +425,9 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 				continue
 			}
 			seen[p.String()] = true
-			sev := SeverityError
+			sev := severity.Error
 			if example == "" && !literal {
-				sev = SeverityWarning
+				sev = severity.Warning
 			}
 			dg := at(d, stepPath(idx).Child(fieldpath.Field("step")), false, sev, code, msg)
 			if hasDoc {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
-	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // Lens is a code lens: a command shown above a line.
@@ -247,7 +247,7 @@ func previewFindings(ctx context.Context, d *document.Doc, out Rendering, only s
 		}
 		base := res.Path.Child(fieldpath.Field("base"))
 		for _, e := range sch.Validate(ctx, res.Object) {
-			if e.Severity == schemas.SeverityInfo || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
+			if e.Severity == severity.Info || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 				continue // metadata is the API server's to fill (generateName, labels)
 			}
 			where := res.Path
@@ -260,7 +260,7 @@ func previewFindings(ctx context.Context, d *document.Doc, out Rendering, only s
 			if ps := e.Path.String(); ps != "" {
 				msg = ps + ": " + msg
 			}
-			diags = append(diags, at(d, where, true, SeverityError, e.Code, who+": "+msg))
+			diags = append(diags, at(d, where, true, severity.Error, e.Code, who+": "+msg))
 		}
 	}
 	return diags

@@ -7,6 +7,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -58,7 +59,7 @@ func renderContextDiags(t *testing.T, text string) []string {
 	st = st.WithFile(schemas.Source{Kind: schemas.SourceWorkspace, Name: "input.yaml", File: "input.yaml"}, "input.yaml", []byte(inputCRD))
 	f := document.Parse("x.yaml", 1, []byte(text))
 	var out []string
-	for _, d := range Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2}, Options: Options{UnknownKind: SeverityWarning}}) {
+	for _, d := range Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2}, Options: Options{UnknownKind: severity.Warning}}) {
 		line, col := f.Mapper.LineCol(d.Span.Start)
 		out = append(out, itoa(line)+":"+itoa(col)+" "+d.Severity.String()+" "+d.Code+" "+d.Message)
 	}

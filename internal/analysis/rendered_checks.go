@@ -14,6 +14,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // upjet's CEL rules: "spec.forProvider.region is a required parameter"
@@ -57,7 +58,7 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 		if synthesized && (n.Code == "render-transform" || n.Code == "render-patch") {
 			// Placeholders stand in for the composite's values: a failure
 			// may be theirs, not the Composition's.
-			sev = SeverityInfo
+			sev = severity.Info
 			n.Message += " (rendering with a synthesised composite resource)"
 		}
 		diags = append(diags, at(d, n.Path, n.OnKey, sev, n.Code, n.Message))
@@ -137,9 +138,9 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 	bad := invalidFields(ctx, ex, env)
 	diags := functionDiagnostics(ctx, d, m, out, relName(ex.Path, d.File.URI), env)
 	for _, n := range out.Notes {
-		if n.Code == codeEnvironment && n.Severity != render.Info {
+		if n.Code == codeEnvironment && n.Severity != severity.Info {
 			// The environment as the example's labels select it.
-			diags = append(diags, at(d, n.Path, n.OnKey, SeverityWarning, n.Code, fmt.Sprintf("%s (rendered with %s)", n.Message, relName(ex.Path, d.File.URI))))
+			diags = append(diags, at(d, n.Path, n.OnKey, severity.Warning, n.Code, fmt.Sprintf("%s (rendered with %s)", n.Message, relName(ex.Path, d.File.URI))))
 		}
 	}
 	for _, res := range out.Resources {
@@ -152,7 +153,7 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 		}
 		start := len(diags)
 		for _, e := range sch.Validate(ctx, res.Object) {
-			if e.Code == "required" || e.Code == "unknown-field" || e.Severity == schemas.SeverityInfo || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
+			if e.Code == "required" || e.Code == "unknown-field" || e.Severity == severity.Info || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 				continue
 			}
 			if dg, ok := constantValueDiagnostic(d, m, res, sch, e); ok {
@@ -160,7 +161,7 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 				continue
 			}
 			if w, ok := lastWrite(res.Writes, e.Path); ok && !readsAny(w, bad) {
-				diags = append(diags, at(d, w.Patch.Child(fieldpath.Field("toFieldPath")), false, SeverityError, "render-value",
+				diags = append(diags, at(d, w.Patch.Child(fieldpath.Field("toFieldPath")), false, severity.Error, "render-value",
 					fmt.Sprintf("rendered with %s, %s gets a value %s rejects: %s", relName(ex.Path, d.File.URI), e.Path, sch.GVK.Kind, e.Message)))
 			}
 		}
@@ -211,7 +212,7 @@ func invalidFields(ctx context.Context, ex Example, env Env) []fieldpath.Path {
 	}
 	var out []fieldpath.Path
 	for _, e := range sch.Validate(ctx, ex.Object) {
-		if e.Severity != schemas.SeverityError || e.Code == "required" || len(e.Path) == 0 || e.Path[0].Field != "spec" {
+		if e.Severity != severity.Error || e.Code == "required" || len(e.Path) == 0 || e.Path[0].Field != "spec" {
 			continue
 		}
 		out = append(out, e.Path)
@@ -242,7 +243,7 @@ func constantValueDiagnostic(d *document.Doc, m map[string]any, res render.Resou
 		}
 		last, _ := ts[len(ts)-1].(map[string]any)
 		if t, _ := last["type"].(string); t == "map" || t == "match" {
-			return at(d, w.Patch.Child(fieldpath.Field("transforms"), fieldpath.Index(len(ts)-1)), true, SeverityError, "render-value",
+			return at(d, w.Patch.Child(fieldpath.Field("transforms"), fieldpath.Index(len(ts)-1)), true, severity.Error, "render-value",
 				fmt.Sprintf("this %s transform gives %s a value %s rejects: %s", t, e.Path, sch.GVK.Kind, e.Message)), true
 		}
 		return Diagnostic{}, false
@@ -295,7 +296,7 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 		for _, s := range skips {
 			when = append(when, skipWhen(m, s, envSource))
 		}
-		return at(d, skips[0].Patch.Child(fieldpath.Field("toFieldPath")), false, SeverityWarning, "render-required",
+		return at(d, skips[0].Patch.Child(fieldpath.Field("toFieldPath")), false, severity.Warning, "render-required",
 			fmt.Sprintf("%s is required by %s, and only set when %s", missing, sch.GVK.Kind, strings.Join(when, ", or when ")))
 	}
 	// The deepest ancestor present in the base.
@@ -315,7 +316,7 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 	if strings.Contains(why, "required parameter") {
 		msg += " (" + why + ")"
 	}
-	dg := at(d, anchor, true, SeverityError, "render-required", msg)
+	dg := at(d, anchor, true, severity.Error, "render-required", msg)
 	if last, ok := missing.Last(); ok && last.Kind == fieldpath.KindField && anchor.Equal(basePath.Child(missing.Parent()...)) {
 		if _, _, found := d.Spans(anchor); found {
 			dg.Missing = last.Field // it belongs right in the object the finding is on

@@ -8,6 +8,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // scopeDiagnostics holds each rendered resource to the scope rules
@@ -42,10 +43,10 @@ func scopeDiagnostics(ctx context.Context, d *document.Doc, m map[string]any, rd
 		}
 		switch {
 		case rd.Namespaced && sch.Scope == schemas.Cluster && ns == "":
-			out = append(out, at(d, p, false, SeverityError, "composition-scope",
+			out = append(out, at(d, p, false, severity.Error, "composition-scope",
 				fmt.Sprintf("Crossplane cannot apply cluster scoped composed resource %q (a %s) for a namespaced composite resource: a namespaced %s composes only namespaced kinds (use a namespaced kind, such as a provider's .m. API group, or give the XRD scope: Cluster)", res.Name, kind, xrKind)))
 		case !rd.Namespaced && sch.Scope == schemas.Namespaced && ns == "" && !writesNamespace(res):
-			out = append(out, at(d, p, false, SeverityError, "composition-scope",
+			out = append(out, at(d, p, false, severity.Error, "composition-scope",
 				fmt.Sprintf("resource %q is a namespaced %s, and the cluster-scoped %s puts what it composes in no namespace: set metadata.namespace in the template (or patch it)", res.Name, kind, xrKind)))
 		}
 	}

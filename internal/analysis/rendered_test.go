@@ -10,6 +10,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -231,7 +232,7 @@ func TestRenderFailedPatchHidesWhatItMightSet(t *testing.T) {
 	f := document.Parse("/ws/composition.yaml", 1, []byte(comp))
 	found := false
 	for _, d := range Diagnose(context.Background(), f, renderEnv(t, "")) {
-		found = found || (d.Severity == SeverityError && strings.Contains(d.Message, `no patchSet named "regoin"`))
+		found = found || (d.Severity == severity.Error && strings.Contains(d.Message, `no patchSet named "regoin"`))
 	}
 	if !found {
 		t.Errorf("the missing PatchSet is not reported")

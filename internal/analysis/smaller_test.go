@@ -8,6 +8,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -111,7 +112,7 @@ func TestNamedPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dg := at(f.Docs[0], p, false, SeverityError, "x", "missing")
+	dg := at(f.Docs[0], p, false, severity.Error, "x", "missing")
 	if dg.Message != `resource "xNetwork", base.spec.forProvider.region: missing` {
 		t.Errorf("message %q", dg.Message)
 	}

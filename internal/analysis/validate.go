@@ -229,7 +229,7 @@ func withoutRestated(diags []Diagnostic) []Diagnostic {
 	}
 	out := diags[:0]
 	for _, d := range diags {
-		if restatable[d.Code] && checked[d.Span.Start] && d.Severity != SeverityInfo {
+		if restatable[d.Code] && checked[d.Span.Start] && d.Severity != severity.Info {
 			continue
 		}
 		out = append(out, d)
@@ -290,7 +290,7 @@ func withoutClassicFields(errs []schemas.Error) []schemas.Error {
 		if e.Code == "cel" && len(e.Path) == 1 && e.Path[0].Field == "spec" && strings.Contains(e.Message, "pipeline") {
 			continue
 		}
-		if e.Code == "cel" && len(e.Path) == 0 && e.Severity == schemas.SeverityInfo {
+		if e.Code == "cel" && len(e.Path) == 0 && e.Severity == severity.Info {
 			continue // "rules not checked because the object was invalid": it was, by mode
 		}
 		out = append(out, e)
@@ -318,7 +318,7 @@ func compositionMode(d *document.Doc, m map[string]any, env Env) []Diagnostic {
 	if _, ok := spec["environment"]; ok {
 		msg += ", spec.environment's selection into a function-environment-configs step"
 	}
-	return []Diagnostic{at(d, p, mode == "", SeverityError, "composition-mode",
+	return []Diagnostic{at(d, p, mode == "", severity.Error, "composition-mode",
 		msg+", or target Crossplane v1 with spec.crossplane.version in crossplane.yaml or the crdLsp.crossplaneVersion setting")}
 }
 
@@ -612,7 +612,7 @@ func derivedOnly(own, derived []schemas.Error) []schemas.Error {
 	for _, e := range derived {
 		restated := false
 		for _, o := range own {
-			restated = restated || (o.Severity == schemas.SeverityError && len(o.Path) > 0 && e.Path.HasPrefix(o.Path))
+			restated = restated || (o.Severity == severity.Error && len(o.Path) > 0 && e.Path.HasPrefix(o.Path))
 		}
 		if !restated {
 			out = append(out, e)

@@ -20,15 +20,6 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
-// Severity of a Problem: the one scale (internal/severity).
-type Severity = severity.Severity
-
-const (
-	Error   = severity.Error
-	Warning = severity.Warning
-	Info    = severity.Info
-)
-
 // Problem is one finding.
 type Problem struct {
 	Path     fieldpath.Path
@@ -37,7 +28,7 @@ type Problem struct {
 	// Segment, for fieldpath-unknown, is the index of the segment of the
 	// fieldPath (the string value at Path) that names no field; -1: none.
 	Segment  int
-	Severity Severity
+	Severity severity.Severity
 	Code     string
 	Message  string
 }
@@ -159,7 +150,7 @@ func Check(obj map[string]any, env Env) []Problem {
 				}
 				p := root.Child(fieldpath.Field("compositeTypeRef"), fieldpath.Field("kind"))
 				if unpulled && hint == "" && c.mode != ModeStrict {
-					c.add(p, false, Info, "composition-schema", msg+" (it may come from a dependency not in the package cache: run crd-lsp pull)")
+					c.add(p, false, severity.Info, "composition-schema", msg+" (it may come from a dependency not in the package cache: run crd-lsp pull)")
 				} else {
 					c.missingSchema(p, msg)
 				}
@@ -221,7 +212,7 @@ func hasPatches(spec map[string]any) bool {
 	return false
 }
 
-func (c *checker) add(p fieldpath.Path, onKey bool, sev Severity, code, msg string) {
+func (c *checker) add(p fieldpath.Path, onKey bool, sev severity.Severity, code, msg string) {
 	c.out = append(c.out, Problem{Path: p, OnKey: onKey, InString: -1, Segment: -1, Severity: sev, Code: code, Message: msg})
 }
 
@@ -234,19 +225,19 @@ func (c *checker) addUnknown(p fieldpath.Path, seg int, msg string) {
 // schemaSeverity is how a schema-aware finding is reported in this mode,
 // as Crossplane's webhook design defined the modes: "warn" reports every
 // finding as a warning; "loose" and "strict" make findings errors.
-func (c *checker) schemaSeverity() Severity {
+func (c *checker) schemaSeverity() severity.Severity {
 	if c.mode == ModeWarn {
-		return Warning
+		return severity.Warning
 	}
-	return Error
+	return severity.Error
 }
 
 // missingSchema reports a composite or base without a schema: an error
 // only in strict mode ("loose" and "warn" skip what needs the schema).
 func (c *checker) missingSchema(p fieldpath.Path, msg string) {
-	sev := Warning
+	sev := severity.Warning
 	if c.mode == ModeStrict {
-		sev = Error
+		sev = severity.Error
 	}
 	c.add(p, false, sev, "composition-schema", msg)
 }
@@ -255,11 +246,11 @@ func (c *checker) pipeline(spec map[string]any, root fieldpath.Path) {
 	steps, _ := spec["pipeline"].([]any)
 	p := root.Child(fieldpath.Field("pipeline"))
 	if len(steps) == 0 {
-		c.add(root.Child(fieldpath.Field("mode")), false, Error, "composition-pipeline", "mode: Pipeline needs at least one step in spec.pipeline")
+		c.add(root.Child(fieldpath.Field("mode")), false, severity.Error, "composition-pipeline", "mode: Pipeline needs at least one step in spec.pipeline")
 		return
 	}
 	if len(steps) > 99 {
-		c.add(p, true, Error, "composition-pipeline", fmt.Sprintf("a pipeline has at most 99 steps, this one has %d", len(steps)))
+		c.add(p, true, severity.Error, "composition-pipeline", fmt.Sprintf("a pipeline has at most 99 steps, this one has %d", len(steps)))
 	}
 	seen := map[string]int{}
 	for i, s := range steps {
@@ -267,7 +258,7 @@ func (c *checker) pipeline(spec map[string]any, root fieldpath.Path) {
 		sp := p.Child(fieldpath.Index(i))
 		name, _ := step["step"].(string)
 		if prev, dup := seen[name]; dup && name != "" {
-			c.add(sp.Child(fieldpath.Field("step")), false, Error, "composition-pipeline", fmt.Sprintf("step name %q is already used by step %d", name, prev))
+			c.add(sp.Child(fieldpath.Field("step")), false, severity.Error, "composition-pipeline", fmt.Sprintf("step name %q is already used by step %d", name, prev))
 		}
 		seen[name] = i
 		c.credentials(step, sp)
@@ -290,11 +281,11 @@ func (c *checker) credentials(step map[string]any, sp fieldpath.Path) {
 		cp := sp.Child(fieldpath.Field("credentials"), fieldpath.Index(i))
 		name, _ := m["name"].(string)
 		if seen[name] {
-			c.add(cp.Child(fieldpath.Field("name")), false, Error, "composition-pipeline", fmt.Sprintf("credential name %q is used twice in this step", name))
+			c.add(cp.Child(fieldpath.Field("name")), false, severity.Error, "composition-pipeline", fmt.Sprintf("credential name %q is used twice in this step", name))
 		}
 		seen[name] = true
 		if src, _ := m["source"].(string); src == "Secret" && m["secretRef"] == nil {
-			c.add(cp, true, Error, "composition-pipeline", "credentials with source: Secret need a secretRef")
+			c.add(cp, true, severity.Error, "composition-pipeline", "credentials with source: Secret need a secretRef")
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 func steps(n int) []any {
@@ -31,7 +33,7 @@ func TestPipelineLimits(t *testing.T) {
 		probs := Check(obj, Env{})
 		found := false
 		for _, p := range probs {
-			if p.Path.String() == c.wantPath && strings.Contains(p.Message, c.wantSubstr) && p.Severity == Error {
+			if p.Path.String() == c.wantPath && strings.Contains(p.Message, c.wantSubstr) && p.Severity == severity.Error {
 				found = true
 			}
 		}
@@ -88,7 +90,7 @@ func TestMissingXRD(t *testing.T) {
 	warned := false
 	for _, p := range Check(templating, none) {
 		if strings.Contains(p.Message, "no XRD") {
-			warned = p.Severity == Warning && p.Message == "no XRD for example.org/v1 XR in the workspace"
+			warned = p.Severity == severity.Warning && p.Message == "no XRD for example.org/v1 XR in the workspace"
 		}
 	}
 	if !warned {

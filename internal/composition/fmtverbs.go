@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // fmtArgs counts the arguments Go's fmt reads for format (P&T formats a
@@ -111,7 +112,7 @@ func (c *checker) combineFormat(comb map[string]any, cp fieldpath.Path) {
 		return
 	}
 	if msg := fmtMismatch(format, len(vars), "variables"); msg != "" {
-		c.add(cp.Child(fieldpath.Field("string"), fieldpath.Field("fmt")), false, Warning, "composition-patch", msg)
+		c.add(cp.Child(fieldpath.Field("string"), fieldpath.Field("fmt")), false, severity.Warning, "composition-patch", msg)
 	}
 }
 
@@ -132,6 +133,6 @@ func (c *checker) stringFormat(tv any, tp fieldpath.Path) {
 		return
 	}
 	if msg := fmtMismatch(format, 1, "input"); msg != "" {
-		c.add(tp.Child(fieldpath.Field("string"), fieldpath.Field("fmt")), false, Warning, "composition-transform", msg)
+		c.add(tp.Child(fieldpath.Field("string"), fieldpath.Field("fmt")), false, severity.Warning, "composition-transform", msg)
 	}
 }

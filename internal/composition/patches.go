@@ -10,6 +10,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // Patch types and where they read from and write to.
@@ -37,7 +38,7 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 	c.classic = classic
 	if env, _ := holder["environment"].(map[string]any); !classic && isEmptyList(holder["resources"]) {
 		if envPatches, _ := env["patches"].([]any); len(envPatches) == 0 {
-			c.add(p, true, Error, "composition-resource", "function-patch-and-transform needs resources or environment patches")
+			c.add(p, true, severity.Error, "composition-resource", "function-patch-and-transform needs resources or environment patches")
 		}
 	}
 	sets := map[string]bool{}
@@ -48,14 +49,14 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 		sets[name] = true
 		sp := p.Child(fieldpath.Field("patchSets"), fieldpath.Index(i))
 		if name == "" {
-			c.add(sp, true, Error, "composition-patch", "a patchSet needs a name")
+			c.add(sp, true, severity.Error, "composition-patch", "a patchSet needs a name")
 		}
 		patches, _ := m["patches"].([]any)
 		for j, pt := range patches {
 			pm, _ := pt.(map[string]any)
 			pp := sp.Child(fieldpath.Field("patches"), fieldpath.Index(j))
 			if t := patchType(pm); t == patchSetPatch {
-				c.add(pp.Child(fieldpath.Field("type")), false, Error, "composition-patch", "a patchSet cannot include another patchSet")
+				c.add(pp.Child(fieldpath.Field("type")), false, severity.Error, "composition-patch", "a patchSet cannot include another patchSet")
 				continue
 			}
 			// Paths inside patchSets are checked where the set is used.
@@ -72,12 +73,12 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 		if name == "" {
 			anonymous++
 			if !classic {
-				c.add(rp, true, Error, "composition-resource", "function-patch-and-transform needs a name for every resource")
+				c.add(rp, true, severity.Error, "composition-resource", "function-patch-and-transform needs a name for every resource")
 			}
 		} else {
 			named++
 			if prev, dup := names[name]; dup {
-				c.add(rp.Child(fieldpath.Field("name")), false, Error, "composition-resource", fmt.Sprintf("resource name %q is already used by resources[%d]", name, prev))
+				c.add(rp.Child(fieldpath.Field("name")), false, severity.Error, "composition-resource", fmt.Sprintf("resource name %q is already used by resources[%d]", name, prev))
 			}
 			names[name] = i
 		}
@@ -127,12 +128,12 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 			case fromComposite, toComposite, combineFrom, combineTo, fromEnvironment, toEnvironment:
 				c.patchFields(pm, pp, sets)
 			default:
-				c.add(pp.Child(fieldpath.Field("type")), false, Error, "composition-patch", fmt.Sprintf("a %s patch is not allowed in environment.patches", t))
+				c.add(pp.Child(fieldpath.Field("type")), false, severity.Error, "composition-patch", fmt.Sprintf("a %s patch is not allowed in environment.patches", t))
 			}
 		}
 	}
 	if classic && named > 0 && anonymous > 0 {
-		c.add(p.Child(fieldpath.Field("resources")), true, Error, "composition-resource", "either every resource has a name or none has: mixing named and anonymous resources is not allowed")
+		c.add(p.Child(fieldpath.Field("resources")), true, severity.Error, "composition-resource", "either every resource has a name or none has: mixing named and anonymous resources is not allowed")
 	}
 }
 
@@ -148,45 +149,45 @@ func patchType(pm map[string]any) string {
 func (c *checker) patchFields(pm map[string]any, pp fieldpath.Path, sets map[string]bool) {
 	t := patchType(pm)
 	if !knownPatchTypes[t] {
-		c.add(pp.Child(fieldpath.Field("type")), false, Error, "composition-patch", fmt.Sprintf("unknown patch type %q", t))
+		c.add(pp.Child(fieldpath.Field("type")), false, severity.Error, "composition-patch", fmt.Sprintf("unknown patch type %q", t))
 		return
 	}
 	switch t {
 	case fromComposite, toComposite, fromEnvironment, toEnvironment:
 		if s, _ := pm["fromFieldPath"].(string); s == "" {
-			c.add(pp, true, Error, "composition-patch", fmt.Sprintf("a %s patch needs fromFieldPath", t))
+			c.add(pp, true, severity.Error, "composition-patch", fmt.Sprintf("a %s patch needs fromFieldPath", t))
 		}
 	case combineFrom, combineTo, combineFromEnv, combineToEnv:
 		comb, _ := pm["combine"].(map[string]any)
 		if comb == nil {
-			c.add(pp, true, Error, "composition-patch", fmt.Sprintf("a %s patch needs combine", t))
+			c.add(pp, true, severity.Error, "composition-patch", fmt.Sprintf("a %s patch needs combine", t))
 		} else if vars, ok := comb["variables"].([]any); ok && len(vars) == 0 {
-			c.add(pp.Child(fieldpath.Field("combine")), true, Error, "composition-patch", "combine needs at least one variable")
+			c.add(pp.Child(fieldpath.Field("combine")), true, severity.Error, "composition-patch", "combine needs at least one variable")
 		} else if strategy, _ := comb["strategy"].(string); strategy == "string" {
 			if str, _ := comb["string"].(map[string]any); str == nil || str["fmt"] == nil {
-				c.add(pp.Child(fieldpath.Field("combine")), true, Error, "composition-patch", "the string strategy needs string.fmt")
+				c.add(pp.Child(fieldpath.Field("combine")), true, severity.Error, "composition-patch", "the string strategy needs string.fmt")
 			}
 		}
 		if s, _ := pm["toFieldPath"].(string); s == "" {
-			c.add(pp, true, Error, "composition-patch", fmt.Sprintf("a %s patch needs toFieldPath", t))
+			c.add(pp, true, severity.Error, "composition-patch", fmt.Sprintf("a %s patch needs toFieldPath", t))
 		}
 	case patchSetPatch:
 		name, _ := pm["patchSetName"].(string)
 		if name == "" {
-			c.add(pp, true, Error, "composition-patch", "a PatchSet patch needs patchSetName")
+			c.add(pp, true, severity.Error, "composition-patch", "a PatchSet patch needs patchSetName")
 		} else if !sets[name] {
-			c.add(pp.Child(fieldpath.Field("patchSetName")), false, Error, "composition-patch", fmt.Sprintf("no patchSet named %q", name))
+			c.add(pp.Child(fieldpath.Field("patchSetName")), false, severity.Error, "composition-patch", fmt.Sprintf("no patchSet named %q", name))
 		}
 	}
 	if pol, ok := pm["policy"].(map[string]any); ok {
 		if v, ok := pol["fromFieldPath"].(string); ok && v != "Optional" && v != "Required" {
-			c.add(pp.Child(fieldpath.Field("policy"), fieldpath.Field("fromFieldPath")), false, Error, "composition-patch", fmt.Sprintf("unknown fromFieldPath policy %q (Optional or Required)", v))
+			c.add(pp.Child(fieldpath.Field("policy"), fieldpath.Field("fromFieldPath")), false, severity.Error, "composition-patch", fmt.Sprintf("unknown fromFieldPath policy %q (Optional or Required)", v))
 		}
 		if v, ok := pol["toFieldPath"].(string); ok {
 			switch v {
 			case "Replace", "MergeObjects", "MergeObjectsAppendArrays", "ForceMergeObjects", "ForceMergeObjectsAppendArrays", "MergeObject", "AppendArray":
 			default:
-				c.add(pp.Child(fieldpath.Field("policy"), fieldpath.Field("toFieldPath")), false, Error, "composition-patch", fmt.Sprintf("unknown toFieldPath policy %q", v))
+				c.add(pp.Child(fieldpath.Field("policy"), fieldpath.Field("toFieldPath")), false, severity.Error, "composition-patch", fmt.Sprintf("unknown toFieldPath policy %q", v))
 			}
 		}
 	}
@@ -222,7 +223,7 @@ func (c *checker) syntax(s string, p fieldpath.Path) {
 		if errors.As(err, &se) {
 			off, msg = se.Offset, se.Msg
 		}
-		c.out = append(c.out, Problem{Path: p, InString: off, Segment: -1, Severity: Error, Code: "fieldpath-syntax", Message: "invalid fieldPath: " + msg})
+		c.out = append(c.out, Problem{Path: p, InString: off, Segment: -1, Severity: severity.Error, Code: "fieldpath-syntax", Message: "invalid fieldPath: " + msg})
 	}
 }
 
@@ -252,7 +253,7 @@ func (c *checker) transform(tv any, tp fieldpath.Path) {
 	c.stringFormat(tv, tp)
 	for _, e := range render.ValidateTransform(tv, c.classic) {
 		if at, onKey, msg := transformProblem(e); msg != "" {
-			c.add(tp.Child(at...), onKey, Error, "composition-transform", msg)
+			c.add(tp.Child(at...), onKey, severity.Error, "composition-transform", msg)
 		}
 	}
 }
@@ -320,25 +321,25 @@ func (c *checker) readinessChecks(res map[string]any, rp fieldpath.Path) {
 				if mc, ok := m["matchCondition"].(map[string]any); ok && !c.classic {
 					for _, k := range []string{"type", "status"} {
 						if v, _ := mc[k].(string); v == "" {
-							c.add(cp.Child(fieldpath.Field("matchCondition")), true, Error, "composition-readiness", "a MatchCondition readiness check needs matchCondition."+k)
+							c.add(cp.Child(fieldpath.Field("matchCondition")), true, severity.Error, "composition-readiness", "a MatchCondition readiness check needs matchCondition."+k)
 						}
 					}
 				}
 			} else if s, _ := m["fieldPath"].(string); s == "" {
-				c.add(cp, true, Error, "composition-readiness", fmt.Sprintf("a %s readiness check needs fieldPath", t))
+				c.add(cp, true, severity.Error, "composition-readiness", fmt.Sprintf("a %s readiness check needs fieldPath", t))
 			} else {
 				c.syntax(s, cp.Child(fieldpath.Field("fieldPath")))
 			}
 			if t == "MatchString" && m["matchString"] == nil {
-				c.add(cp, true, Error, "composition-readiness", "a MatchString readiness check needs matchString")
+				c.add(cp, true, severity.Error, "composition-readiness", "a MatchString readiness check needs matchString")
 			}
 			if t == "MatchInteger" && m["matchInteger"] == nil {
-				c.add(cp, true, Error, "composition-readiness", "a MatchInteger readiness check needs matchInteger")
+				c.add(cp, true, severity.Error, "composition-readiness", "a MatchInteger readiness check needs matchInteger")
 			}
 		case "":
-			c.add(cp, true, Error, "composition-readiness", "a readiness check needs a type")
+			c.add(cp, true, severity.Error, "composition-readiness", "a readiness check needs a type")
 		default:
-			c.add(cp.Child(fieldpath.Field("type")), false, Error, "composition-readiness", fmt.Sprintf("unknown readiness check type %q", t))
+			c.add(cp.Child(fieldpath.Field("type")), false, severity.Error, "composition-readiness", fmt.Sprintf("unknown readiness check type %q", t))
 		}
 	}
 }
@@ -418,17 +419,17 @@ func (c *checker) connectionDetail(m map[string]any, dp fieldpath.Path) {
 	key, known := field[t]
 	switch {
 	case t == "":
-		c.add(dp, true, Error, "composition-connection", "a connection detail needs a type (FromConnectionSecretKey, FromFieldPath or FromValue)")
+		c.add(dp, true, severity.Error, "composition-connection", "a connection detail needs a type (FromConnectionSecretKey, FromFieldPath or FromValue)")
 		return
 	case !known:
-		c.add(dp.Child(fieldpath.Field("type")), false, Error, "composition-connection", fmt.Sprintf("unknown connection detail type %q", t))
+		c.add(dp.Child(fieldpath.Field("type")), false, severity.Error, "composition-connection", fmt.Sprintf("unknown connection detail type %q", t))
 		return
 	}
 	if m[key] == nil {
-		c.add(dp, true, Error, "composition-connection", fmt.Sprintf("a %s connection detail needs %s", t, key))
+		c.add(dp, true, severity.Error, "composition-connection", fmt.Sprintf("a %s connection detail needs %s", t, key))
 	}
 	if name, _ := m["name"].(string); name == "" && (!c.classic || t != "FromConnectionSecretKey") {
-		c.add(dp, true, Error, "composition-connection", fmt.Sprintf("a %s connection detail needs a name: the key it gets in the connection secret", t))
+		c.add(dp, true, severity.Error, "composition-connection", fmt.Sprintf("a %s connection detail needs a name: the key it gets in the connection secret", t))
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
 	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // pair is a corpus Composition with a patch-and-transform step and an
@@ -226,7 +227,7 @@ func compare(t *testing.T, p pair, real functions.Output, native render.Output) 
 		}
 	}
 	for _, n := range native.Notes {
-		if n.Severity == render.Error {
+		if n.Severity == severity.Error {
 			diffs = append(diffs, fmt.Sprintf("native note %s: %s", n.Path, n.Message))
 		}
 	}

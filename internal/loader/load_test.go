@@ -13,6 +13,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -289,7 +290,7 @@ func TestKindOfTheOtherMajor(t *testing.T) {
 			"no schema for nope.crossplane.io/v1 Nope: add the CRD or XRD"},
 	}
 	for _, tc := range cases {
-		w, _, _, err := Load(context.Background(), Config{CrossplaneVersion: tc.major, Analysis: AnalysisSettings{UnknownKind: analysis.SeverityWarning}})
+		w, _, _, err := Load(context.Background(), Config{CrossplaneVersion: tc.major, Analysis: AnalysisSettings{UnknownKind: severity.Warning}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +364,7 @@ func TestUnknownKindWithUnpulledDependencies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, _, _, err := Load(context.Background(), Config{Roots: []string{dir}, Packages: c, Analysis: AnalysisSettings{UnknownKind: analysis.SeverityWarning}})
+	w, _, _, err := Load(context.Background(), Config{Roots: []string{dir}, Packages: c, Analysis: AnalysisSettings{UnknownKind: severity.Warning}})
 	if err != nil {
 		t.Fatal(err)
 	}

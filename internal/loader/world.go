@@ -35,6 +35,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -82,7 +83,7 @@ type Config struct {
 // the World knows: the severity of unknown kinds, the Composition mode,
 // client-side kinds, and the runner of real functions.
 type AnalysisSettings struct {
-	UnknownKind     analysis.Severity
+	UnknownKind     severity.Severity
 	CompositionMode composition.Mode
 	ClientKinds     []string
 	// UptestPlaceholders: see analysis.Env.

@@ -13,6 +13,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 func toProtocolRange(f *document.File, sp document.Span, enc document.Encoding) protocol.Range {
@@ -73,7 +74,7 @@ func fromProtocolDiagnostic(f *document.File, pd protocol.Diagnostic, enc docume
 	if err != nil {
 		return analysis.Diagnostic{}, false
 	}
-	d := analysis.Diagnostic{Span: sp, Severity: analysis.Severity(pd.Severity), Code: unionText(pd.Code), Message: unionText(pd.Message)}
+	d := analysis.Diagnostic{Span: sp, Severity: severity.Severity(pd.Severity), Code: unionText(pd.Code), Message: unionText(pd.Message)}
 	var data fixData
 	if len(pd.Data) > 0 && json.Unmarshal(pd.Data, &data) == nil {
 		d.Replace, d.Missing, d.Path = data.Replace, data.Missing, data.Field

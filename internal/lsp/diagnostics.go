@@ -18,6 +18,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 type diagnoser struct {
@@ -207,7 +208,7 @@ func (d *diagnoser) publishedFor(u uri.URI, f *document.File) ([]analysis.Diagno
 func capDiagnostics(diags []analysis.Diagnostic, lineOf func(int) int) []analysis.Diagnostic {
 	var shown, hints []analysis.Diagnostic
 	for _, d := range diags {
-		if d.Severity == analysis.SeverityHint {
+		if d.Severity == severity.Hint {
 			hints = append(hints, d)
 		} else {
 			shown = append(shown, d)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // rawClient speaks JSON-RPC without the LSP handshake.
@@ -83,16 +84,16 @@ func TestSnippetEscape(t *testing.T) {
 func TestCapDiagnosticsKeepsHintsApart(t *testing.T) {
 	var in []analysis.Diagnostic
 	for range 3 * analysis.MaxPerLine {
-		in = append(in, analysis.Diagnostic{Severity: analysis.SeverityHint, Code: "hint", Message: "h"})
+		in = append(in, analysis.Diagnostic{Severity: severity.Hint, Code: "hint", Message: "h"})
 	}
-	in = append(in, analysis.Diagnostic{Span: document.Span{Start: 1, End: 2}, Severity: analysis.SeverityError, Code: "err", Message: "e"})
+	in = append(in, analysis.Diagnostic{Span: document.Span{Start: 1, End: 2}, Severity: severity.Error, Code: "err", Message: "e"})
 	out := capDiagnostics(in, func(int) int { return 0 })
 	errs, hints := 0, 0
 	for _, d := range out {
 		switch d.Severity {
-		case analysis.SeverityError:
+		case severity.Error:
 			errs++
-		case analysis.SeverityHint:
+		case severity.Hint:
 			hints++
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -58,7 +59,7 @@ func notAnalysed(hit document.LimitHit) analysis.Diagnostic {
 	if hit.Documents {
 		msg = fmt.Sprintf("crd-lsp did not analyse this file: it holds %d YAML documents, over the limit of %d (raise crdLsp.maxDocuments to analyse it)", hit.Have, hit.Limit)
 	}
-	return analysis.Diagnostic{Severity: analysis.SeverityWarning, Code: "file-too-large", Message: msg}
+	return analysis.Diagnostic{Severity: severity.Warning, Code: "file-too-large", Message: msg}
 }
 
 // reparseOpen parses the open documents again after the limits changed

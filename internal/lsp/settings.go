@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -150,7 +150,7 @@ func (s Settings) analysis() loader.AnalysisSettings {
 	a := loader.AnalysisSettings{ClientKinds: s.Validation.ClientKinds, UptestPlaceholders: s.UptestPlaceholders}
 	// A value other than warn, loose or strict is warn, the default.
 	a.CompositionMode, _ = composition.ParseMode(s.Validation.CompositionMode)
-	if sev, ok := analysis.ParseSeverity(s.Validation.UnknownKind); ok {
+	if sev, ok := severity.Parse(s.Validation.UnknownKind); ok {
 		a.UnknownKind = sev
 	}
 	return a

@@ -31,6 +31,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -132,7 +133,7 @@ func (s *Server) config() loader.Config {
 		CrossplaneVersion: s.opts.CrossplaneVersion,
 		Packages:          s.opts.Packages,
 		Options:           workspace.Options{MaxFileSize: 10 << 20},
-		Analysis:          loader.AnalysisSettings{UnknownKind: analysis.SeverityWarning, CompositionMode: composition.ModeWarn},
+		Analysis:          loader.AnalysisSettings{UnknownKind: severity.Warning, CompositionMode: composition.ModeWarn},
 	}
 }
 
@@ -160,7 +161,7 @@ func findings(ctx context.Context, world *loader.World, path string, text []byte
 	}
 	out := make([]Finding, 0, len(diags))
 	for _, d := range diags {
-		if d.Severity == analysis.SeverityHint {
+		if d.Severity == severity.Hint {
 			continue
 		}
 		out = append(out, finding(f, d))

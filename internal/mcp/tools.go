@@ -17,7 +17,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
-	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -257,7 +257,7 @@ func (s *Server) render(ctx context.Context, _ *sdk.CallToolRequest, in RenderIn
 		out.Synthesized = out.Synthesized || r.Synthesized
 		for _, n := range r.Notes {
 			note(d, n.Path, n.Severity.String(), n.Code, n.Message)
-			out.Failed = out.Failed || n.Severity == render.Error
+			out.Failed = out.Failed || n.Severity == severity.Error
 		}
 		b, err := r.YAML("")
 		if err != nil {

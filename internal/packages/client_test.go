@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/packages/xpkgtest"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // provider returns a Provider package.yaml shipping one CRD per kind.
@@ -432,7 +433,7 @@ func TestConfigurationChainTooDeep(t *testing.T) {
 		}
 		// On the dependsOn entry, as a warning naming the chain.
 		probs := ResultProblems(meta, res, true)
-		if len(probs) != 1 || probs[0].Severity != SeverityWarning || probs[0].Kind != KindTooDeep ||
+		if len(probs) != 1 || probs[0].Severity != severity.Warning || probs[0].Kind != KindTooDeep ||
 			!strings.Contains(probs[0].Message, "(required by "+e.host+"/x/c0:v1.0.0 → "+e.host+"/x/c1:v1.0.0 → ") ||
 			!strings.HasSuffix(probs[0].Message, fmt.Sprintf(" → %s/x/c%d:v1.0.0)", e.host, maxDepth-1)) {
 			t.Errorf("%s: problems %+v", name, probs)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/packages/xpkgtest"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // upjetCRD reads one provider-upjet-aws CRD from the shared corpus.
@@ -65,7 +66,7 @@ func TestDockerRegistry(t *testing.T) {
 		t.Fatalf("meta: %+v", m)
 	}
 	for _, p := range m.Problems {
-		if p.Severity != SeverityHint { // the provider: form is deprecated
+		if p.Severity != severity.Hint { // the provider: form is deprecated
 			t.Fatalf("meta problem: %+v", p)
 		}
 	}

@@ -24,20 +24,10 @@ type Span struct {
 	Start, End int
 }
 
-// Severity of a Problem: the one scale (internal/severity).
-type Severity = severity.Severity
-
-const (
-	SeverityError   = severity.Error
-	SeverityWarning = severity.Warning
-	SeverityInfo    = severity.Info
-	SeverityHint    = severity.Hint
-)
-
 // Problem is something wrong in a crossplane.yaml, positioned by byte offsets.
 type Problem struct {
 	Offset, End int
-	Severity    Severity
+	Severity    severity.Severity
 	Message     string
 	// Syntax marks a YAML syntax error (editors report those already).
 	Syntax bool
@@ -111,7 +101,7 @@ func ParseMeta(path string, data []byte) *Meta {
 	for _, d := range m.file.Docs {
 		if len(d.Errors) > 0 {
 			e := d.Errors[0]
-			m.problem(Span{e.Span.Start, e.Span.Start}, SeverityError, "YAML syntax error: "+strings.TrimPrefix(e.Message, "yaml: "))
+			m.problem(Span{e.Span.Start, e.Span.Start}, severity.Error, "YAML syntax error: "+strings.TrimPrefix(e.Message, "yaml: "))
 			m.Problems[len(m.Problems)-1].Syntax = true
 			break
 		}
@@ -134,9 +124,9 @@ func ParseMeta(path string, data []byte) *Meta {
 	}
 	if !found && len(m.Problems) == 0 {
 		if g := projectGroup(path); g != "" {
-			m.problem(Span{0, 0}, SeverityError, "no "+g+" Project in "+filepath.Base(path))
+			m.problem(Span{0, 0}, severity.Error, "no "+g+" Project in "+filepath.Base(path))
 		} else {
-			m.problem(Span{0, 0}, SeverityError, "no "+MetaGroup+" Configuration, Provider or Function in "+filepath.Base(path))
+			m.problem(Span{0, 0}, severity.Error, "no "+MetaGroup+" Configuration, Provider or Function in "+filepath.Base(path))
 		}
 	}
 	return m
@@ -149,14 +139,14 @@ func (m *Meta) parseDoc(root *yaml.Node, data []byte) {
 	case "v1", "v1beta1", "v1alpha1":
 		// Crossplane still reads and converts all three.
 	default:
-		m.problem(m.span(av, data), SeverityError, "unknown package metadata version "+strconv.Quote(av.Value)+"; use "+MetaGroup+"/v1")
+		m.problem(m.span(av, data), severity.Error, "unknown package metadata version "+strconv.Quote(av.Value)+"; use "+MetaGroup+"/v1")
 	}
 	if k := mapGet(root, "kind"); k != nil {
 		m.Kind = k.Value
 		switch k.Value {
 		case "Configuration", "Provider", "Function":
 		default:
-			m.problem(m.span(k, data), SeverityError, "unknown package kind "+strconv.Quote(k.Value)+"; want Configuration, Provider or Function")
+			m.problem(m.span(k, data), severity.Error, "unknown package kind "+strconv.Quote(k.Value)+"; want Configuration, Provider or Function")
 		}
 	}
 	if md := mapGet(root, "metadata"); md != nil {
@@ -184,7 +174,7 @@ func (m *Meta) parseDoc(root *yaml.Node, data []byte) {
 
 func (m *Meta) parseDep(e *yaml.Node, data []byte) {
 	if e.Kind != yaml.MappingNode {
-		m.problem(m.span(e, data), SeverityError, "a dependsOn entry must be a mapping")
+		m.problem(m.span(e, data), severity.Error, "a dependsOn entry must be a mapping")
 		return
 	}
 	d := Dependency{File: m.Path, Span: m.span(e, data)}
@@ -205,23 +195,23 @@ func (m *Meta) parseDep(e *yaml.Node, data []byte) {
 		// Crossplane gives the explicit form precedence.
 		pkgNode, d.Kind, d.APIVersion = pkg, kind.Value, av.Value
 	case pkg != nil && len(typed) == 0:
-		m.problem(m.span(pkg, data), SeverityError, "package: needs apiVersion: and kind: (e.g. pkg.crossplane.io/v1 Provider)")
+		m.problem(m.span(pkg, data), severity.Error, "package: needs apiVersion: and kind: (e.g. pkg.crossplane.io/v1 Provider)")
 		return
 	case len(typed) == 0:
-		m.problem(d.Span, SeverityError, "a dependency needs provider:, configuration:, function:, or package: with apiVersion: and kind:")
+		m.problem(d.Span, severity.Error, "a dependency needs provider:, configuration:, function:, or package: with apiVersion: and kind:")
 		return
 	}
 	if len(typed) > 1 {
-		m.problem(d.Span, SeverityError, "set only one of "+strings.Join(typed, ", "))
+		m.problem(d.Span, severity.Error, "set only one of "+strings.Join(typed, ", "))
 	}
 	if d.APIVersion == "" && len(typed) == 1 && !m.project {
 		// Crossplane's meta API (apis/pkg/meta/v1 Dependency) marks these
 		// fields deprecated; they still work.
 		key := mapKey(e, typed[0])
-		m.problem(m.span(key, data), SeverityHint, typed[0]+": is deprecated in Crossplane's package metadata (still supported): write apiVersion: pkg.crossplane.io/v1, kind: "+d.Kind+" and package: instead")
+		m.problem(m.span(key, data), severity.Hint, typed[0]+": is deprecated in Crossplane's package metadata (still supported): write apiVersion: pkg.crossplane.io/v1, kind: "+d.Kind+" and package: instead")
 	}
 	if pkgNode.Kind != yaml.ScalarNode || strings.TrimSpace(pkgNode.Value) == "" {
-		m.problem(m.span(pkgNode, data), SeverityError, "the package name must be a non-empty string")
+		m.problem(m.span(pkgNode, data), severity.Error, "the package name must be a non-empty string")
 		return
 	}
 	d.PackageSpan = m.span(pkgNode, data)
@@ -234,24 +224,24 @@ func (m *Meta) parseDep(e *yaml.Node, data []byte) {
 		name = bare
 		switch {
 		case d.Constraint != "":
-			m.problem(d.PackageSpan, SeverityWarning, "the "+extra+" in the package name is ignored; version: "+strconv.Quote(d.Constraint)+" is used")
+			m.problem(d.PackageSpan, severity.Warning, "the "+extra+" in the package name is ignored; version: "+strconv.Quote(d.Constraint)+" is used")
 		case strings.HasPrefix(extra, "@"):
 			d.Constraint = extra[1:] // a digest pin
 		default:
 			d.Constraint = extra[1:]
-			m.problem(d.PackageSpan, SeverityWarning, "put the tag in version: (Crossplane expects the package name without a tag)")
+			m.problem(d.PackageSpan, severity.Warning, "put the tag in version: (Crossplane expects the package name without a tag)")
 		}
 	}
 	d.Name = name
 	d.Package = Qualify(name, DefaultRegistry)
 	if _, err := registry.ParseReference(d.Package); err != nil {
-		m.problem(d.PackageSpan, SeverityError, "invalid package name "+strconv.Quote(name)+": "+strings.TrimPrefix(err.Error(), "invalid reference: "))
+		m.problem(d.PackageSpan, severity.Error, "invalid package name "+strconv.Quote(name)+": "+strings.TrimPrefix(err.Error(), "invalid reference: "))
 		return
 	}
 	m.Deps = append(m.Deps, d)
 }
 
-func (m *Meta) problem(s Span, sev Severity, msg string) {
+func (m *Meta) problem(s Span, sev severity.Severity, msg string) {
 	m.Problems = append(m.Problems, Problem{Offset: s.Start, End: s.End, Severity: sev, Message: msg})
 }
 
@@ -350,9 +340,9 @@ func ResultProblems(m *Meta, results []Result, notCached bool) []Problem {
 		if span.End == 0 {
 			span = dep.Span
 		}
-		sev := SeverityError
+		sev := severity.Error
 		if IsWarning(r.Err) {
-			sev = SeverityWarning
+			sev = severity.Warning
 		}
 		msg := r.Err.Error()
 		if len(r.Via) > 0 {

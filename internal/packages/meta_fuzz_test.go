@@ -3,6 +3,8 @@ package packages
 import (
 	"reflect"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // FuzzParseMeta feeds ParseMeta arbitrary crossplane.yaml content. It must
@@ -28,7 +30,7 @@ func FuzzParseMeta(f *testing.F) {
 		}
 		for _, p := range m.Problems {
 			in("problem "+p.Message, Span{p.Offset, p.End})
-			if p.Message == "" || (p.Severity != SeverityError && p.Severity != SeverityWarning && p.Severity != SeverityInfo && p.Severity != SeverityHint) {
+			if p.Message == "" || (p.Severity != severity.Error && p.Severity != severity.Warning && p.Severity != severity.Info && p.Severity != severity.Hint) {
 				t.Fatalf("problem %+v", p)
 			}
 			if line, col := m.Pos(p.Offset); line < 1 || col < 1 {

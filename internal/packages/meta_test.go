@@ -3,6 +3,8 @@ package packages
 import (
 	"strings"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 const metaBoth = `apiVersion: meta.pkg.crossplane.io/v1
@@ -37,7 +39,7 @@ func TestParseMetaForms(t *testing.T) {
 	var problems []Problem
 	hints := map[string]int{}
 	for _, p := range m.Problems {
-		if p.Severity == SeverityHint {
+		if p.Severity == severity.Hint {
 			hints[metaBoth[p.Offset:p.End]]++
 			continue
 		}
@@ -93,23 +95,23 @@ func TestParseMetaForms(t *testing.T) {
 func TestParseMetaProblems(t *testing.T) {
 	cases := []struct {
 		name, src, want, at string
-		sev                 Severity
+		sev                 severity.Severity
 	}{
-		{"deprecated form", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - function: a.io/b/c\n      version: v1\n", "function: is deprecated in Crossplane's package metadata (still supported): write apiVersion: pkg.crossplane.io/v1, kind: Function and package: instead", "function", SeverityHint},
-		{"no form", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - version: v1\n", "needs provider:", "version: v1", SeverityError},
-		{"package without kind", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - package: a.io/b/c\n      version: v1\n", "needs apiVersion", "a.io/b/c", SeverityError},
-		{"two forms", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - provider: a.io/b/c\n      function: a.io/b/d\n      version: v1\n", "only one of provider, function", "provider: a.io/b/c\n      function: a.io/b/d\n      version: v1", SeverityError},
-		{"tag in name", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - provider: a.io/b/c:v1.2.0\n      version: \">=v1\"\n", "is ignored", "a.io/b/c:v1.2.0", SeverityWarning},
-		{"not meta", "apiVersion: v1\nkind: ConfigMap\n", "no meta.pkg.crossplane.io", "", SeverityError},
-		{"syntax", "apiVersion: meta.pkg.crossplane.io/v1\nkind: [\n", "YAML syntax error", "", SeverityError},
-		{"bad kind", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Widget\n", "unknown package kind", "Widget", SeverityError},
+		{"deprecated form", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - function: a.io/b/c\n      version: v1\n", "function: is deprecated in Crossplane's package metadata (still supported): write apiVersion: pkg.crossplane.io/v1, kind: Function and package: instead", "function", severity.Hint},
+		{"no form", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - version: v1\n", "needs provider:", "version: v1", severity.Error},
+		{"package without kind", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - package: a.io/b/c\n      version: v1\n", "needs apiVersion", "a.io/b/c", severity.Error},
+		{"two forms", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - provider: a.io/b/c\n      function: a.io/b/d\n      version: v1\n", "only one of provider, function", "provider: a.io/b/c\n      function: a.io/b/d\n      version: v1", severity.Error},
+		{"tag in name", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn:\n    - provider: a.io/b/c:v1.2.0\n      version: \">=v1\"\n", "is ignored", "a.io/b/c:v1.2.0", severity.Warning},
+		{"not meta", "apiVersion: v1\nkind: ConfigMap\n", "no meta.pkg.crossplane.io", "", severity.Error},
+		{"syntax", "apiVersion: meta.pkg.crossplane.io/v1\nkind: [\n", "YAML syntax error", "", severity.Error},
+		{"bad kind", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Widget\n", "unknown package kind", "Widget", severity.Error},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := ParseMeta("crossplane.yaml", []byte(tc.src))
 			var problems []Problem
 			for _, p := range m.Problems {
-				if p.Severity != SeverityHint || tc.sev == SeverityHint {
+				if p.Severity != severity.Hint || tc.sev == severity.Hint {
 					problems = append(problems, p) // hints on the deprecated forms aside
 				}
 			}

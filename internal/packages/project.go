@@ -7,6 +7,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 	"oras.land/oras-go/v2/registry"
+
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // Project files: besides crossplane.yaml, two project formats name a
@@ -76,7 +78,7 @@ func (m *Meta) parseProject(root *yaml.Node, data []byte, group string) {
 	if k := mapGet(root, "kind"); k != nil {
 		m.Kind = k.Value
 		if k.Value != "Project" {
-			m.problem(m.span(k, data), SeverityError, "unknown project kind "+strconv.Quote(k.Value)+"; want Project")
+			m.problem(m.span(k, data), severity.Error, "unknown project kind "+strconv.Quote(k.Value)+"; want Project")
 		}
 	}
 	if md := mapGet(root, "metadata"); md != nil {
@@ -125,7 +127,7 @@ func (m *Meta) parseProject(root *yaml.Node, data []byte, group string) {
 	}
 	for _, e := range deps.Content {
 		if e.Kind != yaml.MappingNode {
-			m.problem(m.span(e, data), SeverityError, "a spec.dependencies entry must be a mapping")
+			m.problem(m.span(e, data), severity.Error, "a spec.dependencies entry must be a mapping")
 			continue
 		}
 		t := mapGet(e, "type")
@@ -134,7 +136,7 @@ func (m *Meta) parseProject(root *yaml.Node, data []byte, group string) {
 		case t != nil && t.Value != "xpkg":
 			continue // k8s, crd, git, http: no package to pull
 		case x == nil:
-			m.problem(m.span(e, data), SeverityError, "a dependency of type xpkg needs xpkg: {apiVersion, kind, package, version}")
+			m.problem(m.span(e, data), severity.Error, "a dependency of type xpkg needs xpkg: {apiVersion, kind, package, version}")
 			continue
 		}
 		m.parseDep(x, data)

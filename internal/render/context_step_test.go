@@ -1,6 +1,9 @@
 package render
 
-import "testing"
+import (
+	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"testing"
+)
 
 // envComposition: a step that loads the environment, then a P&T step
 // reading it.
@@ -34,7 +37,7 @@ func TestContextStep(t *testing.T) {
 	if len(out.Resources) != 1 || len(out.Resources[0].Skips) != 1 || !out.Resources[0].Skips[0].Unknown || !out.Resources[0].Skips[0].Environment {
 		t.Errorf("skips %+v, want one of an unknown environment", out.Resources)
 	}
-	failed := ContextStepResult{Failed: true, Unknown: true, Notes: []Note{{Severity: Error, Code: "environment", Message: "fails"}}}
+	failed := ContextStepResult{Failed: true, Unknown: true, Notes: []Note{{Severity: severity.Error, Code: "environment", Message: "fails"}}}
 	if out = Render(Input{Composition: envComposition(), XR: xr, ContextStep: step(failed)}); len(out.Resources) != 0 || len(out.Notes) != 1 {
 		t.Errorf("strict: %d resources, notes %q; want none after the failing step, and its note", len(out.Resources), notes(out))
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 func limitNote(t *testing.T, out Output) Note {
@@ -45,7 +47,7 @@ func TestTransformOutputIsCapped(t *testing.T) {
 			patch := map[string]any{"fromFieldPath": "spec.name", "toFieldPath": "data.v", "transforms": c.transforms}
 			out := Render(Input{Composition: ptComposition([]any{res("grow", patch)}, nil), XR: x})
 			n := limitNote(t, out)
-			if !strings.HasSuffix(n.Path.String(), "patches[0]."+c.at) || n.Severity != Warning || !strings.Contains(n.Message, c.msg) || !strings.Contains(n.Message, `resource "grow" is not rendered`) {
+			if !strings.HasSuffix(n.Path.String(), "patches[0]."+c.at) || n.Severity != severity.Warning || !strings.Contains(n.Message, c.msg) || !strings.Contains(n.Message, `resource "grow" is not rendered`) {
 				t.Errorf("note %s (severity %d): %s", n.Path, n.Severity, n.Message)
 			}
 			if out.Resources[0].Object != nil {

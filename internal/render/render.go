@@ -9,21 +9,12 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
-// Severity of a rendering note: the one scale (internal/severity).
-type Severity = severity.Severity
-
-const (
-	Error   = severity.Error
-	Warning = severity.Warning
-	Info    = severity.Info
-)
-
 // Note is something rendering found, positioned at a path of the
 // Composition document (a patch, a transform, a resource, a step).
 type Note struct {
 	Path     fieldpath.Path
 	OnKey    bool
-	Severity Severity
+	Severity severity.Severity
 	Code     string
 	Message  string
 }
@@ -147,7 +138,7 @@ type Output struct {
 func Render(in Input) (out Output) {
 	defer func() {
 		if r := recover(); r != nil {
-			out.Notes = append(out.Notes, Note{Path: fieldpath.Path{fieldpath.Field("spec")}, OnKey: true, Severity: Error, Code: "render", Message: fmt.Sprintf("rendering failed: %v", r)})
+			out.Notes = append(out.Notes, Note{Path: fieldpath.Path{fieldpath.Field("spec")}, OnKey: true, Severity: severity.Error, Code: "render", Message: fmt.Sprintf("rendering failed: %v", r)})
 		}
 	}()
 	spec, _ := in.Composition["spec"].(map[string]any)
@@ -230,7 +221,7 @@ func Render(in Input) (out Output) {
 				continue // nothing it does is left unvalidated
 			}
 			opaque = true
-			out.Notes = append(out.Notes, Note{Path: sp.Child(fieldpath.Field("step")), Severity: Info, Code: "render-step",
+			out.Notes = append(out.Notes, Note{Path: sp.Child(fieldpath.Field("step")), Severity: severity.Info, Code: "render-step",
 				Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run until it is configured (%s): it passes the desired state through, and resources it would compose are not rendered or validated", name, describeFunction(in.DescribeFunction, fn), HowToConfigure)})
 		}
 	} else if _, ok := spec["resources"]; ok {
@@ -339,7 +330,7 @@ const EnvironmentContextKey = "apiextensions.crossplane.io/environment"
 func RenderStep(in StepInput) (out StepOutput) {
 	defer func() {
 		if r := recover(); r != nil {
-			out.Notes = append(out.Notes, Note{Path: in.Path, OnKey: true, Severity: Error, Code: "render", Message: fmt.Sprintf("rendering failed: %v", r)})
+			out.Notes = append(out.Notes, Note{Path: in.Path, OnKey: true, Severity: severity.Error, Code: "render", Message: fmt.Sprintf("rendering failed: %v", r)})
 		}
 	}()
 	out.DesiredXR, _ = DeepCopy(in.DesiredXR).(map[string]any)
@@ -420,7 +411,7 @@ type renderer struct {
 	envSize, dxrSize *budget
 }
 
-func (r *renderer) note(p fieldpath.Path, onKey bool, sev Severity, code, msg string) {
+func (r *renderer) note(p fieldpath.Path, onKey bool, sev severity.Severity, code, msg string) {
 	r.notes = append(r.notes, Note{Path: p, OnKey: onKey, Severity: sev, Code: code, Message: msg})
 }
 
@@ -467,7 +458,7 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 	rp := r.hp.Child(fieldpath.Field("resources"), fieldpath.Index(i))
 	defer func() {
 		if e := recover(); e != nil {
-			r.note(rp, true, Error, "render", fmt.Sprintf("rendering this resource failed: %v", e))
+			r.note(rp, true, severity.Error, "render", fmt.Sprintf("rendering this resource failed: %v", e))
 			res.Object = nil
 		}
 	}()
@@ -480,10 +471,10 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 		case found && name != "":
 			base = prev // patch a copy of what an earlier step composed
 		case r.opaque:
-			r.note(rp, true, Warning, "render", fmt.Sprintf("resource %q has no base: it can only patch a resource an earlier step composed, and an earlier step runs a function crd-lsp did not run", name))
+			r.note(rp, true, severity.Warning, "render", fmt.Sprintf("resource %q has no base: it can only patch a resource an earlier step composed, and an earlier step runs a function crd-lsp did not run", name))
 			return res
 		default:
-			r.note(rp, true, Error, "render", fmt.Sprintf("composed resource %q has no base template, and was not produced by a previous function in the pipeline", name))
+			r.note(rp, true, severity.Error, "render", fmt.Sprintf("composed resource %q has no base template, and was not produced by a previous function in the pipeline", name))
 			return res
 		}
 	}
@@ -500,7 +491,7 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 			set, ok := sets[setName]
 			if !ok {
 				if r.lenient {
-					r.note(pp, true, Error, "render-invalid", fmt.Sprintf("cannot find PatchSet by name %s: its patches are left out", setName))
+					r.note(pp, true, severity.Error, "render-invalid", fmt.Sprintf("cannot find PatchSet by name %s: its patches are left out", setName))
 					// A misspelt name would have set what the PatchSet it
 					// meant sets; a name like no other, nothing known.
 					if meant, ok := closestSet(setName, sets); ok {
@@ -512,7 +503,7 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 					}
 					continue
 				}
-				r.note(pp, true, Error, "render-invalid", fmt.Sprintf("resource %q is not rendered: cannot find PatchSet by name %s", name, setName))
+				r.note(pp, true, severity.Error, "render-invalid", fmt.Sprintf("resource %q is not rendered: cannot find PatchSet by name %s", name, setName))
 				return res
 			}
 			patches = append(patches, set...)
@@ -539,9 +530,9 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 			skip.Required = policyOf(p.patch) == "Required"
 			res.Skips = append(res.Skips, *skip)
 			if skip.Required && r.lenient {
-				r.note(p.path, true, Info, "render-required", fmt.Sprintf("resource %q is only created once %s is set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
+				r.note(p.path, true, severity.Info, "render-required", fmt.Sprintf("resource %q is only created once %s is set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
 			} else if skip.Required {
-				r.note(p.path, true, Info, "render-required", fmt.Sprintf("resource %q is not created while %s is not set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
+				r.note(p.path, true, severity.Info, "render-required", fmt.Sprintf("resource %q is not created while %s is not set (policy.fromFieldPath: Required)", orDefault(name, "#"+fmt.Sprint(i)), strings.Join(skip.From, ", ")))
 				res.Skips = nil
 				res.Withheld = true
 				return res
@@ -669,7 +660,7 @@ func (r *renderer) failed(pp fieldpath.Path, resource string, err error) {
 		if errors.As(err, &te) {
 			p = pp.Child(fieldpath.Field("transforms"), fieldpath.Index(te.index))
 		}
-		r.note(p, true, Warning, "render-limit", fmt.Sprintf("%s: %v", what, le))
+		r.note(p, true, severity.Warning, "render-limit", fmt.Sprintf("%s: %v", what, le))
 		return
 	}
 	if errors.As(err, &te) {
@@ -678,7 +669,7 @@ func (r *renderer) failed(pp fieldpath.Path, resource string, err error) {
 		if errors.As(te.err, &tr) && tr.Invalid {
 			code = "render-invalid"
 		}
-		r.note(pp.Child(fieldpath.Field("transforms"), fieldpath.Index(te.index)), true, Error, code, fmt.Sprintf("%s: %v", what, te.err))
+		r.note(pp.Child(fieldpath.Field("transforms"), fieldpath.Index(te.index)), true, severity.Error, code, fmt.Sprintf("%s: %v", what, te.err))
 		return
 	}
 	code := "render-patch"
@@ -686,7 +677,7 @@ func (r *renderer) failed(pp fieldpath.Path, resource string, err error) {
 	if errors.As(err, &ie) {
 		code = "render-invalid"
 	}
-	r.note(pp, true, Error, code, fmt.Sprintf("%s: %v", what, err))
+	r.note(pp, true, severity.Error, code, fmt.Sprintf("%s: %v", what, err))
 }
 
 // invalidError is a patch that is wrong whatever the composite holds.

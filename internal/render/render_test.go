@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 func ptComposition(resources []any, extra map[string]any) map[string]any {
@@ -190,11 +191,11 @@ func TestRenderStepFromDesired(t *testing.T) {
 	if n := notes(Output{Notes: missing.Notes}); !strings.Contains(n, `spec.pipeline[2].input.resources[0] render: composed resource "patched" has no base template, and was not produced by a previous function in the pipeline`) {
 		t.Errorf("notes: %s", n)
 	}
-	if missing.Notes[0].Severity != Error || missing.Resources[0].Object != nil {
+	if missing.Notes[0].Severity != severity.Error || missing.Resources[0].Object != nil {
 		t.Errorf("a base-less template with nothing to patch is the function's failure: %+v", missing)
 	}
 	opaque := RenderStep(StepInput{Input: input, Path: path, XR: xr, Opaque: true})
-	if len(opaque.Notes) != 1 || opaque.Notes[0].Severity != Warning || !strings.Contains(opaque.Notes[0].Message, "an earlier step runs a function crd-lsp did not run") {
+	if len(opaque.Notes) != 1 || opaque.Notes[0].Severity != severity.Warning || !strings.Contains(opaque.Notes[0].Message, "an earlier step runs a function crd-lsp did not run") {
 		t.Errorf("after a step that was not run: %+v", opaque.Notes)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/structural"
 )
 
@@ -48,7 +49,7 @@ func composite(fe *field.Error) (path, keyword string, found string, ok bool) {
 // concerns, naming the alternatives.
 func (r *resolver) compositeError(path, keyword, found string) Error {
 	p := r.resolve(path)
-	e := Error{Severity: SeverityError, Path: p, Code: "invalid"}
+	e := Error{Severity: severity.Error, Path: p, Code: "invalid"}
 	var vv *structuralschema.ValueValidation
 	if node, _ := structural.Walk(r.ss, p); node != nil {
 		vv = node.ValueValidation

@@ -7,6 +7,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // quantityPattern is the syntax of resource.Quantity as the built-in
@@ -65,7 +66,7 @@ func quantities(s *structuralschema.Structural, v any, p fieldpath.Path) []Error
 		default:
 			what = fmt.Sprintf("%T", v)
 		}
-		return []Error{{Path: p, Severity: SeverityError, Code: "type",
+		return []Error{{Path: p, Severity: severity.Error, Code: "type",
 			Message: fmt.Sprintf(`must be a quantity, a string such as "500m" or "1Gi" or a number, not %s`, what)}}
 	}
 	var out []Error

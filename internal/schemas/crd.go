@@ -15,6 +15,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // ValidateCRD checks an apiextensions.k8s.io/v1 CustomResourceDefinition
@@ -32,7 +33,7 @@ import (
 func ValidateCRD(ctx context.Context, obj map[string]any) (out []Error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = append(out, Error{Severity: SeverityWarning, Code: "crd", OnKey: true, Message: fmt.Sprintf("CRD validation stopped early: %v", r)})
+			out = append(out, Error{Severity: severity.Warning, Code: "crd", OnKey: true, Message: fmt.Sprintf("CRD validation stopped early: %v", r)})
 			sortErrors(out)
 		}
 	}()
@@ -40,7 +41,7 @@ func ValidateCRD(ctx context.Context, obj map[string]any) (out []Error) {
 	r := &resolver{in: obj}
 	raw, err := json.Marshal(obj)
 	if err != nil {
-		return []Error{{Severity: SeverityError, OnKey: true, Code: "crd", Message: err.Error()}}
+		return []Error{{Severity: severity.Error, OnKey: true, Code: "crd", Message: err.Error()}}
 	}
 	var v1 apiextensionsv1.CustomResourceDefinition
 	strictErrs, err := kjson.UnmarshalStrict(raw, &v1, kjson.DisallowUnknownFields, kjson.DisallowDuplicateFields)
@@ -54,13 +55,13 @@ func ValidateCRD(ctx context.Context, obj map[string]any) (out []Error) {
 		if errors.As(se, &fe) {
 			p := r.resolve(fe.FieldPath())
 			last, _ := p.Last()
-			out = append(out, Error{Severity: SeverityError, Path: p, OnKey: true, Code: "unknown-field", Message: fmt.Sprintf("unknown field %q", last.Field)})
+			out = append(out, Error{Severity: severity.Error, Path: p, OnKey: true, Code: "unknown-field", Message: fmt.Sprintf("unknown field %q", last.Field)})
 		}
 	}
 	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(&v1)
 	var internal apiextensions.CustomResourceDefinition
 	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &internal, nil); err != nil {
-		return append(out, Error{Severity: SeverityError, OnKey: true, Code: "crd", Message: err.Error()})
+		return append(out, Error{Severity: severity.Error, OnKey: true, Code: "crd", Message: err.Error()})
 	}
 	errs := apiextensionsvalidation.ValidateCustomResourceDefinition(ctx, &internal)
 	filled := false
@@ -78,7 +79,7 @@ func ValidateCRD(ctx context.Context, obj map[string]any) (out []Error) {
 	}
 	if filled {
 		p, _ := fieldpath.Parse(serviceField)
-		out = append(out, Error{Path: p, OnKey: true, Severity: SeverityInfo, Code: "crd",
+		out = append(out, Error{Path: p, OnKey: true, Severity: severity.Info, Code: "crd",
 			Message: "the conversion webhook's service has no name or namespace: they are filled in when the CRD is installed (Crossplane's package manager does it, with the CA bundle, for the packages it installs); applied as it is, the API server would reject this CRD"})
 	}
 	sortErrors(out)
@@ -124,12 +125,12 @@ func decodeError(r *resolver, err error) Error {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if errors.As(err, &te) && te.Field != "" {
 		p := findTyped(r.in, strings.Split(te.Field, "."), te.Value)
-		return Error{Severity: SeverityError, Path: p, Code: "type", Message: fmt.Sprintf("must be of type %s, not %s", jsonTypeName(te.Type.Kind().String()), te.Value)}
+		return Error{Severity: severity.Error, Path: p, Code: "type", Message: fmt.Sprintf("must be of type %s, not %s", jsonTypeName(te.Type.Kind().String()), te.Value)}
 	}
 	if e, ok := structFieldError(r.in, msg); ok {
 		return e
 	}
-	return Error{Severity: SeverityError, OnKey: true, Code: "crd", Message: msg}
+	return Error{Severity: severity.Error, OnKey: true, Code: "crd", Message: msg}
 }
 
 // structFieldError positions a decoding error whose message reads
@@ -151,7 +152,7 @@ func structFieldError(v any, msg string) (Error, bool) {
 		got, _, _ = strings.Cut(msg[j+len("cannot unmarshal "):], " into")
 	}
 	p := findTyped(v, strings.Split(f, "."), got)
-	return Error{Severity: SeverityError, Path: p, Code: "type", Message: fmt.Sprintf("must be of type %s, not %s", jsonTypeName(typ), got)}, true
+	return Error{Severity: severity.Error, Path: p, Code: "type", Message: fmt.Sprintf("must be of type %s, not %s", jsonTypeName(typ), got)}, true
 }
 
 func jsonTypeName(goType string) string {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 const crdBase = `apiVersion: apiextensions.k8s.io/v1
@@ -141,12 +143,12 @@ func TestValidateCRDConversionServiceFilledAtInstall(t *testing.T) {
 	packaged := strings.Replace(crdBase, "  group: example.org\n", conv+"  group: example.org\n", 1)
 	got := ValidateCRD(context.Background(), obj(t, packaged))
 	expect(t, got, want{"spec.conversion.webhook.clientConfig.service", true, "crd", "the conversion webhook's service has no name or namespace: they are filled in when the CRD is installed"})
-	if got[0].Severity != SeverityInfo {
+	if got[0].Severity != severity.Info {
 		t.Errorf("severity %v, want info", got[0].Severity)
 	}
 	bad := strings.Replace(packaged, "        service:\n          path: /convert\n", "        caBundle: Cg==\n", 1)
 	for _, e := range ValidateCRD(context.Background(), obj(t, bad)) {
-		if e.Severity == SeverityError && strings.Contains(e.Message, "exactly one of url or service is required") {
+		if e.Severity == severity.Error && strings.Contains(e.Message, "exactly one of url or service is required") {
 			return
 		}
 	}

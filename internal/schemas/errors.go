@@ -15,16 +15,6 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/yamlflow"
 )
 
-// Severity of an Error: the one scale (internal/severity). Every Error
-// states its own (an Error literal without one is a bug).
-type Severity = severity.Severity
-
-const (
-	SeverityError   = severity.Error
-	SeverityWarning = severity.Warning
-	SeverityInfo    = severity.Info
-)
-
 // Error is one validation problem, positioned by path.
 //
 // Placement conventions:
@@ -46,7 +36,7 @@ const (
 type Error struct {
 	Path     fieldpath.Path
 	OnKey    bool
-	Severity Severity
+	Severity severity.Severity
 	// Code is stable: unknown-field, type, enum, pattern, range, length,
 	// format, required, cel, duplicate, metadata, invalid, crd, and schema
 	// (the schema itself cannot be used; a warning).
@@ -224,7 +214,7 @@ func (r *resolver) convertOne(fe *field.Error, code string) (e Error) {
 	}
 	if path, typ, ok := checkedFormat(fe); ok {
 		p := r.resolve(path)
-		e = Error{Severity: SeverityError, Path: p, Code: "format", Message: "must be of type " + typ}
+		e = Error{Severity: severity.Error, Path: p, Code: "format", Message: "must be of type " + typ}
 		if v := r.at(p); v != nil {
 			e.Message = fmt.Sprintf("must be of type %s: %s is out of range", typ, valueString(v))
 		}
@@ -234,7 +224,7 @@ func (r *resolver) convertOne(fe *field.Error, code string) (e Error) {
 		return e
 	}
 	p := r.resolve(fe.Field)
-	e = Error{Severity: SeverityError, Path: p}
+	e = Error{Severity: severity.Error, Path: p}
 	detail := strings.TrimSpace(strings.Replace(fe.Detail, fe.Field+" in body ", "", 1))
 	detail = inBodyRE.ReplaceAllString(detail, "")
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // leanFile is a file of two definitions (and an object) as on disk, and
@@ -85,7 +87,7 @@ func TestLeanIndexFileChangedOnDisk(t *testing.T) {
 	g, _ := st.Lookup(leanGadget)
 	*disk = append([]byte("# inserted line\n"), orig...)
 	errs := g.Validate(context.Background(), leanGadgetObj())
-	if len(errs) != 1 || errs[0].Severity != SeverityWarning || !strings.Contains(errs[0].Message, "lean-changed.yaml changed on disk since it was indexed") {
+	if len(errs) != 1 || errs[0].Severity != severity.Warning || !strings.Contains(errs[0].Message, "lean-changed.yaml changed on disk since it was indexed") {
 		t.Errorf("changed file: %s", dump(errs))
 	}
 	*disk = nil

@@ -15,6 +15,7 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/xcrd"
 )
 
@@ -279,7 +280,7 @@ func (sc *Schema) CRD() (*apiextensionsv1.CustomResourceDefinition, error) {
 func (sc *Schema) Validate(ctx context.Context, obj map[string]any) []Error {
 	vv := sc.validatorFor()
 	if vv.validator == nil && vv.structural == nil {
-		return []Error{{OnKey: true, Severity: SeverityWarning, Code: "schema",
+		return []Error{{OnKey: true, Severity: severity.Warning, Code: "schema",
 			Message: fmt.Sprintf("cannot validate against %s from %s: %v", sc.GVK, sourceName(sc.Source), vv.err)}}
 	}
 	out := validateObject(ctx, vv, obj)

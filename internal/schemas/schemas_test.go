@@ -12,6 +12,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // corpus returns the shared corpus directory, skipping the test when it is
@@ -359,7 +360,7 @@ func TestValidateNamespaceScope(t *testing.T) {
 	got := sc.Validate(context.Background(), obj(t, strings.Replace(rdsBase, "  name: db\n", "  name: db\n  namespace: default\n", 1)))
 	expect(t, got, want{"metadata.namespace", false, "metadata", "ignored: Instance is cluster-scoped, so the API server clears metadata.namespace"})
 	for _, e := range got {
-		if e.Severity != SeverityWarning {
+		if e.Severity != severity.Warning {
 			t.Errorf("%v: severity %v, want a warning", e, e.Severity)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/structural"
 )
 
@@ -42,7 +43,7 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 		// The API server's code is not written for arbitrary input; a crash
 		// must become a diagnostic, never take the server down.
 		if r := recover(); r != nil {
-			out = append(out, Error{Severity: SeverityWarning, Code: "schema", OnKey: true, Message: fmt.Sprintf("validation stopped early: %v", r)})
+			out = append(out, Error{Severity: severity.Warning, Code: "schema", OnKey: true, Message: fmt.Sprintf("validation stopped early: %v", r)})
 			sortErrors(out)
 		}
 	}()
@@ -107,7 +108,7 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 	metaErrs, clearedNamespace := validateObjectMeta(ctx, meta, vv.scope)
 	errs = append(errs, metaErrs...)
 	if clearedNamespace {
-		out = append(out, Error{Path: fieldpath.Path{fieldpath.Field("metadata"), fieldpath.Field("namespace")}, Severity: SeverityWarning, Code: "metadata",
+		out = append(out, Error{Path: fieldpath.Path{fieldpath.Field("metadata"), fieldpath.Field("namespace")}, Severity: severity.Warning, Code: "metadata",
 			Message: fmt.Sprintf("ignored: %s is cluster-scoped, so the API server clears metadata.namespace", vv.gvk.Kind)})
 	}
 	if vv.validator != nil {
@@ -122,7 +123,7 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 	errs = append(errs, embedded...)
 	if vv.cel != nil {
 		if blocked(errs) {
-			out = append(out, Error{OnKey: true, Severity: SeverityInfo, Code: "cel",
+			out = append(out, Error{OnKey: true, Severity: severity.Info, Code: "cel",
 				Message: "some validation rules (x-kubernetes-validations) were not checked because the object was invalid; correct the existing errors to complete validation"})
 		} else {
 			celErrs, _ := vv.cel.Validate(ctx, nil, ss, obj, nil, celconfig.RuntimeCELCostBudget)
@@ -131,7 +132,7 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 	}
 	out = placeNulls(out, nulls)
 	if vv.err != nil {
-		out = append(out, Error{OnKey: true, Severity: SeverityWarning, Code: "schema",
+		out = append(out, Error{OnKey: true, Severity: severity.Warning, Code: "schema",
 			Message: fmt.Sprintf("only partly validated: %v", vv.err)})
 	}
 	sortErrors(out)
@@ -242,7 +243,7 @@ func deepCopyJSON(v any) any {
 func (r *resolver) unknownField(p string, ss *structuralschema.Structural) Error {
 	path := r.resolve(p)
 	last, _ := path.Last()
-	e := Error{Severity: SeverityError, Path: path, OnKey: true, Code: "unknown-field", Field: last.Field, Message: fmt.Sprintf("unknown field %q", last.Field)}
+	e := Error{Severity: severity.Error, Path: path, OnKey: true, Code: "unknown-field", Field: last.Field, Message: fmt.Sprintf("unknown field %q", last.Field)}
 	if best, ok := Closest(last.Field, siblingsOf(ss, path)); ok {
 		e.Suggestion = best
 		e.Message += fmt.Sprintf("; did you mean %q?", best)
@@ -257,7 +258,7 @@ func (r *resolver) metadataDecodeError(err error) Error {
 		e.Code = "metadata"
 		return e
 	}
-	return Error{Severity: SeverityError, Path: fieldpath.Path{fieldpath.Field("metadata")}, Code: "metadata", Message: "invalid metadata: " + msg}
+	return Error{Severity: severity.Error, Path: fieldpath.Path{fieldpath.Field("metadata")}, Code: "metadata", Message: "invalid metadata: " + msg}
 }
 
 // Closest is the candidate a misspelt field name most likely meant (case

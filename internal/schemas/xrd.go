@@ -11,6 +11,7 @@ import (
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/xcrd"
 )
 
@@ -29,7 +30,7 @@ import (
 func ValidateXRD(ctx context.Context, obj map[string]any, major int) (out []Error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = append(out, Error{Severity: SeverityWarning, Code: "xrd", OnKey: true, Message: fmt.Sprintf("XRD validation stopped early: %v", r)})
+			out = append(out, Error{Severity: severity.Warning, Code: "xrd", OnKey: true, Message: fmt.Sprintf("XRD validation stopped early: %v", r)})
 			sortErrors(out)
 		}
 	}()
@@ -65,7 +66,7 @@ func validateDerived(ctx context.Context, r *resolver, crd *apiextensionsv1.Cust
 	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
 	var internal apiextensions.CustomResourceDefinition
 	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, &internal, nil); err != nil {
-		return []Error{{Severity: SeverityError, OnKey: true, Code: "xrd", Message: "cannot derive the CRD: " + err.Error()}}
+		return []Error{{Severity: severity.Error, OnKey: true, Code: "xrd", Message: "cannot derive the CRD: " + err.Error()}}
 	}
 	var out []Error
 	for _, fe := range apiextensionsvalidation.ValidateCustomResourceDefinition(ctx, &internal) {
@@ -111,10 +112,10 @@ func derivationError(r *resolver, err error) (Error, bool) {
 			e.Code = "xrd"
 			return e, true
 		}
-		return Error{Severity: SeverityError, Path: base, OnKey: true, Code: "xrd", Message: "the schema does not decode: " + inner}, true
+		return Error{Severity: severity.Error, Path: base, OnKey: true, Code: "xrd", Message: "the schema does not decode: " + inner}, true
 	}
 	if strings.Contains(msg, "claim name") || strings.Contains(msg, "claimNames") {
-		return Error{Severity: SeverityError, Path: fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("claimNames")}, OnKey: true, Code: "xrd", Message: msg}, true
+		return Error{Severity: severity.Error, Path: fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("claimNames")}, OnKey: true, Code: "xrd", Message: msg}, true
 	}
 	return Error{}, false
 }
