@@ -73,6 +73,12 @@ func TestComplete(t *testing.T) {
 			""},
 		{name: "upjet key mid-word above a syntax error", text: "apiVersion: rds.aws.upbound.io/v1beta1\nkind: Instance\nmetadata:\n  name: db\nspec:\n  forProvider:\n    reg‸\n    instanceClass: db.t3.micro\n", want: "region (field) string (required) \"region: \" [reg]\n" +
 			""},
+		{name: "apiVersion of a kind already written", text: "kind: Database\napiVersion: ‸\n", want: "example.org/v1 (apiVersion)  \"example.org/v1\" []\n" +
+			""},
+		{name: "built-in kind by prefix", text: "apiVersion: apps/v1\nkind: Stateful‸\n", want: "StatefulSet (kind) apps/v1 \"StatefulSet\" [Stateful]\n" +
+			""},
+		{name: "built-in list item keys by prefix, set ones left out", text: "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          imagePullPolicy: Always\n          ima‸\n", want: "image (field) string \"image: \" [ima]\n" +
+			""},
 		// Nothing.
 		{name: "in a comment", text: completeDatabase + "  # ‸\n", want: ""},
 		{name: "unknown kind", text: "apiVersion: example.org/v1\nkind: Nope\nspec:\n  ‸\n", want: ""},
