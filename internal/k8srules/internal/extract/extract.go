@@ -431,6 +431,7 @@ func jsonName(f *ast.Field) (name string, inline, skip bool) {
 }
 
 type unionSet struct {
+	name      string
 	defaulted bool
 	zeroOrOne bool
 	members   []string
@@ -486,11 +487,12 @@ func (w *walker) walkStruct(p *pkg, td *typeDecl, path string) error {
 			return err
 		}
 		for _, m := range members {
-			u := unions[m.union]
+			k := fmt.Sprintf("%v/%s", m.zeroOrOne, m.union)
+			u := unions[k]
 			if u == nil {
-				u = &unionSet{zeroOrOne: m.zeroOrOne, source: m.source}
-				unions[m.union] = u
-				unionOrder = append(unionOrder, m.union)
+				u = &unionSet{name: m.union, zeroOrOne: m.zeroOrOne, source: m.source}
+				unions[k] = u
+				unionOrder = append(unionOrder, k)
 			}
 			member := name
 			if !r.pointer && !r.slice && !r.mapType {
@@ -515,7 +517,7 @@ func (w *walker) walkStruct(p *pkg, td *typeDecl, path string) error {
 		if len(u.members) < 2 || u.defaulted {
 			continue // a member the API server defaults: the union holds after defaulting
 		}
-		w.rules = append(w.rules, k8srules.Rule{Group: w.group, Version: w.version, Kind: w.kind, Path: path, Rule: rule, Arg: n, Values: u.members, Level: u.level, Source: u.source})
+		w.rules = append(w.rules, k8srules.Rule{Group: w.group, Version: w.version, Kind: w.kind, Path: path, Rule: rule, Arg: u.name, Values: u.members, Level: u.level, Source: u.source})
 	}
 	return nil
 }
