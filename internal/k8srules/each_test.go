@@ -48,3 +48,24 @@ func TestEachAndZeroOrOne(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherFormats holds the formats the checker knows that no rule of the
+// current table uses, on the runtime checks' own semantics.
+func TestOtherFormats(t *testing.T) {
+	for _, c := range []struct{ format, valid, invalid string }{
+		{"k8s-prefixed-label-key", "example.com/key", "key"},
+		{"k8s-label-value", "v1.2_x", "-v"},
+		{"k8s-extended-resource-name", "example.com/gpu", "gpu"},
+		{"k8s-label-key", "key", "example.com/"},
+		{"k8s-short-name", "a-1", "a.1"},
+	} {
+		rules := []Rule{{Path: "spec.x", Rule: "format", Arg: c.format, Source: "x/types.go:1"}}
+		if got := check(rules, "", "v1", "Widget", map[string]any{"spec": map[string]any{"x": c.valid}}); len(got) != 0 {
+			t.Errorf("%s %q: %v", c.format, c.valid, got)
+		}
+		got := check(rules, "", "v1", "Widget", map[string]any{"spec": map[string]any{"x": c.invalid}})
+		if len(got) != 1 || !strings.Contains(got[0].Message, "("+c.format+")") || !strings.Contains(got[0].Message, "for v1 Widget") {
+			t.Errorf("%s %q: %v", c.format, c.invalid, got)
+		}
+	}
+}
