@@ -389,11 +389,19 @@ func describe(errs field.ErrorList, r Rule) string {
 		}
 		parts = append(parts, d)
 	}
-	msg := strings.Join(parts, "; ")
-	if r.Rule == "format" {
-		msg = formatNames[r.Arg] + " (" + r.Arg + "): " + msg
+	if r.Rule != "format" {
+		return strings.Join(parts, "; ")
 	}
-	return msg
+	var short []string
+	for _, p := range parts {
+		if len(p) <= 100 && !strings.Contains(p, "regex used for validation") {
+			short = append(short, p)
+		}
+	}
+	if len(short) == 0 {
+		return formatNames[r.Arg]
+	}
+	return formatNames[r.Arg] + " (here: " + strings.Join(short, "; ") + ")"
 }
 
 type formatFunc func(context.Context, operation.Operation, *field.Path, *string, *string) field.ErrorList
@@ -413,18 +421,20 @@ var formats = map[string]formatFunc{
 	"k8s-resource-fully-qualified-name": validate.ResourceFullyQualifiedName[string],
 }
 
+// formatNames say in a line what each format accepts (the runtime check
+// decides; its own reasons follow when they are short).
 var formatNames = map[string]string{
-	"k8s-short-name":                    "must be a DNS label",
-	"k8s-long-name":                     "must be a DNS subdomain",
-	"k8s-label-key":                     "must be a label key",
-	"k8s-prefixed-label-key":            "must be a label key with a prefix",
-	"k8s-long-name-caseless":            "must be a DNS subdomain (any case)",
-	"k8s-label-value":                   "must be a label value",
-	"k8s-path-segment-name":             "must be a path segment name",
-	"k8s-uuid":                          "must be a UUID",
-	"k8s-resource-pool-name":            "must be a resource pool name",
-	"k8s-extended-resource-name":        "must be an extended resource name",
-	"k8s-resource-fully-qualified-name": "must be a fully qualified name",
+	"k8s-short-name":                    "must be a DNS label (k8s-short-name): lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters",
+	"k8s-long-name":                     "must be a DNS subdomain (k8s-long-name): DNS labels (lowercase letters, digits and '-') joined by '.', at most 253 characters",
+	"k8s-long-name-caseless":            "must be a DNS subdomain in any case (k8s-long-name-caseless): labels of letters, digits and '-' joined by '.', at most 253 characters",
+	"k8s-label-key":                     "must be a label key (k8s-label-key): an optional DNS subdomain and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
+	"k8s-prefixed-label-key":            "must be a label key with a prefix (k8s-prefixed-label-key): a DNS subdomain and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
+	"k8s-label-value":                   "must be a label value (k8s-label-value): empty, or at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
+	"k8s-path-segment-name":             "must be a path segment name (k8s-path-segment-name): not '.' or '..', without '/' or '%'",
+	"k8s-uuid":                          "must be a UUID (k8s-uuid): lowercase hexadecimal digits in groups of 8-4-4-4-12 joined by '-'",
+	"k8s-resource-pool-name":            "must be a resource pool name (k8s-resource-pool-name): DNS subdomains joined by '/', at most 253 characters",
+	"k8s-extended-resource-name":        "must be an extended resource name (k8s-extended-resource-name): a domain-prefixed name such as example.com/gpu, outside kubernetes.io, not starting with 'requests.'",
+	"k8s-resource-fully-qualified-name": "must be a fully qualified name (k8s-resource-fully-qualified-name): a DNS subdomain of at most 63 characters, '/', and a C identifier of at most 32 characters",
 }
 
 // Formats lists the formats the checker knows (the generator keeps only
