@@ -83,7 +83,7 @@ func Extract(apiDir, kubeDir string) ([]k8srules.Rule, error) {
 			if !registered[n] {
 				continue // the API server runs no declarative validation for it
 			}
-			w := &walker{x: x, group: p.group, version: p.version, kind: n, seen: map[string]bool{}}
+			w := &walker{x: x, group: p.group, version: p.version, kind: n, kindDir: dir, seen: map[string]bool{}}
 			if err := w.walkStruct(p, td, ""); err != nil {
 				return nil, err
 			}
@@ -322,6 +322,7 @@ func isKind(td *typeDecl) bool {
 type walker struct {
 	x                    *extractor
 	group, version, kind string
+	kindDir              string          // the kind's package, whose defaulting may reach into other packages' types
 	seen                 map[string]bool // struct types on the current path (recursion guard)
 	rules                []k8srules.Rule
 }
@@ -604,11 +605,11 @@ func (w *walker) field(owner *typeDecl, f *ast.Field, r resolved, path string) (
 			if t.each != "" || t.sub != "" {
 				continue
 			}
-			defaults, err := w.x.defaulted(owner.p.dir)
+			defaulted, err := w.defaulted(owner, f, goName)
 			if err != nil {
 				return nil, err
 			}
-			if defaults[goName] || hasMarker(f.Doc, "+default=") {
+			if defaulted {
 				continue
 			}
 			rule.Rule, rule.Arg = "required", shape
@@ -663,11 +664,11 @@ func (w *walker) field(owner *typeDecl, f *ast.Field, r resolved, path string) (
 			if t.each != "" || t.sub != "" {
 				continue
 			}
-			defaults, err := w.x.defaulted(owner.p.dir)
+			defaulted, err := w.defaulted(owner, f, goName)
 			if err != nil {
 				return nil, err
 			}
-			members = append(members, member{defaulted: defaults[goName] || hasMarker(f.Doc, "+default="), union: t.args["union"], zeroOrOne: t.name == "zeroOrOneOfMember", level: t.level, source: t.source})
+			members = append(members, member{defaulted: defaulted, union: t.args["union"], zeroOrOne: t.name == "zeroOrOneOfMember", level: t.level, source: t.source})
 		}
 	}
 	if r.slice && unique != "custom" {
@@ -709,6 +710,25 @@ func (w *walker) field(owner *typeDecl, f *ast.Field, r resolved, path string) (
 		}
 	}
 	return members, nil
+}
+
+// defaulted reports whether the API server may default the field before
+// validating: a +default marker, or an assignment to a field of its name in
+// the defaulting code of its own package or of the kind's.
+func (w *walker) defaulted(owner *typeDecl, f *ast.Field, goName string) (bool, error) {
+	if hasMarker(f.Doc, "+default=") {
+		return true, nil
+	}
+	for _, dir := range []string{owner.p.dir, w.kindDir} {
+		d, err := w.x.defaulted(dir)
+		if err != nil {
+			return false, err
+		}
+		if d[goName] {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func maxLevel(a, b string) string {
