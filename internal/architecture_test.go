@@ -49,7 +49,7 @@ var allowed = map[string][]string{
 	"internal/severity":                          nil,
 	"internal/gvk":                               nil,
 	"internal/structural":                        {"internal/fieldpath"},
-	"internal/k8srules":                          {"internal/fieldpath"},
+	"internal/k8srules":                          {"internal/fieldpath", "internal/yamlflow"},
 	"internal/k8srules/gen":                      {"internal/k8srules/internal/extract"},
 	"internal/k8srules/internal/extract":         {"internal/k8srules"},
 	// bench tools, not shipped: they judge the built binary from outside.

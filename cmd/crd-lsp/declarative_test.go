@@ -29,9 +29,9 @@ func TestBinaryDeclarativeRules(t *testing.T) {
 		field, code  string
 		says         string
 	}{
-		{11, 12, "rules[0].verbs", "required", "Required value — Kubernetes' own validation for rbac.authorization.k8s.io/v1 Role"},
+		{11, 12, "rules[0].verbs", "required", "Required value: [] counts as unset — Kubernetes' own validation for rbac.authorization.k8s.io/v1 Role"},
 		{17, 10, "handler", "k8s-validation", "must be a DNS label (k8s-short-name)"},
-		{23, 10, "handler", "required", "Required value — Kubernetes' own validation for node.k8s.io/v1 RuntimeClass"},
+		{23, 10, "handler", "required", "Required value: \"\" counts as unset — Kubernetes' own validation for node.k8s.io/v1 RuntimeClass"},
 		{36, 9, "spec.devices.requests[1]", "k8s-validation", "the same key (name=gpu) as item 0"},
 		{45, 13, "spec.replicas", "k8s-validation", "must be greater than or equal to 0 — Kubernetes' own validation for v1 ReplicationController (+k8s:minimum=0, core/v1/types.go:"},
 	}

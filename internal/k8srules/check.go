@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/yamlflow"
 )
 
 //go:embed rules.json
@@ -106,12 +107,13 @@ func check(rules []Rule, group, version, kind string, obj map[string]any) []Find
 				}
 				if x, present := m[last]; unset(x, r.Arg) {
 					fp := p.Child(fieldpath.Field(last))
-					missing := last
+					missing, what := last, "Required value"
 					if present && x != nil {
-						missing = "" // given, as its zero value: the finding is on the value
+						// Given, as its zero value: the finding is on the value.
+						missing, what = "", "Required value: "+yamlflow.Value(x)+" counts as unset"
 					}
 					out = append(out, Finding{Path: fp, Missing: missing, Rule: r.Rule,
-						Message: fp.String() + ": Required value" + whose + " (+k8s:required, " + r.Source + ")", Source: r.Source})
+						Message: fp.String() + ": " + what + whose + " (+k8s:required, " + r.Source + ")", Source: r.Source})
 				}
 			})
 		case "union", "zeroOrOneOf":
