@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"internal/schemas/builtin/gen":               {"internal/schemas/builtin/internal/generate"},
 	"internal/schemas/builtin/internal/generate": nil,
 	"internal/workspace":                         {"internal/schemas", "internal/schemas/builtin"},
-	"internal/analysis":                          {"internal/document", "internal/schemas", "internal/fieldpath", "internal/composition", "internal/render", "internal/composite", "internal/functions", "internal/gotemplate", "internal/severity", "internal/gvk", "internal/structural", "internal/environment"},
+	"internal/analysis":                          {"internal/document", "internal/schemas", "internal/fieldpath", "internal/composition", "internal/render", "internal/composite", "internal/functions", "internal/gotemplate", "internal/severity", "internal/gvk", "internal/structural", "internal/environment", "internal/k8srules"},
 	"internal/environment":                       {"internal/fieldpath", "internal/render", "internal/yamlflow"},
 	"internal/render":                            {"internal/fieldpath", "internal/severity"},
 	"internal/composite":                         {"internal/fieldpath", "internal/render", "internal/severity", "internal/gvk"},
@@ -49,6 +49,9 @@ var allowed = map[string][]string{
 	"internal/severity":                          nil,
 	"internal/gvk":                               nil,
 	"internal/structural":                        {"internal/fieldpath"},
+	"internal/k8srules":                          {"internal/fieldpath", "internal/yamlflow"},
+	"internal/k8srules/gen":                      {"internal/k8srules/internal/extract"},
+	"internal/k8srules/internal/extract":         {"internal/k8srules"},
 	// bench tools, not shipped: they judge the built binary from outside.
 	"bench/workload":   nil,
 	"bench/jsonschema": nil,

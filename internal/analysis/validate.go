@@ -51,7 +51,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	}
 	var errs []schemas.Error
 	if found {
-		errs = withoutUptestVariables(withoutExpressions(sch.Validate(ctx, m), m, env), m, env)
+		errs = withoutUptestVariables(withoutExpressions(withDeclarative(sch, gvk, m, sch.Validate(ctx, m)), m, env), m, env)
 		if len(modeErr) > 0 {
 			errs = withoutClassicFields(errs)
 		}

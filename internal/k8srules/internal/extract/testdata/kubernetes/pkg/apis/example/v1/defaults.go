@@ -1,0 +1,7 @@
+package v1
+
+func SetDefaults_WidgetSpec(obj *WidgetSpec) {
+	if obj.Defaulted == "" {
+		obj.Defaulted = "d"
+	}
+}
