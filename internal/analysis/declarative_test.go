@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // TestDeclarativeRules: Kubernetes' declarative rules of built-in kinds
@@ -15,7 +16,7 @@ import (
 // field's path; where the schema already says it of the field, only the
 // schema's finding remains.
 func TestDeclarativeRules(t *testing.T) {
-	env := Env{Schemas: builtinStore(t), UnknownKind: SeverityWarning, CrossplaneMajor: 2}
+	env := Env{Workspace: Workspace{Schemas: builtinStore(t), CrossplaneMajor: 2}, Options: Options{UnknownKind: severity.Warning}}
 	text := `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
 metadata: {name: b}
