@@ -30,7 +30,7 @@ func holdsEnvironmentConfig(hs []workspace.Header) bool {
 // each with its own, sees its own), the nearest first, then the cached
 // packages'.
 func (w *World) EnvironmentConfigs(path string) []map[string]any {
-	if len(w.envConfigs) == 0 {
+	if len(w.index().envConfigs) == 0 {
 		return w.pkgEnvConfigs
 	}
 	if v, ok := w.envByDir.Load(filepath.Dir(path)); ok {
@@ -38,7 +38,7 @@ func (w *World) EnvironmentConfigs(path string) []map[string]any {
 	}
 	var files []string
 	for dir := filepath.Dir(path); len(files) == 0; dir = filepath.Dir(dir) {
-		for p := range w.envConfigs {
+		for _, p := range w.index().envConfigs {
 			if workspace.IsUnder(dir, p) {
 				files = append(files, p)
 			}
@@ -68,7 +68,7 @@ func (w *World) EnvironmentConfigs(path string) []map[string]any {
 	})
 	var out []map[string]any
 	for _, p := range files {
-		out = append(out, w.envConfigs[p]...)
+		out = append(out, w.files[p].envConfigs...)
 	}
 	out = append(out, w.pkgEnvConfigs...)
 	w.envByDir.Store(filepath.Dir(path), out)

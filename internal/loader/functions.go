@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
@@ -83,14 +82,9 @@ func holdsFunction(hs []workspace.Header) bool {
 // Functions are the workspace's Function objects (pkg.crossplane.io), by
 // file path, then in file order.
 func (w *World) Functions() []functions.Function {
-	paths := make([]string, 0, len(w.functions))
-	for p := range w.functions {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
 	var out []functions.Function
-	for _, p := range paths {
-		out = append(out, w.functions[p]...)
+	for _, p := range w.index().functions {
+		out = append(out, w.files[p].functions...)
 	}
 	return out
 }
@@ -106,7 +100,8 @@ func (w *World) Functions() []functions.Function {
 func (w *World) functionOf(path, name string) (analysis.StepFunction, bool) {
 	path = filepath.Clean(path)
 	best, bestLen := analysis.StepFunction{}, -1
-	for p, fns := range w.functions {
+	for _, p := range w.index().functions {
+		fns := w.files[p].functions
 		for _, fn := range fns {
 			if fn.Name != name || fn.Package == "" {
 				continue

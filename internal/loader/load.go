@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
@@ -29,7 +28,7 @@ type Files []workspace.File
 // World. The files kept (all with KeepAll) are returned too, with what was
 // skipped and why.
 func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, error) {
-	w := &World{cfg: cfg, shared: map[string]schemas.FileInput{}, metas: map[string]*packages.Meta{}, headers: map[string][]workspace.Header{}, texts: map[string][]byte{}, functions: map[string][]functions.Function{}, patches: map[string][]string{}, charts: map[string]bool{}, chainsaw: map[string][]workspace.ChainsawUse{}, envConfigs: map[string][]map[string]any{}, composed: map[string][]gvk.GVK{}}
+	w := &World{cfg: cfg, files: map[string]*fileFacts{}, ix: &worldIndex{}}
 	w.setMajor = workspace.DefaultCrossplaneMajor
 	if m, ok := workspace.ParseMajor(cfg.CrossplaneVersion); ok {
 		w.setMajor = m
@@ -44,7 +43,8 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 		limit := int64(workspace.DefaultMaxFileSize)
 		sk, err := visitPath(ctx, dir, workspace.Options{MaxFileSize: limit}, true, func(p string, c []byte) {
 			if workspace.MayDefineSchemas(c) {
-				w.shared[p] = indexFile(p, c, reopen(p, limit))
+				in := indexFile(p, c, reopen(p, limit))
+				w.files[p] = &fileFacts{schema: &in}
 			}
 		})
 		if err != nil {
@@ -135,27 +135,14 @@ func reopen(p string, limit int64) func() ([]byte, error) {
 // not). transient: content is valid only during the call (copied where
 // kept).
 func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open func() ([]byte, error), transient bool) {
-	delete(w.shared, p)
-	delete(w.metas, p)
-	delete(w.headers, p)
-	delete(w.texts, p)
-	delete(w.functions, p)
-	delete(w.patches, p)
-	delete(w.chainsaw, p)
-	delete(w.envConfigs, p)
-	delete(w.composed, p)
-	if isChartFile(p) {
-		delete(w.charts, filepath.Dir(p))
-	}
+	delete(w.files, p)
 	if content == nil {
 		return
 	}
-	if isChartFile(p) {
-		w.charts[filepath.Dir(p)] = true
-	}
+	f := &fileFacts{chart: isChartFile(p)}
 	if workspace.IsKustomization(p) {
 		if ps := workspace.KustomizePatches(p, content); len(ps) > 0 {
-			w.patches[p] = ps
+			f.patches = ps
 		}
 	}
 	if workspace.MayDefineSchemas(content) && w.searchesSchemas(p) {
@@ -163,7 +150,8 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 		if open == nil {
 			text = bytes.Clone(content) // the index keeps sub-slices of it
 		}
-		w.shared[p] = indexFile(p, text, open)
+		in := indexFile(p, text, open)
+		f.schema = &in
 	}
 	var kept []byte // content, copied once if transient
 	keep := func() []byte {
@@ -176,20 +164,20 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 		return kept
 	}
 	if packages.IsMetaFile(p) {
-		w.metas[p] = packages.ParseMeta(p, keep())
+		f.meta = packages.ParseMeta(p, keep())
 	}
 	if h := workspace.Headers(content); len(h) > 0 {
-		w.headers[p] = h
+		f.headers = h
 		if ks := composedKinds(h, content); len(ks) > 0 {
-			w.composed[p] = ks
+			f.composed = ks
 		}
 		if workspace.IsChainsawTest(h) {
 			if uses := workspace.ChainsawUses(p, content); len(uses) > 0 {
-				w.chainsaw[p] = uses
+				f.chainsaw = uses
 			}
 		}
 		if mayHoldExample(builtins, h) {
-			w.texts[p] = keep()
+			f.text = keep()
 		}
 		if holdsEnvironmentConfig(h) {
 			var ecs []map[string]any
@@ -199,16 +187,19 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 				}
 			}
 			if len(ecs) > 0 {
-				w.envConfigs[p] = ecs
+				f.envConfigs = ecs
 			}
 		}
 		if holdsFunction(h) {
 			// A document that does not parse is skipped; the file's own
 			// diagnostics say why.
 			if fns, _ := functions.ParseFunctions(content); len(fns) > 0 {
-				w.functions[p] = fns
+				f.functions = fns
 			}
 		}
+	}
+	if !f.empty() {
+		w.files[p] = f
 	}
 }
 
@@ -242,7 +233,7 @@ func mayHoldExample(builtins *schemas.Store, hs []workspace.Header) bool {
 func (w *World) buildStores() {
 	w.stores = map[int]*schemas.Store{}
 	majors := map[int]bool{w.setMajor: true}
-	for p := range w.metas {
+	for _, p := range w.index().metas {
 		if m, ok := w.metaMajor(p); ok {
 			majors[m] = true
 		}
@@ -259,9 +250,11 @@ func (w *World) buildStores() {
 
 // inputs are the shared schema inputs in a stable order.
 func (w *World) inputs() []schemas.FileInput {
-	out := make([]schemas.FileInput, 0, len(w.shared)+len(w.pkgs)+len(w.catalog))
-	for _, in := range w.shared {
-		out = append(out, in)
+	out := make([]schemas.FileInput, 0, w.index().schemaFiles+len(w.pkgs)+len(w.catalog))
+	for _, f := range w.files {
+		if f.schema != nil {
+			out = append(out, *f.schema)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return append(append(append(append(out, w.pkgs...), w.crdSources...), w.liveCluster...), w.catalog...)

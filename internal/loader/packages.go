@@ -21,7 +21,8 @@ func (w *World) loadCachedPackages() {
 	if w.cfg.Packages == nil {
 		return
 	}
-	for p, m := range w.metas {
+	for _, p := range w.index().metas {
+		m := w.files[p].meta
 		if len(m.Deps) > 0 {
 			w.results[p] = w.cfg.Packages.Cached(m.Deps)
 		}
@@ -102,7 +103,7 @@ func PackageProblems(m *packages.Meta, results []packages.Result, notCached bool
 func (w *World) metaIn(dir string) (string, *packages.Meta) {
 	for _, name := range packages.MetaFileNames {
 		p := filepath.Join(dir, name)
-		if m := w.metas[p]; m != nil {
+		if m := w.file(p).meta; m != nil {
 			return p, m
 		}
 	}

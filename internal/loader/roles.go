@@ -20,7 +20,8 @@ func (w *World) chainsawUse(path string) (workspace.ChainsawUse, string, bool) {
 	rank := map[string]int{"assert": 1, "error": 1, "patch": 2, "apply": 3, "create": 3, "update": 3}
 	var best workspace.ChainsawUse
 	test, templated := "", false
-	for t, uses := range w.chainsaw {
+	for _, t := range w.index().chainsaw {
+		uses := w.files[t].chainsaw
 		for _, u := range uses {
 			if ok, _ := filepath.Match(u.Pattern, path); !ok && u.Pattern != path {
 				continue
@@ -56,7 +57,7 @@ func isChartFile(p string) bool { return filepath.Base(p) == "Chart.yaml" }
 func (w *World) chartPart(path string) string {
 	path = filepath.Clean(path)
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
-		if w.charts[dir] {
+		if w.index().charts[dir] {
 			rel, _ := filepath.Rel(dir, path)
 			switch {
 			case rel == "Chart.yaml":
@@ -96,7 +97,8 @@ func (w *World) role(path string) (skip, patchOf string, expressions bool) {
 // patch ("" when none does; the first by path when several do).
 func (w *World) PatchedBy(path string) string {
 	by := ""
-	for k, ps := range w.patches {
+	for _, k := range w.index().patches {
+		ps := w.files[k].patches
 		if (by == "" || k < by) && slices.Contains(ps, filepath.Clean(path)) {
 			by = k
 		}

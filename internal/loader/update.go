@@ -12,12 +12,20 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
-// clone copies the World's maps for a With* method.
+// clone is the start of a With* method's new World. changed are the
+// paths whose records the caller is about to replace: the file map is
+// then copied (a map of pointers: the records themselves are immutable
+// and shared) and its index rebuilt on first use; with none, the new
+// World shares the file map and its index, which nothing then writes.
+// The stores, package outcomes and other sources are shared too: a With*
+// method replaces, never mutates, what it changes.
 func (w *World) clone(changed map[string]bool) *World {
-	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
-		results: w.results, pkgs: w.pkgs, catalog: w.catalog, crdSources: w.crdSources, liveCluster: w.liveCluster, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
-		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw), composed: maps.Clone(w.composed),
-		envConfigs: maps.Clone(w.envConfigs), pkgEnvConfigs: w.pkgEnvConfigs}
+	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, files: w.files, ix: w.ix,
+		results: w.results, pkgs: w.pkgs, catalog: w.catalog, crdSources: w.crdSources, liveCluster: w.liveCluster, stores: w.stores,
+		pkgEnvConfigs: w.pkgEnvConfigs}
+	if len(changed) > 0 {
+		c.files, c.ix = maps.Clone(w.files), &worldIndex{}
+	}
 	// The objects of files that did not change stay parsed.
 	w.parsed.Range(func(k, v any) bool {
 		if !changed[k.(string)] {
@@ -79,16 +87,16 @@ func (w *World) withFiles(changes []fileChange) *World {
 		if !changed[ch.path] {
 			continue
 		}
-		wasSchema, wasMeta := w.shared[ch.path].Indexed != nil, w.metas[ch.path] != nil
 		c.addFile(builtins, ch.path, ch.content, ch.open, false)
-		functionsChanged = functionsChanged || w.functions[ch.path] != nil || c.functions[ch.path] != nil
-		envChanged = envChanged || w.envConfigs[ch.path] != nil || c.envConfigs[ch.path] != nil
-		rolesChanged = rolesChanged || !slices.Equal(w.patches[ch.path], c.patches[ch.path]) || isChartFile(ch.path) ||
-			!slices.Equal(w.chainsaw[ch.path], c.chainsaw[ch.path])
-		if wasSchema || c.shared[ch.path].Indexed != nil {
+		was, is := w.file(ch.path), c.file(ch.path)
+		functionsChanged = functionsChanged || was.functions != nil || is.functions != nil
+		envChanged = envChanged || was.envConfigs != nil || is.envConfigs != nil
+		rolesChanged = rolesChanged || !slices.Equal(was.patches, is.patches) || isChartFile(ch.path) ||
+			!slices.Equal(was.chainsaw, is.chainsaw)
+		if was.indexed() || is.indexed() {
 			schemaPaths = append(schemaPaths, ch.path)
 		}
-		metaChanged = metaChanged || wasMeta || c.metas[ch.path] != nil
+		metaChanged = metaChanged || was.meta != nil || is.meta != nil
 	}
 	if len(schemaPaths) > 0 || metaChanged || rolesChanged || envChanged {
 		c.schemaGen++
@@ -99,14 +107,14 @@ func (w *World) withFiles(changes []fileChange) *World {
 	if len(schemaPaths) > 0 {
 		var add []schemas.FileInput
 		for _, p := range schemaPaths {
-			if in := c.shared[p]; in.Indexed != nil {
-				add = append(add, in)
+			if f := c.file(p); f.indexed() {
+				add = append(add, *f.schema)
 			}
 		}
 		stores := make(map[int]*schemas.Store, len(w.stores))
 		for m, st := range w.stores {
 			for _, p := range schemaPaths {
-				if c.shared[p].Indexed == nil {
+				if !c.file(p).indexed() {
 					st = st.WithoutFile(p)
 				}
 			}
@@ -126,25 +134,26 @@ func (w *World) withFiles(changes []fileChange) *World {
 // everything the World records of p as it is: no schema, package
 // metadata, example text or Function before or after, and the same kinds.
 func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bool {
-	if w.shared[p].Indexed != nil || w.metas[p] != nil || w.texts[p] != nil || w.functions[p] != nil || w.patches[p] != nil || workspace.IsKustomization(p) || isChartFile(p) || w.chainsaw[p] != nil || w.envConfigs[p] != nil {
+	f := w.file(p)
+	if f.indexed() || f.meta != nil || f.text != nil || f.functions != nil || f.patches != nil || workspace.IsKustomization(p) || isChartFile(p) || f.chainsaw != nil || f.envConfigs != nil {
 		return false
 	}
 	if content == nil {
-		return w.headers[p] == nil
+		return f.headers == nil
 	}
 	if packages.IsMetaFile(p) || workspace.MayDefineSchemas(content) {
 		return false
 	}
 	h := workspace.Headers(content)
-	return slices.Equal(h, w.headers[p]) && !mayHoldExample(builtins, h) && !holdsFunction(h) && !workspace.IsChainsawTest(h) && !holdsEnvironmentConfig(h) &&
-		slices.Equal(composedKinds(h, content), w.composed[p])
+	return slices.Equal(h, f.headers) && !mayHoldExample(builtins, h) && !holdsFunction(h) && !workspace.IsChainsawTest(h) && !holdsEnvironmentConfig(h) &&
+		slices.Equal(composedKinds(h, content), f.composed)
 }
 
 // addMissingStores builds the stores of majors that files now target and
 // no store serves.
 func (w *World) addMissingStores() {
 	var missing []int
-	for p := range w.metas {
+	for _, p := range w.index().metas {
 		if m, ok := w.metaMajor(p); ok && w.stores[m] == nil {
 			missing = append(missing, m)
 		}

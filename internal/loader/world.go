@@ -8,8 +8,6 @@ import (
 	"sync"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
-	"github.com/crd-lsp/crd-lsp/internal/functions"
-	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -84,16 +82,15 @@ type World struct {
 	cfg      Config
 	setMajor int // the setting's major (DefaultCrossplaneMajor without one)
 
-	// shared are the schema inputs of every store: workspace files and
-	// --schemas files, by path, indexed once (FileInput.Indexed; files
-	// read from disk keep no text: the stores read them again on first
-	// use of a schema).
-	shared map[string]schemas.FileInput
+	// files are the World's records of the workspace's files (and of
+	// --schemas files), one per path that has any fact (files.go); ix
+	// indexes them once per World.
+	files  map[string]*fileFacts
+	ix     *worldIndex
 	stores map[int]*schemas.Store
 
-	// metas are the crossplane.yaml files by path, and results the outcome
-	// of their dependencies (cache, or registries when refreshed).
-	metas   map[string]*packages.Meta
+	// results are the outcome of the dependencies of each package root
+	// file, by its path (cache, or registries when refreshed).
 	results map[string][]packages.Result
 	pkgs    []schemas.FileInput
 	// catalog are the schema catalog's answers for kinds nothing else
@@ -103,30 +100,7 @@ type World struct {
 	crdSources []schemas.FileInput
 	// liveCluster is the live cluster's CRDs (cluster_source.go).
 	liveCluster []schemas.FileInput
-	// composed are the kinds the Compositions of a file compose, by path
-	// (catalog.go: what a schema catalog may serve).
-	composed map[string][]gvk.GVK
-
-	// headers index the workspace's files by the kinds they hold; texts
-	// keep the content of files that may hold example composites.
-	headers map[string][]workspace.Header
-	texts   map[string][]byte
-	// functions are the Function objects (pkg.crossplane.io) of the
-	// workspace's files, by path: those annotated with the Development
-	// runtime name running functions, as in crossplane render's
-	// functions.yaml.
-	functions map[string][]functions.Function
-	// patches are the files each kustomization of the workspace applies
-	// as patches, by the kustomization's path.
-	patches map[string][]string
-	// charts are the Helm charts of the workspace: the folders holding a
-	// Chart.yaml.
-	charts map[string]bool
-	// chainsaw are the files chainsaw Tests use, by the Test file's path.
-	chainsaw map[string][]workspace.ChainsawUse
-	// envConfigs are the EnvironmentConfigs of the workspace's files, by
-	// path, and pkgEnvConfigs those of cached packages.
-	envConfigs    map[string][]map[string]any
+	// pkgEnvConfigs are the EnvironmentConfigs of cached packages.
 	pkgEnvConfigs []map[string]any
 
 	parsed sync.Map // path → []analysis.Example, parsed once per World
@@ -155,7 +129,7 @@ func (w *World) DefaultStore() *schemas.Store { return w.Store(w.setMajor) }
 
 // metaMajor is the Crossplane major a crossplane.yaml states.
 func (w *World) metaMajor(p string) (int, bool) {
-	m := w.metas[p]
+	m := w.file(p).meta
 	if m == nil || m.Crossplane == "" {
 		return 0, false
 	}
@@ -206,7 +180,7 @@ func (w *World) StoreFor(path string) *schemas.Store {
 func (w *World) Examples(st *schemas.Store, gvk schemas.GVK) []analysis.Example {
 	kinds := workspace.ExampleKinds(st, gvk)
 	var out []analysis.Example
-	for _, p := range workspace.ExamplePaths(w.headers, kinds) {
+	for _, p := range workspace.ExamplePaths(w.index().headers, kinds) {
 		if ex, ok := analysis.FirstExample(w.objects(p), func(av, k string) bool { return kinds[workspace.Header{APIVersion: av, Kind: k}] }); ok {
 			out = append(out, ex)
 		}
@@ -219,8 +193,8 @@ func (w *World) objects(p string) []analysis.Example {
 	if v, ok := w.parsed.Load(p); ok {
 		return v.([]analysis.Example)
 	}
-	text, ok := w.texts[p]
-	if !ok {
+	text := w.file(p).text
+	if text == nil {
 		return nil
 	}
 	objs := analysis.ObjectsIn(p, text)
@@ -230,9 +204,9 @@ func (w *World) objects(p string) []analysis.Example {
 
 // Metas are the workspace's crossplane.yaml files, by path.
 func (w *World) Metas() []*packages.Meta {
-	out := make([]*packages.Meta, 0, len(w.metas))
-	for _, m := range w.metas {
-		out = append(out, m)
+	out := make([]*packages.Meta, 0, len(w.index().metas))
+	for _, p := range w.index().metas {
+		out = append(out, w.files[p].meta)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
@@ -240,8 +214,8 @@ func (w *World) Metas() []*packages.Meta {
 
 // Meta is the parsed crossplane.yaml at path, if the workspace has one.
 func (w *World) Meta(path string) (*packages.Meta, bool) {
-	m, ok := w.metas[path]
-	return m, ok
+	m := w.file(path).meta
+	return m, m != nil
 }
 
 // Results are the outcomes of a crossplane.yaml's dependencies.
@@ -273,16 +247,10 @@ func (w *World) PathsUnder(dir string) []string {
 			out = append(out, p)
 		}
 	}
-	for p, in := range w.shared {
-		if in.Source.Kind == schemas.SourceWorkspace {
+	for p, f := range w.files {
+		if f.schema != nil && f.schema.Source.Kind == schemas.SourceWorkspace || f.meta != nil || f.headers != nil {
 			add(p)
 		}
-	}
-	for p := range w.metas {
-		add(p)
-	}
-	for p := range w.headers {
-		add(p)
 	}
 	sort.Strings(out)
 	return out
@@ -290,4 +258,4 @@ func (w *World) PathsUnder(dir string) []string {
 
 // SchemaFiles is the number of workspace and --schemas files that define
 // schemas.
-func (w *World) SchemaFiles() int { return len(w.shared) }
+func (w *World) SchemaFiles() int { return w.index().schemaFiles }
