@@ -184,7 +184,7 @@ func (w *World) WithPackages(results map[string][]packages.Result, files []schem
 	c := w.clone(nil)
 	c.results = results
 	if files == nil {
-		files = PackageFiles(results)
+		files = PackageFiles(results, w.cfg.PackageIndex)
 	}
 	c.pkgs = files
 	c.pkgEnvConfigs = packageEnvironmentConfigs(files)

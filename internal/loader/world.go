@@ -35,6 +35,9 @@ type Config struct {
 	// Packages serves the schemas of crossplane.yaml dependencies from the
 	// cache (nil: none). Load never goes to the network.
 	Packages *packages.Client
+	// PackageIndex, when set, keeps packages' indexes across loads and
+	// refreshes (a long-lived front end's); see PackageFiles.
+	PackageIndex *PackageIndex
 	// KeepAll keeps every file's content (check validates them all);
 	// otherwise only files that define schemas, package metadata, and
 	// custom objects that may be example composites are kept.

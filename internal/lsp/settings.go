@@ -154,8 +154,8 @@ func (s Settings) analysis() loader.AnalysisSettings {
 }
 
 // loaderConfig is what the workspace is loaded with: its folders, the
-// scan's limits and the targeted Crossplane version. (The server serves
-// cached packages itself, indexed outside its lock.)
+// scan's limits and the targeted Crossplane version (reloadSchemas adds
+// the package client and the server's package index).
 func (s Settings) loaderConfig(roots, schemaDirs []string) loader.Config {
 	return loader.Config{
 		Roots:             roots,
