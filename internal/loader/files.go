@@ -55,10 +55,18 @@ type fileFacts struct {
 	chart bool
 }
 
+// kindsOnly reports whether f records nothing but which kinds the file
+// holds and composes (an edit that keeps those then changes nothing the
+// World records: World.unaffected). A new field that an edit may change
+// is checked here.
+func (f *fileFacts) kindsOnly() bool {
+	return !f.indexed() && f.meta == nil && f.text == nil && f.functions == nil && f.envConfigs == nil &&
+		f.patches == nil && f.chainsaw == nil && !f.chart
+}
+
 // empty reports whether f records nothing (the path is then not in files).
 func (f *fileFacts) empty() bool {
-	return f.schema == nil && f.meta == nil && len(f.headers) == 0 && len(f.composed) == 0 && f.text == nil &&
-		len(f.functions) == 0 && len(f.envConfigs) == 0 && len(f.patches) == 0 && len(f.chainsaw) == 0 && !f.chart
+	return f.kindsOnly() && f.schema == nil && len(f.headers) == 0 && len(f.composed) == 0
 }
 
 // fileIndex lists, once per World, the paths whose records hold the facts

@@ -135,7 +135,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 // metadata, example text or Function before or after, and the same kinds.
 func (w *World) unaffected(builtins *schemas.Store, p string, content []byte) bool {
 	f := w.file(p)
-	if f.indexed() || f.meta != nil || f.text != nil || f.functions != nil || f.patches != nil || workspace.IsKustomization(p) || isChartFile(p) || f.chainsaw != nil || f.envConfigs != nil {
+	if !f.kindsOnly() || workspace.IsKustomization(p) || isChartFile(p) {
 		return false
 	}
 	if content == nil {
