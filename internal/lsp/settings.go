@@ -155,7 +155,8 @@ func (s Settings) analysis() loader.AnalysisSettings {
 
 // loaderConfig is what the workspace is loaded with: its folders, the
 // scan's limits and the targeted Crossplane version (reloadSchemas adds
-// the package client and the server's package index).
+// the package client and the server's package index, through which Load
+// serves cached packages and CRD sources).
 func (s Settings) loaderConfig(roots, schemaDirs []string) loader.Config {
 	return loader.Config{
 		Roots:             roots,
@@ -165,6 +166,9 @@ func (s Settings) loaderConfig(roots, schemaDirs []string) loader.Config {
 		CrossplaneVersion: s.CrossplaneVersion,
 		Analysis:          s.analysis(),
 		Catalog:           s.catalog(),
+		// Served from the package cache when reloadSchemas adds the
+		// package client.
+		CRDSources: s.CRDSources,
 	}
 }
 

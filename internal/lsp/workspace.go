@@ -437,7 +437,9 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	if err != nil {
 		s.log.Error("loading the workspace", "error", err)
 		s.showMessage(protocol.MessageTypeError, "crd-lsp: "+err.Error())
-		if w, _, _, err = loader.Load(ctx, set.loaderConfig(nil, nil)); err != nil {
+		bare := cfg // the settings' sources without the folders
+		bare.Roots, bare.SchemaDirs = nil, nil
+		if w, _, _, err = loader.Load(ctx, bare); err != nil {
 			return
 		}
 	}
@@ -451,7 +453,6 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	if hook := testLoadHook.Load(); hook != nil {
 		(*hook)()
 	}
-	w = s.cachedCRDSources(w, set)
 	w = s.cachedCluster(w, set)
 	w.Warm() // not under s.mu: with a large package, listing the kinds takes a while
 	major, from := 0, "the default"
