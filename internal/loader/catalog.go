@@ -33,16 +33,16 @@ func (w *World) MissingKinds() []gvk.GVK {
 	seen := map[gvk.GVK]bool{}
 	var out []gvk.GVK
 	paths := map[string]bool{}
-	for p := range w.headers {
-		paths[p] = true
-	}
-	for p := range w.composed {
-		paths[p] = true
+	for p, f := range w.files {
+		if f.headers != nil || f.composed != nil {
+			paths[p] = true
+		}
 	}
 	for p := range paths {
 		st := w.StoreFor(p)
-		kinds := slices.Clone(w.composed[p])
-		for _, h := range w.headers[p] {
+		f := w.files[p]
+		kinds := slices.Clone(f.composed)
+		for _, h := range f.headers {
 			kinds = append(kinds, gvk.Parse(h.APIVersion, h.Kind))
 		}
 		for _, g := range kinds {
@@ -150,7 +150,8 @@ func (w *World) CatalogInputs() []schemas.FileInput { return w.catalog }
 // KindsChanged reports whether the kinds of the file at path differ
 // between old and w (a new kind may be one a catalog serves).
 func (w *World) KindsChanged(old *World, path string) bool {
-	return !slices.Equal(w.headers[path], old.headers[path]) || !slices.Equal(w.composed[path], old.composed[path])
+	f, o := w.file(path), old.file(path)
+	return !slices.Equal(f.headers, o.headers) || !slices.Equal(f.composed, o.composed)
 }
 
 // composedKinds are the kinds a Composition composes, found by a line
@@ -248,7 +249,7 @@ func composedKinds(hs []workspace.Header, content []byte) []gvk.GVK {
 // functions path, which the World does not list).
 func (w *World) embeddedFunction(path string) func(string) string {
 	mp := w.NearestMeta(path)
-	m := w.metas[mp]
+	m := w.file(mp).meta
 	if m == nil || m.Repository == "" {
 		return nil
 	}

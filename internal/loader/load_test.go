@@ -150,7 +150,10 @@ func TestWithDiskFileKeepsNoSchemaText(t *testing.T) {
 		t.Fatal(err)
 	}
 	w = w.WithDiskFiles([]workspace.File{{Path: p, Content: []byte(content)}}, 0)
-	if in := w.shared[p]; in.Indexed == nil || in.Content != nil {
+	if in := w.file(p).schema; in == nil || in.Indexed == nil || in.Content != nil {
+		if in == nil {
+			t.Fatal("the changed file is not held as a schema file")
+		}
 		t.Fatalf("the changed file is held as %d bytes of text (indexed: %v)", len(in.Content), in.Indexed != nil)
 	}
 	widget, ok := w.DefaultStore().Lookup(schemas.GVK{Group: "load.example.org", Version: "v1", Kind: "Widget"})

@@ -95,7 +95,7 @@ func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath strin
 	}
 	var xr map[string]any
 	if xrPath != "" {
-		b, err := s.readFile(xrPath)
+		b, err := sn.readFile(xrPath)
 		if err != nil {
 			return "", fmt.Errorf("XR file: %v%s", err, limitHint(err, "maxFileSize"))
 		}

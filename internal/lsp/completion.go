@@ -18,9 +18,7 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 	}
 	f, enc := sn.file, sn.enc
 	items := analysis.Complete(ctx, f, off, sn.env())
-	s.mu.Lock()
-	snippets := s.caps.snippets
-	s.mu.Unlock()
+	snippets := sn.caps.snippets
 	out := make(protocol.CompletionItemSlice, 0, len(items))
 	for _, c := range items {
 		kind := protocol.CompletionItemKindField

@@ -16,27 +16,6 @@ import (
 // read keeps its cached copy, said in the log), added to the World, and
 // the open documents are diagnosed again.
 
-// cachedCRDSources is w with the cached copies of the CRD sources.
-func (s *server) cachedCRDSources(w *loader.World, set Settings) *loader.World {
-	if len(set.CRDSources) == 0 {
-		return w
-	}
-	c, err := s.pkgClient(set)
-	if err != nil {
-		return w
-	}
-	var in []schemas.FileInput
-	for _, ref := range set.CRDSources {
-		if src, err := c.CachedCRDs(ref); err == nil {
-			in = append(in, loader.CRDSourceInput(src))
-		}
-	}
-	if len(in) == 0 {
-		return w
-	}
-	return w.WithCRDSources(in)
-}
-
 // refreshCRDSources reads the CRD sources from where they live.
 func (s *server) refreshCRDSources(ctx context.Context) {
 	s.mu.Lock()

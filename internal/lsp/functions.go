@@ -145,13 +145,7 @@ func functionsChanged(before, after *loader.World) bool {
 // registry is closed when its last user releases it).
 func (s *server) snapshotWithFunctions(u uri.URI) (snapshot, func()) {
 	sn := s.snapshot(u)
-	s.mu.Lock()
-	roots := make([]string, 0, len(s.folders))
-	for _, f := range s.folders {
-		roots = append(roots, f.path)
-	}
-	s.mu.Unlock()
-	h := s.fns.acquire(sn, roots)
+	h := s.fns.acquire(sn, sn.roots)
 	if h == nil {
 		return sn, func() {}
 	}

@@ -8,6 +8,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 )
 
 func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*protocol.Hover, error) {
@@ -16,11 +18,17 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 		return nil, nil
 	}
 	f, enc := sn.file, sn.enc
-	if md, span, ok := s.packageHover(sn, off); ok {
-		r := toProtocolRange(f, span, enc)
-		return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}, Range: &r}, nil
+	var h *analysis.HoverResult
+	if packages.IsMetaFile(sn.path()) {
+		var results []packages.Result
+		if sn.world != nil {
+			results = sn.world.Results(sn.path())
+		}
+		h = analysis.DependencyHover(loader.Dependencies(sn.meta(), results), sn.refreshed, off)
 	}
-	h := analysis.Hover(ctx, f, off, sn.env())
+	if h == nil {
+		h = analysis.Hover(ctx, f, off, sn.env())
+	}
 	if h == nil {
 		return nil, nil
 	}

@@ -79,7 +79,7 @@ func (s *server) reparseOpen(ctx context.Context) {
 		nf := document.ParseWithin(f.URI, f.Version, f.Text, lim, f)
 		s.mu.Lock()
 		if s.open[u] == f {
-			s.open[u] = nf
+			s.setOpenLocked(u, nf)
 			s.syncBufferLocked(u, bufferText(nf))
 		}
 		s.mu.Unlock()

@@ -1,7 +1,7 @@
 // This file serves package dependencies: the schemas of the packages
 // crossplane.yaml files depend on, cached first and refreshed from their
-// registries in the background, with $/progress, diagnostics and hover on
-// the dependsOn entries.
+// registries in the background, with $/progress and diagnostics
+// (analysis.DependencyHover describes the dependsOn entries).
 
 package lsp
 
@@ -21,7 +21,6 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
-	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -48,9 +47,9 @@ type pkgState struct {
 	// cancels maps progress tokens to the pulls they stop.
 	cancels map[string]func()
 
-	// indexed keeps each package path's latest index (see indexPackage).
-	indexMu sync.Mutex
-	indexed map[string]indexedPackage
+	// index keeps each package's index across loads and refreshes
+	// (loader.PackageFiles).
+	index *loader.PackageIndex
 }
 
 // Why a pull ended early.
@@ -95,91 +94,8 @@ func (s *server) pkgClient(set Settings) (*packages.Client, error) {
 	return c, nil
 }
 
-// packageFiles turns resolved packages into schema store inputs (one per
-// package: its package.yaml under a stable pseudo path), indexed here, by
-// the caller's goroutine: never under s.mu, so that requests never wait
-// for a package to be indexed. An index is reused while the same version
-// stays in use.
-func (s *server) packageFiles(results map[string][]packages.Result) []schemas.FileInput {
-	var out []schemas.FileInput
-	seen := map[string]bool{}
-	for _, rs := range results {
-		for _, r := range rs {
-			if r.Package == nil || seen[r.Package.Path] {
-				continue
-			}
-			seen[r.Package.Path] = true
-			f := schemas.FileInput{
-				Source:  schemas.Source{Kind: schemas.SourcePackage, Name: r.Package.Ref, Version: r.Package.Version},
-				Path:    r.Package.Path,
-				Content: r.Package.YAML,
-			}
-			f.Indexed = s.indexPackage(f, r.Package.Digest)
-			out = append(out, f)
-		}
-	}
-	// Forget the indexes of packages no longer depended on.
-	s.pkgs.indexMu.Lock()
-	for p := range s.pkgs.indexed {
-		if !seen[p] {
-			delete(s.pkgs.indexed, p)
-		}
-	}
-	s.pkgs.indexMu.Unlock()
-	return out
-}
-
-// indexedPackage is a package's index, for the manifest digest it came from.
-type indexedPackage struct {
-	digest, version string
-	ix              *schemas.Indexed
-}
-
 // testIndexHook, when set (by tests), runs before a package is indexed.
 var testIndexHook atomic.Pointer[func(path string)]
-
-// indexPackage indexes one package file, or returns the index made for
-// the same manifest before.
-func (s *server) indexPackage(f schemas.FileInput, digest string) *schemas.Indexed {
-	s.pkgs.indexMu.Lock()
-	prev, ok := s.pkgs.indexed[f.Path]
-	s.pkgs.indexMu.Unlock()
-	if ok && prev.digest == digest && prev.version == f.Source.Version {
-		return prev.ix
-	}
-	if hook := testIndexHook.Load(); hook != nil {
-		(*hook)(f.Path)
-	}
-	// The package's bytes are not copied: they are the client's, immutable.
-	ix := schemas.Index(f.Source, f.Path, f.Content)
-	s.pkgs.indexMu.Lock()
-	if s.pkgs.indexed == nil {
-		s.pkgs.indexed = map[string]indexedPackage{}
-	}
-	s.pkgs.indexed[f.Path] = indexedPackage{digest: digest, version: f.Source.Version, ix: ix}
-	s.pkgs.indexMu.Unlock()
-	return ix
-}
-
-// loadCachedPackages serves what the cache already has for the
-// dependencies of the workspace's crossplane.yaml files, at once and with
-// no network. It returns the store inputs.
-func (s *server) loadCachedPackages(metas []*packages.Meta, set Settings) ([]schemas.FileInput, map[string][]packages.Result) {
-	c, err := s.pkgClient(set)
-	if err != nil {
-		s.log.Warn("package cache unavailable", "error", err)
-		return nil, nil
-	}
-	results := map[string][]packages.Result{}
-	for _, m := range metas {
-		if len(m.Deps) > 0 {
-			results[m.Path] = c.Cached(m.Deps)
-		} else {
-			results[m.Path] = nil
-		}
-	}
-	return s.packageFiles(results), results
-}
 
 // refreshPackages resolves every dependency against its registry in the
 // background, reporting $/progress (cancellable); then feeds the store and
@@ -279,7 +195,7 @@ func (s *server) refresh(ctx context.Context, explicit bool) error {
 		prog.end(err.Error())
 		return err
 	}
-	files := s.packageFiles(results)
+	files := loader.PackageFiles(results, s.pkgs.index)
 	s.swapPackages(files, results)
 	prog.end(pullSummary(len(files), results))
 	s.log.Info("package dependencies resolved", "packages", len(files))
@@ -440,64 +356,8 @@ func (s *server) packageDiagnostics(sn snapshot) []analysis.Diagnostic {
 	if !packages.IsMetaFile(p) || sn.world == nil {
 		return nil
 	}
-	s.mu.Lock()
-	refreshed := s.pkgs.refreshed
-	s.mu.Unlock()
 	// Until the registries were asked, "not in the cache" is not news.
-	return loader.PackageProblems(sn.meta(), sn.world.Results(p), refreshed)
-}
-
-// packageHover describes the dependency under the cursor: the version it
-// resolved to, its digest, what it ships, and where it came from.
-func (s *server) packageHover(sn snapshot, off int) (string, document.Span, bool) {
-	p := sn.path()
-	if !packages.IsMetaFile(p) {
-		return "", document.Span{}, false
-	}
-	m := sn.meta()
-	var results []packages.Result
-	if sn.world != nil {
-		results = sn.world.Results(p)
-	}
-	s.mu.Lock()
-	refreshed := s.pkgs.refreshed
-	s.mu.Unlock()
-	for _, d := range m.Deps {
-		if off < d.Span.Start || off >= d.Span.End {
-			continue
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "**%s** `%s`\n\n", d.Kind, d.Package)
-		if d.Constraint != "" {
-			fmt.Fprintf(&b, "Constraint `%s`", d.Constraint)
-		}
-		found := false
-		for _, r := range results {
-			if r.Dep.Name != d.Name || r.Dep.Constraint != d.Constraint || len(r.Via) > 0 {
-				continue
-			}
-			found = true
-			if r.Package != nil {
-				from := "the registry"
-				if r.Package.FromCache {
-					from = "the cache"
-				}
-				fmt.Fprintf(&b, " → **%s**\n\nDigest `%s`\n\n%d CRDs, %d XRDs, %d MRDs, %d Compositions (from %s)",
-					r.Package.Version, r.Package.Digest, r.Package.Count("CustomResourceDefinition"), r.Package.Count("CompositeResourceDefinition"),
-					r.Package.Count("ManagedResourceDefinition"), r.Package.Count("Composition"), from)
-			}
-			if r.Err != nil && !(packages.KindOf(r.Err) == packages.KindNotCached && !refreshed) {
-				fmt.Fprintf(&b, "\n\n%s", r.Err.Error())
-			} else if r.Package == nil {
-				b.WriteString("\n\nnot resolved yet")
-			}
-		}
-		if !found {
-			b.WriteString("\n\nnot resolved yet")
-		}
-		return b.String(), document.Span{Start: d.Span.Start, End: d.Span.End}, true
-	}
-	return "", document.Span{}, false
+	return loader.PackageProblems(sn.meta(), sn.world.Results(p), sn.refreshed)
 }
 
 // docPath is the file path of a document URI (or the path itself).
@@ -541,15 +401,9 @@ func (s *server) packageSummary() string {
 }
 
 // packageFile maps a package's pseudo path (xpkg://<ref>/package.yaml) to
-// its package.yaml in the cache.
-func (s *server) packageFile(pseudo string) (string, bool) {
-	if !strings.HasPrefix(pseudo, "xpkg://") {
-		return "", false
-	}
-	s.mu.Lock()
-	w := s.world
-	s.mu.Unlock()
-	if w == nil {
+// its package.yaml in the cache, as w knows it.
+func packageFile(w *loader.World, pseudo string) (string, bool) {
+	if !strings.HasPrefix(pseudo, "xpkg://") || w == nil {
 		return "", false
 	}
 	for _, rs := range w.AllResults() {

@@ -18,7 +18,7 @@ func (s *server) References(ctx context.Context, params *protocol.ReferenceParam
 		return out, nil
 	}
 	for _, l := range analysis.References(ctx, sn.file, off, sn.env(), params.Context.IncludeDeclaration) {
-		out = append(out, protocol.Location{URI: s.locationURI(l.File), Range: toProtocolRange(l.File, l.Span, sn.enc)})
+		out = append(out, protocol.Location{URI: sn.locationURI(l.File), Range: toProtocolRange(l.File, l.Span, sn.enc)})
 	}
 	return out, nil
 }

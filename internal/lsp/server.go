@@ -44,7 +44,9 @@ type server struct {
 	caps     clientCaps
 	folders  []folder
 	settings Settings
-	open     map[uri.URI]*document.File
+	// open are the open documents. The map is replaced, never written
+	// (setOpenLocked), so that snapshots share it.
+	open map[uri.URI]*document.File
 	// world is the workspace as analysis sees it (internal/loader): the
 	// schema stores of each Crossplane major in use, package metadata and
 	// dependency outcomes, objects by kind and example composites, with
@@ -100,6 +102,11 @@ func newServer(ctx context.Context, opts Options, conn jsonrpc2.Conn) *server {
 	s.traceLevel.Store(protocol.TraceValueOff)
 	s.diag = newDiagnoser(s)
 	s.fns.s = s
+	s.pkgs.index = loader.NewPackageIndex(func(path string) {
+		if hook := testIndexHook.Load(); hook != nil {
+			(*hook)(path)
+		}
+	})
 	return s
 }
 
@@ -133,15 +140,27 @@ func (s *server) stopBackground() {
 }
 
 // snapshot is what a request or a diagnosis of one document reads: its
-// parsed version, the world, the settings and the position encoding, as
-// of one state of the session (seq). Everything in it is immutable, so it
-// is read without holding the session's lock.
+// parsed version, the world, the settings, the position encoding, the
+// other open documents, the workspace folders and whether the registries
+// were asked for the packages, as of one state of the session (seq).
+// Everything in it is immutable, so it is read without holding the
+// session's lock. It is a handler's only door to the session's state: a
+// handler reads sn, never the server's fields.
 type snapshot struct {
 	seq      uint64
 	file     *document.File // nil when the document is not open
 	world    *loader.World  // nil until the workspace is loaded
 	settings Settings
 	enc      document.Encoding
+	caps     clientCaps
+	// open are the open documents (shared with the session, which
+	// replaces the map on every change: never written).
+	open map[uri.URI]*document.File
+	// roots are the workspace folders' paths.
+	roots []string
+	// refreshed: the registries were asked for the packages since the
+	// last load (until then, "not in the cache" is not news).
+	refreshed bool
 	// pipeline runs Composition pipelines with real functions; only
 	// snapshotWithFunctions sets it (diagnostics, crdLsp.render): other
 	// requests never wait for a function.
@@ -152,7 +171,26 @@ type snapshot struct {
 func (s *server) snapshot(u uri.URI) snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return snapshot{seq: s.seq, file: s.open[u], world: s.world, settings: s.settings, enc: s.enc}
+	roots := make([]string, len(s.folders))
+	for i, f := range s.folders {
+		roots[i] = f.path
+	}
+	return snapshot{seq: s.seq, file: s.open[u], world: s.world, settings: s.settings, enc: s.enc, caps: s.caps, open: s.open, roots: roots, refreshed: s.pkgs.refreshed}
+}
+
+// setOpenLocked records f as the open document u (nil: closed) in a new
+// map: snapshots keep the one they took. s.mu is held.
+func (s *server) setOpenLocked(u uri.URI, f *document.File) {
+	open := make(map[uri.URI]*document.File, len(s.open)+1)
+	for k, v := range s.open {
+		if k != u {
+			open[k] = v
+		}
+	}
+	if f != nil {
+		open[u] = f
+	}
+	s.open = open
 }
 
 // ready reports whether the workspace (its schemas and cached packages)

@@ -157,8 +157,9 @@ func (s Settings) analysis() loader.AnalysisSettings {
 }
 
 // loaderConfig is what the workspace is loaded with: its folders, the
-// scan's limits and the targeted Crossplane version. (The server serves
-// cached packages itself, indexed outside its lock.)
+// scan's limits and the targeted Crossplane version (reloadSchemas adds
+// the package client and the server's package index, through which Load
+// serves cached packages and CRD sources).
 func (s Settings) loaderConfig(roots, schemaDirs []string) loader.Config {
 	return loader.Config{
 		Roots:             roots,
@@ -168,6 +169,9 @@ func (s Settings) loaderConfig(roots, schemaDirs []string) loader.Config {
 		CrossplaneVersion: s.CrossplaneVersion,
 		Analysis:          s.analysis(),
 		Catalog:           s.catalog(),
+		// Served from the package cache when reloadSchemas adds the
+		// package client.
+		CRDSources: s.CRDSources,
 	}
 }
 

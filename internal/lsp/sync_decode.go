@@ -82,7 +82,7 @@ func (s *server) syncMessage(ctx context.Context, method string, params []byte) 
 		}
 		f := document.Skipped(p.URI, p.Version, document.LimitHit{Message: true, Have: int(p.Bytes), Limit: int(p.Limit)})
 		s.mu.Lock()
-		s.open[u] = f
+		s.setOpenLocked(u, f)
 		schemaChanged := s.syncBufferLocked(u, nil)
 		s.mu.Unlock()
 		s.afterChange(u, schemaChanged)

@@ -36,7 +36,7 @@ func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocume
 	}
 	f := s.parseBuffer(string(td.URI), td.Version, []byte(td.Text), nil)
 	s.mu.Lock()
-	s.open[td.URI] = f
+	s.setOpenLocked(td.URI, f)
 	schemaChanged := s.syncBufferLocked(td.URI, bufferText(f))
 	s.mu.Unlock()
 	s.afterChange(td.URI, schemaChanged)
@@ -88,7 +88,7 @@ func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 		s.mu.Unlock()
 		return nil // closed or changed meanwhile (cannot happen: sync methods are ordered)
 	}
-	s.open[td.URI] = f
+	s.setOpenLocked(td.URI, f)
 	schemaChanged := s.syncBufferLocked(td.URI, bufferText(f))
 	s.mu.Unlock()
 	s.afterChange(td.URI, schemaChanged)
@@ -110,7 +110,7 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 		return nil
 	}
 	s.mu.Lock()
-	delete(s.open, u)
+	s.setOpenLocked(u, nil)
 	p := filePath(u)
 	inWorkspace := p != "" && s.inWorkspaceLocked(p)
 	limit := s.settings.Schemas.MaxFileSize

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -404,30 +405,41 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	s.mu.Lock()
 	s.scanGen++
 	gen := s.scanGen
+	folders := slices.Clone(s.folders)
+	set := s.settings
+	s.mu.Unlock()
 	var roots []string
-	for _, f := range s.folders {
+	for _, f := range folders { // (stat outside the lock: no disk IO under s.mu)
 		if info, err := os.Stat(f.path); err != nil || !info.IsDir() {
 			s.log.Warn("not scanning workspace folder", "folder", f.path, "error", err)
 			continue
 		}
 		roots = append(roots, f.path)
 	}
-	set := s.settings
-	s.mu.Unlock()
 
 	dirs, missing := set.schemaDirs(roots)
 	for _, m := range missing {
 		s.log.Warn("crdLsp.schemas.paths names nothing", "path", m)
 		s.showMessage(protocol.MessageTypeWarning, "crd-lsp: crdLsp.schemas.paths: "+m+" does not exist")
 	}
-	w, _, skipped, err := loader.Load(ctx, set.loaderConfig(roots, dirs))
+	cfg := set.loaderConfig(roots, dirs)
+	// Load serves the cached packages, indexed by this goroutine (not
+	// under s.mu), with the server's index kept across loads.
+	if c, err := s.pkgClient(set); err != nil {
+		s.log.Warn("package cache unavailable", "error", err)
+	} else {
+		cfg.Packages, cfg.PackageIndex = c, s.pkgs.index
+	}
+	w, _, skipped, err := loader.Load(ctx, cfg)
 	if ctx.Err() != nil {
 		return
 	}
 	if err != nil {
 		s.log.Error("loading the workspace", "error", err)
 		s.showMessage(protocol.MessageTypeError, "crd-lsp: "+err.Error())
-		if w, _, _, err = loader.Load(ctx, set.loaderConfig(nil, nil)); err != nil {
+		bare := cfg // the settings' sources without the folders
+		bare.Roots, bare.SchemaDirs = nil, nil
+		if w, _, _, err = loader.Load(ctx, bare); err != nil {
 			return
 		}
 	}
@@ -441,9 +453,6 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	if hook := testLoadHook.Load(); hook != nil {
 		(*hook)()
 	}
-	pkgFiles, pkgResults := s.loadCachedPackages(w.Metas(), set)
-	w = w.WithPackages(pkgResults, pkgFiles)
-	w = s.cachedCRDSources(w, set)
 	w = s.cachedCluster(w, set)
 	w.Warm() // not under s.mu: with a large package, listing the kinds takes a while
 	major, from := 0, "the default"
@@ -471,7 +480,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	s.mu.Unlock()
 	s.publishFileProblems(problemsChanged)
 	s.diag.scheduleAll()
-	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace, %d packages from the cache)", kinds, major, from, w.SchemaFiles(), len(pkgFiles)))
+	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace, %d packages from the cache)", kinds, major, from, w.SchemaFiles(), len(w.Packages())))
 	// Then ask the registries, without holding anything up.
 	s.goBackground(s.refreshPackages)
 	if len(set.CRDSources) > 0 {

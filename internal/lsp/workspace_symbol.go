@@ -18,21 +18,14 @@ import (
 const maxSymbolFiles = 5000
 
 func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolParams) (protocol.WorkspaceSymbolResult, error) {
-	s.mu.Lock()
-	w, enc, set := s.world, s.enc, s.settings
+	sn := s.snapshot("")
+	w, enc, set := sn.world, sn.enc, sn.settings
 	open := map[string]*document.File{}
-	for u, f := range s.open {
+	for u, f := range sn.open {
 		open[filePath(u)] = f
 	}
-	roots := make([]string, len(s.folders))
-	for i, f := range s.folders {
-		roots[i] = f.path
-	}
-	s.mu.Unlock()
-	env := analysis.Env{}
-	if w != nil {
-		env.Workspace.Schemas = w.DefaultStore()
-	}
+	// Kinds are listed from the store of files no crossplane.yaml pins.
+	env := sn.envFor("")
 
 	var files []*document.File
 	for _, f := range open {
@@ -43,7 +36,7 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 	// only where CRDs are searched); only those are read, no folder is
 	// walked.
 	seen := map[string]bool{}
-	for _, root := range roots {
+	for _, root := range sn.roots {
 		if w == nil {
 			break
 		}
@@ -62,14 +55,14 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 			files = append(files, document.Parse(string(uri.File(p)), 0, content))
 		}
 	}
-	syms := analysis.WorkspaceSymbols(ctx, params.Query, env, files, s.readFile)
+	syms := analysis.WorkspaceSymbols(ctx, params.Query, env, files, sn.readFile)
 	out := protocol.SymbolInformationSlice{}
 	for _, sym := range syms {
 		kind := protocol.SymbolKindObject
 		if sym.Kind {
 			kind = protocol.SymbolKindClass
 		}
-		u := s.locationURI(sym.Location.File)
+		u := sn.locationURI(sym.Location.File)
 		detail := sym.Detail
 		out = append(out, protocol.SymbolInformation{
 			BaseSymbolInformation: protocol.BaseSymbolInformation{Name: sym.Name, Kind: kind, ContainerName: &detail},

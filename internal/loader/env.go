@@ -1,0 +1,97 @@
+// This file builds analysis.Env for a file of the World.
+
+package loader
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+// Env is EnvWith the analysis settings the World was loaded with.
+func (w *World) Env(path string) analysis.Env { return w.EnvWith(path, w.cfg.Analysis) }
+
+// EnvWith is the one builder of analysis.Env: the store, Crossplane major
+// and example composites that apply to the file at path, and the analysis
+// settings a.
+func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
+	major, _ := w.MajorOf(path)
+	st := w.Store(major)
+	skip, patchOf, expressions := w.role(path)
+	return analysis.Env{
+		Workspace: analysis.Workspace{
+			Schemas:          st,
+			CrossplaneMajor:  major,
+			OtherMajor:       otherMajor(major),
+			Unpulled:         w.unpulled(path),
+			DependsOn:        packages.DependsOnField(w.NearestMeta(path)),
+			EmbeddedFunction: w.embeddedFunction(path),
+			Examples:         func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
+			FunctionOf:       func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
+			Cluster:          w.cluster(path, a.Cluster),
+			TemplateFiles:    w.templateFiles(path),
+		},
+		Role: analysis.Role{Skip: skip, PatchOf: patchOf, Expressions: expressions},
+		Options: analysis.Options{
+			UnknownKind:        a.UnknownKind,
+			ClientKinds:        a.ClientKinds,
+			CompositionMode:    a.CompositionMode,
+			UptestPlaceholders: a.UptestPlaceholders,
+			Pipeline:           a.Pipeline,
+		},
+	}
+}
+
+// cluster is what a file's analysis knows of the cluster: the front
+// end's, with the workspace's EnvironmentConfigs unless the front end's
+// are complete.
+func (w *World) cluster(path string, given analysis.Cluster) analysis.Cluster {
+	if given.Complete {
+		return given
+	}
+	given.EnvironmentConfigs = w.EnvironmentConfigs(path)
+	given.From = "in the workspace"
+	return given
+}
+
+// unpulled counts the dependencies of the crossplane.yaml nearest to path
+// that the package cache does not hold.
+func (w *World) unpulled(path string) int {
+	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
+		if p, _ := w.metaIn(dir); p != "" {
+			n := 0
+			for _, r := range w.results[p] {
+				if r.Package == nil {
+					n++
+				}
+			}
+			return n
+		}
+		if filepath.Dir(dir) == dir {
+			return 0
+		}
+	}
+}
+
+// otherMajor answers analysis.Env.OtherMajor for files targeting major:
+// the other major's built-in Crossplane schemas, loaded on first need.
+func otherMajor(major int) func(schemas.GVK) int {
+	other := map[int]int{1: 2, 2: 1}[major]
+	return func(g schemas.GVK) int {
+		if other == 0 || !strings.HasSuffix(g.Group, ".crossplane.io") {
+			return 0
+		}
+		st, err := workspace.Builtins(other)
+		if err != nil {
+			return 0
+		}
+		if _, ok := st.Lookup(g); ok {
+			return other
+		}
+		return 0
+	}
+}

@@ -1,0 +1,173 @@
+// This file reads Function objects: the workspace's, and the functions
+// files the front ends name; and resolves a step's functionRef.
+
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/gvk"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
+)
+
+// FunctionSources are the files ReadFunctions reads for p: p itself, or
+// the files a scan of the folder p finds.
+func FunctionSources(p string) ([]string, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{p}, nil
+	}
+	files, _, err := workspace.Scan(context.Background(), p, workspace.Options{MaxFileSize: workspace.DefaultMaxFileSize}, nil)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, 0, len(files))
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	return paths, nil
+}
+
+// ReadFunctions reads the Function objects of a file, or of every YAML
+// file of a folder, as crossplane render --functions does (check's and
+// render's --functions, the server's crdLsp.functionsFiles).
+func ReadFunctions(p string) ([]functions.Function, error) {
+	paths, err := FunctionSources(p)
+	if err != nil {
+		return nil, err
+	}
+	return ReadFunctionFiles(paths)
+}
+
+// ReadFunctionFiles reads the Function objects of the files FunctionSources
+// found.
+func ReadFunctionFiles(paths []string) ([]functions.Function, error) {
+	var out []functions.Function
+	for _, fp := range paths {
+		b, err := workspace.ReadFile(fp, workspace.DefaultMaxFileSize)
+		if err != nil {
+			return nil, err
+		}
+		fns, err := functions.ParseFunctions(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", fp, err)
+		}
+		out = append(out, fns...)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("holds no Function (pkg.crossplane.io) object")
+	}
+	return out, nil
+}
+
+func holdsFunction(hs []workspace.Header) bool {
+	for _, h := range hs {
+		if g := gvk.Parse(h.APIVersion, h.Kind); g.Kind == "Function" && g.Group == "pkg.crossplane.io" {
+			return true
+		}
+	}
+	return false
+}
+
+// Functions are the workspace's Function objects (pkg.crossplane.io), by
+// file path, then in file order.
+func (w *World) Functions() []functions.Function {
+	var out []functions.Function
+	for _, p := range w.index().functions {
+		out = append(out, w.files[p].functions...)
+	}
+	return out
+}
+
+// functionOf resolves a pipeline step's functionRef.name for the file at
+// path, as Crossplane would find the Function: a Function object of that
+// name in the workspace (the one nearest to path in the folder tree),
+// else a function dependency of the nearest package root file
+// (crossplane.yaml, crossplane-project.yaml or upbound.yaml), which
+// Crossplane's package manager installs as a Function named after the
+// package's repository (xpkg.ToDNSLabel: crossplane-contrib/function-kcl
+// becomes crossplane-contrib-function-kcl).
+func (w *World) functionOf(path, name string) (analysis.StepFunction, bool) {
+	path = filepath.Clean(path)
+	best, bestLen := analysis.StepFunction{}, -1
+	for _, p := range w.index().functions {
+		fns := w.files[p].functions
+		for _, fn := range fns {
+			if fn.Name != name || fn.Package == "" {
+				continue
+			}
+			n := analysis.SharedDirs(filepath.Dir(p), path)
+			if n > bestLen || n == bestLen && p < best.From {
+				best, bestLen = analysis.StepFunction{Package: packageRepository(fn.Package), From: p}, n
+			}
+		}
+	}
+	if bestLen >= 0 {
+		if rel, err := filepath.Rel(filepath.Dir(path), best.From); err == nil {
+			best.From = rel
+		}
+		return best, true
+	}
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if p, m := w.metaIn(dir); m != nil {
+			for _, d := range m.Deps {
+				if !strings.EqualFold(d.Kind, "Function") {
+					continue
+				}
+				_, repo, ok := strings.Cut(d.Package, "/")
+				if ok && ToDNSLabel(repo) == name {
+					from := p
+					if rel, err := filepath.Rel(filepath.Dir(path), p); err == nil {
+						from = rel
+					}
+					return analysis.StepFunction{Package: d.Package, From: from}, true
+				}
+			}
+			return analysis.StepFunction{}, false
+		}
+		if filepath.Dir(dir) == dir {
+			return analysis.StepFunction{}, false
+		}
+	}
+}
+
+// packageRepository is a package reference without its tag or digest.
+func packageRepository(ref string) string {
+	ref, _, _ = strings.Cut(ref, "@")
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		ref = ref[:i]
+	}
+	return ref
+}
+
+// ToDNSLabel is the name Crossplane's package manager gives the package
+// object of a repository (crossplane-contrib/function-kcl →
+// crossplane-contrib-function-kcl): lowercase letters and digits kept,
+// '.', '/', ':' and '-' written as '-' (not at the ends), at most 63
+// bytes read, leading and trailing '-' trimmed.
+func ToDNSLabel(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			b.WriteByte(c)
+		}
+		if (c == '.' || c == '/' || c == ':' || c == '-') && i != 0 && i != 62 && i != len(s)-1 {
+			b.WriteByte('-')
+		}
+		if i == 62 {
+			break
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
