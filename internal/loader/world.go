@@ -75,6 +75,10 @@ type Config struct {
 	// ClusterSource is a live cluster whose CRDs serve as schemas (nil:
 	// none); Load reads only its cache (cluster_source.go).
 	ClusterSource *packages.ClusterSource
+	// KubernetesVersion is the setting naming the Kubernetes minor whose
+	// built-in schemas apply ("" : the cluster's, else the newest;
+	// kubernetes.go).
+	KubernetesVersion string
 }
 
 // AnalysisSettings are the settings an analysis.Env carries besides what
@@ -105,6 +109,10 @@ type AnalysisSettings struct {
 type World struct {
 	cfg      Config
 	setMajor int // the setting's major (DefaultCrossplaneMajor without one)
+	// kube is the built-in Kubernetes minor of the stores, chosen with
+	// clusterVersion, the cluster snapshot's server version (kubernetes.go).
+	kube           workspace.KubernetesChoice
+	clusterVersion string
 
 	// shared are the schema inputs of every store: workspace files and
 	// --schemas files, by path, indexed once (FileInput.Indexed; files
@@ -233,6 +241,7 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 	w.loadCachedPackages()
 	w.loadCachedCRDSources()
 	w.loadCachedClusterSource()
+	w.chooseKubernetes()
 	w.buildStores()
 	w.loadCachedCatalog()
 	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
@@ -597,11 +606,7 @@ func (w *World) buildStores() {
 	}
 	inputs := w.inputs()
 	for m := range majors {
-		st, err := workspace.Builtins(m)
-		if err != nil || st == nil {
-			st = schemas.NewStore()
-		}
-		w.stores[m] = st.WithFiles(inputs)
+		w.stores[m] = w.builtins(m).WithFiles(inputs)
 	}
 }
 
@@ -991,7 +996,7 @@ func (w *World) Results(path string) []packages.Result { return w.results[path] 
 
 // clone copies the World's maps for a With* method.
 func (w *World) clone(changed map[string]bool) *World {
-	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
+	c := &World{cfg: w.cfg, setMajor: w.setMajor, kube: w.kube, clusterVersion: w.clusterVersion, schemaGen: w.schemaGen, functionsGen: w.functionsGen, shared: maps.Clone(w.shared), metas: maps.Clone(w.metas),
 		results: w.results, pkgs: w.pkgs, catalog: w.catalog, crdSources: w.crdSources, liveCluster: w.liveCluster, headers: maps.Clone(w.headers), texts: maps.Clone(w.texts), stores: w.stores,
 		functions: maps.Clone(w.functions), patches: maps.Clone(w.patches), charts: maps.Clone(w.charts), chainsaw: maps.Clone(w.chainsaw), composed: maps.Clone(w.composed),
 		envConfigs: maps.Clone(w.envConfigs), pkgEnvConfigs: w.pkgEnvConfigs}
@@ -1135,11 +1140,7 @@ func (w *World) addMissingStores() {
 	}
 	inputs := w.inputs()
 	for _, m := range missing {
-		st, err := workspace.Builtins(m)
-		if err != nil || st == nil {
-			st = schemas.NewStore()
-		}
-		stores[m] = st.WithFiles(inputs)
+		stores[m] = w.builtins(m).WithFiles(inputs)
 	}
 	w.stores = stores
 }

@@ -153,7 +153,8 @@ type KubernetesChoice struct {
 // server's (its gitVersion; "" without a cluster), else the newest. A
 // setting that is not a built-in minor falls back to the newest, a
 // cluster's minor that is not built in to the nearest built-in one; both
-// say so in Note.
+// say so in Note. A cluster version that names no release (a server
+// built from source) chooses the newest.
 func ChooseKubernetes(setting, clusterVersion string) KubernetesChoice {
 	if strings.TrimSpace(setting) != "" {
 		m, ok := ParseMinor(setting)
@@ -170,7 +171,10 @@ func ChooseKubernetes(setting, clusterVersion string) KubernetesChoice {
 	}
 	m, ok := ParseMinor(clusterVersion)
 	if !ok {
-		return KubernetesChoice{Minor: NewestKubernetes, Note: fmt.Sprintf("the cluster's version %q is not a Kubernetes version; using the built-in schemas of Kubernetes %s", clusterVersion, NewestKubernetes)}
+		// A server built from source says v0.0.0-master+$Format:%H$
+		// (the standalone apiextensions-apiserver does): nothing to
+		// choose by, and nothing the user can act on.
+		return KubernetesChoice{Minor: NewestKubernetes}
 	}
 	if slices.Contains(KubernetesMinors, m) {
 		return KubernetesChoice{Minor: m}

@@ -82,7 +82,8 @@ func TestChooseKubernetes(t *testing.T) {
 		{"", "v1.34.1+k3s1", "1.34", "", false},
 		{"", "v1.31.4", "1.34", "the cluster runs Kubernetes 1.31, which has no built-in schemas (built in: 1.34, 1.35, 1.36, 1.37); using the nearest, Kubernetes 1.34", false},
 		{"", "v1.40.0", "1.37", "using the nearest, Kubernetes 1.37", false},
-		{"", "weird", "1.37", "not a Kubernetes version", false},
+		{"", "weird", "1.37", "", false},
+		{"", "v0.0.0-master+$Format:%H$", "1.37", "", false},
 	} {
 		got := ChooseKubernetes(c.setting, c.cluster)
 		if got.Minor != c.minor || got.Invalid != c.invalid || (c.note == "") != (got.Note == "") || !strings.Contains(got.Note, c.note) {
