@@ -72,16 +72,76 @@ func readOlder(minor string) (Set, error) {
 		byKey[kubernetesKey(f.Name)] = f.Data
 	}
 	for i, f := range diff.Files {
-		if string(f.Data) != same {
+		isSame, isEdit := string(f.Data) == same, bytes.HasPrefix(f.Data, []byte(edited))
+		if !isSame && !isEdit {
 			continue
 		}
-		d, ok := byKey[kubernetesKey(f.Name)]
+		base, ok := byKey[kubernetesKey(f.Name)]
 		if !ok {
 			return Set{}, fmt.Errorf("built-in schemas %s: %s refers to a document the newest bundle lacks", file, f.Name)
+		}
+		if isSame {
+			diff.Files[i].Data = base
+			continue
+		}
+		d, err := applyEdits(base, f.Data[len(edited):])
+		if err != nil {
+			return Set{}, fmt.Errorf("built-in schemas %s: %s: %w", file, f.Name, err)
 		}
 		diff.Files[i].Data = d
 	}
 	return diff, nil
+}
+
+// edited starts a difference document written as line edits of the
+// newest bundle's document (see generate.Edited).
+const edited = "#edit\n"
+
+// applyEdits applies line edits ("=N" keep, "-N" skip, "+N" and N lines
+// to insert) to base.
+func applyEdits(base, script []byte) ([]byte, error) {
+	out := make([]byte, 0, len(base)+len(script))
+	nextLine := func(b []byte) ([]byte, []byte, bool) {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return nil, b, false
+		}
+		return b[:i+1], b[i+1:], true
+	}
+	for len(script) > 0 {
+		op, rest, ok := nextLine(script)
+		if !ok || len(op) < 3 {
+			return nil, fmt.Errorf("bad edit line %q", op)
+		}
+		n, err := strconv.Atoi(string(op[1 : len(op)-1]))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad edit line %q", op)
+		}
+		script = rest
+		for range n {
+			var line []byte
+			switch op[0] {
+			case '=', '-':
+				if line, base, ok = nextLine(base); !ok {
+					return nil, fmt.Errorf("edit %q runs past the document", op)
+				}
+				if op[0] == '=' {
+					out = append(out, line...)
+				}
+			case '+':
+				if line, script, ok = nextLine(script); !ok {
+					return nil, fmt.Errorf("edit %q runs past the script", op)
+				}
+				out = append(out, line...)
+			default:
+				return nil, fmt.Errorf("bad edit line %q", op)
+			}
+		}
+	}
+	if len(base) > 0 {
+		return nil, fmt.Errorf("edits leave %d bytes of the document unused", len(base))
+	}
+	return out[:len(out):len(out)], nil
 }
 
 // kubernetesKey is a document's origin without its release (see

@@ -1,8 +1,15 @@
 package builtin
 
 import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/schemas/builtin/internal/generate"
 )
 
 // TestKubernetesMinors: every built-in minor decodes strictly as v1 CRDs;
@@ -102,5 +109,84 @@ func BenchmarkKubernetesOlder(b *testing.B) {
 		if _, err := readOlder("1.34"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDiffRoundTrip: generate.Diff's documents, applied to the newest
+// bundle as KubernetesMinor does, give back the older bundle, for random
+// documents and edits (the seed is printed).
+func TestDiffRoundTrip(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	line := func() string { return fmt.Sprintf("k%d: v%d\n", rng.IntN(20), rng.IntN(5)) }
+	for round := range 200 {
+		var newest, older bytes.Buffer
+		for d := range 1 + rng.IntN(4) {
+			var n []string
+			for range rng.IntN(40) + 1 {
+				n = append(n, line())
+			}
+			o := append([]string(nil), n...)
+			for range rng.IntN(6) {
+				i := rng.IntN(len(o) + 1)
+				switch rng.IntN(3) {
+				case 0:
+					o = slices.Insert(o, i, line())
+				case 1:
+					if i < len(o) {
+						o = slices.Delete(o, i, i+1)
+					}
+				case 2:
+					if i < len(o) {
+						o[i] = line()
+					}
+				}
+			}
+			if len(o) == 0 {
+				o = []string{line()}
+			}
+			fmt.Fprintf(&newest, "%skubernetes/v9.2/doc#K%d\n%s", generate.Separator, d, strings.Join(n, ""))
+			if rng.IntN(5) > 0 {
+				fmt.Fprintf(&older, "%skubernetes/v9.1/doc#K%d\n%s", generate.Separator, d, strings.Join(o, ""))
+			}
+		}
+		fmt.Fprintf(&older, "%skubernetes/v9.1/doc#Gone\nonly: here\n", generate.Separator)
+		diff, err := generate.Diff(older.Bytes(), newest.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs, _ := generate.Split(newest.Bytes())
+		base := map[string][]byte{}
+		for _, d := range docs {
+			base[kubernetesKey(d.Origin)] = d.Body
+		}
+		set, err := read("diff", diff, "kubernetes", "v9.1", KindKubernetes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		for _, f := range set.Files {
+			data := f.Data
+			switch {
+			case string(data) == same:
+				data = base[kubernetesKey(f.Name)]
+			case bytes.HasPrefix(data, []byte(edited)):
+				if data, err = applyEdits(base[kubernetesKey(f.Name)], data[len(edited):]); err != nil {
+					t.Fatalf("round %d: %s: %v", round, f.Name, err)
+				}
+			}
+			got.WriteString(generate.Separator + f.Name + "\n")
+			got.Write(data)
+		}
+		if got.String() != older.String() {
+			t.Fatalf("round %d: rebuilt\n%s\nwant\n%s\ndiff\n%s", round, got.String(), older.String(), diff)
+		}
+	}
+	if _, err := applyEdits([]byte("a\n"), []byte("=2\n")); err == nil {
+		t.Error("an edit past the document: no error")
+	}
+	if _, err := applyEdits([]byte("a\nb\n"), []byte("=1\n")); err == nil {
+		t.Error("edits leaving lines unused: no error")
 	}
 }

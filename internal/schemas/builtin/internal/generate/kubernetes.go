@@ -160,7 +160,8 @@ const Same = "#same\n"
 // Diff is an older minor's bundle as a difference from the newest: every
 // document of the older bundle, in its order, under its own origin; a
 // document identical to the newest's for the same key (the origin without
-// its kubernetes/v<minor>/ prefix) has the body Same. Kinds the older
+// its kubernetes/v<minor>/ prefix) has the body Same, one close to it the
+// line edits from it (Edited), any other its own text. Kinds the older
 // minor does not serve are simply absent.
 func Diff(older, newest []byte) ([]byte, error) {
 	newDocs, err := Split(newest)
@@ -177,9 +178,16 @@ func Diff(older, newest []byte) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	for _, d := range oldDocs {
-		if nb, ok := byKey[Key(d.Origin)]; ok && bytes.Equal(nb, d.Body) {
+		nb, ok := byKey[Key(d.Origin)]
+		if ok && bytes.Equal(nb, d.Body) {
 			writeDoc(&buf, d.Origin, []byte(Same))
 			continue
+		}
+		if ok {
+			if script, ok := editScript(nb, d.Body); ok && len(script) < len(d.Body) {
+				writeDoc(&buf, d.Origin, script)
+				continue
+			}
 		}
 		writeDoc(&buf, d.Origin, d.Body)
 	}
