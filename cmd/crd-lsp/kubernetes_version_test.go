@@ -102,7 +102,7 @@ func TestCheckKubernetesVersion(t *testing.T) {
 	}
 
 	for _, v := range []string{"1.20", "banana", "1.38"} {
-		for _, cmd := range [][]string{{"check", "--kubernetes-version", v, dir}, {"render", "--kubernetes-version", v, filepath.Join(dir, "deploy.yaml")}} {
+		for _, cmd := range [][]string{{"check", "--kubernetes-version", v, dir}, {"render", "--kubernetes-version", v, filepath.Join(dir, "deploy.yaml")}, {"mcp", "--root", dir, "--kubernetes-version", v}} {
 			code, out, errOut := runBin(t, nil, "", cmd...)
 			want := `--kubernetes-version "` + v + `": want one of the built-in Kubernetes minors 1.34, 1.35, 1.36, 1.37`
 			if code != 2 || out != "" || !strings.Contains(errOut, want) {
