@@ -51,6 +51,7 @@ type checkOptions struct {
 	compMode    string
 	cacheDir    string
 	crossplane  string
+	kubernetes  string
 	logLevel    string
 	clientKinds stringList
 	uptest      bool
@@ -71,6 +72,7 @@ func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
 	fs.StringVar(&opts.cacheDir, "cache-dir", "", "package cache filled by crd-lsp pull (default: the user cache folder)")
 	fs.StringVar(&opts.compMode, "composition-mode", "warn", "schema-aware Composition validation mode where no annotation says: warn, loose or strict")
 	fs.StringVar(&opts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) targeted where no crossplane.yaml says (default v2)")
+	kubernetesVersionFlag(fs, &opts.kubernetes)
 	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
 	fs.Var(&opts.clientKinds, "client-kind", "a client-side configuration kind not to validate, besides the built-in ones (Kustomization and the like): an API group, or Kind.group (repeatable)")
 	fs.BoolVar(&opts.uptest, "uptest-placeholders", false, "validate uptest's template variables (${Rand.RFC1123Subdomain}, ${data.…}) as the values uptest substitutes")
@@ -148,12 +150,15 @@ func check(opts *checkOptions, paths []string, stdin io.Reader, stdout, stderr i
 	if !ok {
 		major = workspace.DefaultCrossplaneMajor
 	}
-	go func() { _, _ = workspace.Builtins(major) }()
+	go func() {
+		_, _ = workspace.BuiltinsFor(major, workspace.ChooseKubernetes(cfg.KubernetesVersion, "").Minor)
+	}()
 	world, files, err := gatherCheck(context.Background(), cfg, paths, stdin, log, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp check:", err)
 		return 2
 	}
+	kubernetesNote(world, "check", stderr)
 	sum := streamCheck(context.Background(), world, files, log, stdout, opts.output)
 	notCachedNotice(world, sum, stderr)
 	if sum.Errors > 0 {
@@ -176,8 +181,12 @@ func (o checkOptions) config() (loader.Config, error) {
 	if !ok {
 		return cfg, fmt.Errorf("--composition-mode must be warn, loose or strict, not %q", o.compMode)
 	}
+	if err := kubernetesVersion(o.kubernetes); err != nil {
+		return cfg, err
+	}
 	cfg.SchemaDirs = o.schemaDirs
 	cfg.CrossplaneVersion = o.crossplane
+	cfg.KubernetesVersion = o.kubernetes
 	cfg.KeepAll = true
 	cfg.Options = workspace.Options{MaxFileSize: 10 << 20}
 	cfg.Analysis = loader.AnalysisSettings{UnknownKind: unknown, CompositionMode: mode, ClientKinds: o.clientKinds, UptestPlaceholders: o.uptest}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 const rootLong = `crd-lsp — a language server and checker for Kubernetes CRD and Crossplane YAML.
@@ -129,6 +131,7 @@ func checkCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	enumFlag(cmd, "unknown-kind", "error", "warning", "info", "ignore")
 	enumFlag(cmd, "composition-mode", "warn", "loose", "strict")
 	enumFlag(cmd, "crossplane-version", "v1", "v2")
+	enumFlag(cmd, "kubernetes-version", workspace.KubernetesMinors()...)
 	enumFlag(cmd, "log-level", logLevels...)
 	dirFlag(cmd, "cache-dir")
 	return cmd
@@ -147,6 +150,7 @@ func renderCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	cmd.Flags().AddFlagSet(renderFlags(stderr, &opts))
 	enumFlag(cmd, "crossplane-version", "v1", "v2")
+	enumFlag(cmd, "kubernetes-version", workspace.KubernetesMinors()...)
 	enumFlag(cmd, "log-level", logLevels...)
 	yamlFlag(cmd, "xr")
 	return cmd

@@ -16,6 +16,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/mcp"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 const mcpUsage = `Usage: crd-lsp mcp [flags]
@@ -44,6 +45,7 @@ type mcpOptions struct {
 	schemaDirs stringList
 	cacheDir   string
 	crossplane string
+	kubernetes string
 	logLevel   string
 }
 
@@ -54,6 +56,7 @@ func mcpFlags(out io.Writer, opts *mcpOptions) *pflag.FlagSet {
 	fs.Var(&opts.schemaDirs, "schemas", "folder or file of extra CRDs/XRDs (repeatable)")
 	fs.StringVar(&opts.cacheDir, "cache-dir", "", "package cache filled by crd-lsp pull (default: the user cache folder)")
 	fs.StringVar(&opts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) targeted where no crossplane.yaml says (default v2)")
+	kubernetesVersionFlag(fs, &opts.kubernetes)
 	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
 	return fs
 }
@@ -71,6 +74,7 @@ func mcpCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	}
 	cmd.Flags().AddFlagSet(mcpFlags(stderr, &opts))
 	enumFlag(cmd, "crossplane-version", "v1", "v2")
+	enumFlag(cmd, "kubernetes-version", workspace.KubernetesMinors()...)
 	enumFlag(cmd, "log-level", logLevels...)
 	dirFlag(cmd, "root")
 	dirFlag(cmd, "cache-dir")
@@ -83,12 +87,16 @@ func mcpServe(opts *mcpOptions, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "crd-lsp mcp:", err)
 		return 2
 	}
+	if err := kubernetesVersion(opts.kubernetes); err != nil {
+		fmt.Fprintln(stderr, "crd-lsp mcp:", err)
+		return 2
+	}
 	pkgs, err := packages.New(packages.Options{CacheDir: opts.cacheDir})
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp mcp: package cache:", err)
 		return 2
 	}
-	srv := mcp.Options{Root: opts.root, SchemaDirs: opts.schemaDirs, CrossplaneVersion: opts.crossplane, Packages: pkgs, Version: stamp().Version, Logger: log}
+	srv := mcp.Options{Root: opts.root, SchemaDirs: opts.schemaDirs, CrossplaneVersion: opts.crossplane, KubernetesVersion: opts.kubernetes, Packages: pkgs, Version: stamp().Version, Logger: log}
 	if _, err := mcp.New(srv); err != nil {
 		fmt.Fprintln(stderr, "crd-lsp mcp:", err)
 		return 2

@@ -48,6 +48,7 @@ type renderOptions struct {
 	xr         string
 	schemaDirs stringList
 	crossplane string
+	kubernetes string
 	functions  functionOptions
 	logLevel   string
 	cluster    clusterOptions // --extra-resources, --context (cluster.go)
@@ -59,6 +60,7 @@ func renderFlags(out io.Writer, opts *renderOptions) *pflag.FlagSet {
 	fs.StringVar(&opts.xr, "xr", "", "the composite resource (XR) to render with (default: synthesised from the XRD)")
 	fs.Var(&opts.schemaDirs, "schemas", "folder or file of extra CRDs/XRDs (repeatable)")
 	fs.StringVar(&opts.crossplane, "crossplane-version", "", "Crossplane version (v1 or v2) where no crossplane.yaml says (default v2)")
+	kubernetesVersionFlag(fs, &opts.kubernetes)
 	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
 	opts.functions.register(fs)
 	opts.cluster.register(fs, true)
@@ -69,6 +71,10 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "crd-lsp render: want exactly one COMPOSITION.yaml")
 		usage()
+		return 2
+	}
+	if err := kubernetesVersion(opts.kubernetes); err != nil {
+		fmt.Fprintln(stderr, "crd-lsp render:", err)
 		return 2
 	}
 	path := args[0]
@@ -97,7 +103,7 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 	if dir, ok := loader.PackageRoot(path); ok {
 		root = dir
 	}
-	cfg := loader.Config{Roots: []string{root}, SchemaDirs: opts.schemaDirs, CrossplaneVersion: opts.crossplane,
+	cfg := loader.Config{Roots: []string{root}, SchemaDirs: opts.schemaDirs, CrossplaneVersion: opts.crossplane, KubernetesVersion: opts.kubernetes,
 		Files: []workspace.File{{Path: path, Content: text}}}
 	if reg != nil {
 		cfg.Analysis.Pipeline = pipeline

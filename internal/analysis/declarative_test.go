@@ -17,11 +17,11 @@ import (
 // schema's finding remains.
 func TestDeclarativeRules(t *testing.T) {
 	env := Env{Workspace: Workspace{Schemas: builtinStore(t), CrossplaneMajor: 2}, Options: Options{UnknownKind: severity.Warning}}
-	text := `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: b}
-spec:
-  validationActions: [Deny]
+	text := `apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: e, namespace: d}
+addressType: ""
+endpoints: []
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
@@ -44,7 +44,7 @@ spec:
 		got = append(got, fmt.Sprintf("%d:%d %s %s missing=%q own=%v", line, col, d.Path, d.Code, d.Missing, strings.Contains(d.Message, "Kubernetes' own validation")))
 	}
 	want := []string{
-		`4:1 spec.policyName required missing="policyName" own=true`,
+		`4:14 addressType required missing="" own=true`, // "" counts as unset
 		`11:3 rules[0].verbs required missing="verbs" own=false`, // the schema's own required finding
 		`18:13 spec.replicas k8s-validation missing="" own=true`,
 	}

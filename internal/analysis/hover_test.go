@@ -48,31 +48,31 @@ func TestHover(t *testing.T) {
 			"\n" +
 			"Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. Defaults to 1.\n" +
 			"\n" +
-			"`spec.replicas` — Schema: built-in kubernetes v1.35"},
+			"`spec.replicas` — Schema: built-in kubernetes v1.37"},
 		{name: "built-in required field in a list item", text: replaceOnce(hoverDeployment, "- name: web", "- na‸me: web"), want: "[name]\n" +
 			"**name** `string` — required\n" +
 			"\n" +
 			"Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated.\n" +
 			"\n" +
-			"`spec.template.spec.containers[0].name` — Schema: built-in kubernetes v1.35"},
+			"`spec.template.spec.containers[0].name` — Schema: built-in kubernetes v1.37"},
 		{name: "built-in field two lists down", text: replaceOnce(hoverDeployment, "containerPort", "con‸tainerPort"), want: "[containerPort]\n" +
 			"**containerPort** `integer (int32)` — required\n" +
 			"\n" +
 			"Number of port to expose on the pod's IP address. This must be a valid port number, 0 < x < 65536.\n" +
 			"\n" +
-			"`spec.template.spec.containers[0].ports[0].containerPort` — Schema: built-in kubernetes v1.35"},
+			"`spec.template.spec.containers[0].ports[0].containerPort` — Schema: built-in kubernetes v1.37"},
 		{name: "built-in kind on apiVersion", text: replaceOnce(hoverDeployment, "apiVersion", "‸apiVersion"), want: "[apiVersion]\n" +
 			"**Deployment** `apps/v1` (Namespaced)\n" +
 			"\n" +
 			"Deployment enables declarative updates for Pods and ReplicaSets.\n" +
 			"\n" +
-			"Group `apps`, versions: v1. Defined by `deployments.apps`. Schema: built-in kubernetes v1.35"},
+			"Group `apps`, versions: v1. Defined by `deployments.apps`. Schema: built-in kubernetes v1.37"},
 		{name: "built-in field above a syntax error", text: replaceOnce(hoverDeployment, "  replicas: 2", "  rep‸licas: 2\n  paused: [tru"), want: "[replicas]\n" +
 			"**replicas** `integer (int32)`\n" +
 			"\n" +
 			"Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. Defaults to 1.\n" +
 			"\n" +
-			"`spec.replicas` — Schema: built-in kubernetes v1.35"},
+			"`spec.replicas` — Schema: built-in kubernetes v1.37"},
 		// A workspace CRD: an enum's values, a value's hover is its key's.
 		{name: "CRD enum field", text: "apiVersion: example.org/v1\nkind: Database\nmetadata:\n  name: orders\nspec:\n  eng‸ine: postgres\n", want: "[engine]\n" +
 			"**engine** `string` — required\n" +

@@ -29,6 +29,9 @@ func unknownKind(d *document.Doc, gvk schemas.GVK, env Env) []Diagnostic {
 	if msg, ok := removedAPI(gvk, env.Workspace.Schemas); ok {
 		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "removed-api", msg)}
 	}
+	if msg, ok := laterKind(gvk, env.Workspace.Schemas); ok {
+		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "unknown-kind", msg)}
+	}
 	if msg, ok := builtinGroupKind(gvk, env.Workspace.Schemas); ok {
 		return []Diagnostic{at(d, kindAt, false, severity.Error, "unknown-kind", msg)}
 	}
@@ -103,6 +106,27 @@ func builtinGroupKind(gvk schemas.GVK, st *schemas.Store) (string, bool) {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
 	return msg, true
+}
+
+// laterKind: the store's built-in Kubernetes schemas are of an older
+// minor than the newest built in, and a newer minor serves gvk: the
+// target's API server does not ("no matches for kind").
+func laterKind(gvk schemas.GVK, st *schemas.Store) (string, bool) {
+	if st == nil || !strings.HasSuffix(gvk.Group, ".k8s.io") && strings.Contains(gvk.Group, ".") {
+		return "", false // only Kubernetes' own groups
+	}
+	var release *schemas.KubernetesRelease
+	for _, k := range st.Kinds() {
+		if isKubernetes(k.Source) && k.Source.Kubernetes != nil {
+			release = k.Source.Kubernetes
+			break
+		}
+	}
+	from, ok := release.ServedFrom(gvk)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("%s %s is not served by Kubernetes %s, the targeted version: it is served from Kubernetes %s (crdLsp.kubernetesVersion, --kubernetes-version)", gvk.APIVersion(), gvk.Kind, release.Minor, from), true
 }
 
 // removed is when Kubernetes stopped serving an API (the deprecated API

@@ -29,6 +29,7 @@ func (w *World) loadCachedClusterSource() {
 	}
 	if s, err := w.cfg.ClusterSource.CachedCluster(); err == nil {
 		w.liveCluster = []schemas.FileInput{ClusterSourceInput(s)}
+		w.clusterVersion = s.Version
 	}
 }
 
@@ -56,6 +57,10 @@ func (w *World) WithClusterSource(s *packages.ClusterSnapshot) *World {
 		stores[m] = st.WithFiles(inputs)
 	}
 	c.stores = stores
+	if s != nil && s.Version != "" {
+		c.clusterVersion = s.Version
+		c.rebuildForCluster()
+	}
 	return c
 }
 

@@ -77,6 +77,7 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 	w.loadCachedPackages()
 	w.loadCachedCRDSources()
 	w.loadCachedClusterSource()
+	w.chooseKubernetes()
 	w.buildStores()
 	w.loadCachedCatalog()
 	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
@@ -240,11 +241,7 @@ func (w *World) buildStores() {
 	}
 	inputs := w.inputs()
 	for m := range majors {
-		st, err := workspace.Builtins(m)
-		if err != nil || st == nil {
-			st = schemas.NewStore()
-		}
-		w.stores[m] = st.WithFiles(inputs)
+		w.stores[m] = w.builtins(m).WithFiles(inputs)
 	}
 }
 

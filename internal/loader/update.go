@@ -20,7 +20,7 @@ import (
 // The stores, package outcomes and other sources are shared too: a With*
 // method replaces, never mutates, what it changes.
 func (w *World) clone(changed map[string]bool) *World {
-	c := &World{cfg: w.cfg, setMajor: w.setMajor, schemaGen: w.schemaGen, functionsGen: w.functionsGen, files: w.files, ix: w.ix,
+	c := &World{cfg: w.cfg, setMajor: w.setMajor, kube: w.kube, clusterVersion: w.clusterVersion, schemaGen: w.schemaGen, functionsGen: w.functionsGen, files: w.files, ix: w.ix,
 		results: w.results, pkgs: w.pkgs, catalog: w.catalog, crdSources: w.crdSources, liveCluster: w.liveCluster, stores: w.stores,
 		pkgEnvConfigs: w.pkgEnvConfigs}
 	if len(changed) > 0 {
@@ -167,11 +167,7 @@ func (w *World) addMissingStores() {
 	}
 	inputs := w.inputs()
 	for _, m := range missing {
-		st, err := workspace.Builtins(m)
-		if err != nil || st == nil {
-			st = schemas.NewStore()
-		}
-		stores[m] = st.WithFiles(inputs)
+		stores[m] = w.builtins(m).WithFiles(inputs)
 	}
 	w.stores = stores
 }

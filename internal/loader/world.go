@@ -56,6 +56,10 @@ type Config struct {
 	// ClusterSource is a live cluster whose CRDs serve as schemas (nil:
 	// none); Load reads only its cache (cluster_source.go).
 	ClusterSource *packages.ClusterSource
+	// KubernetesVersion is the setting naming the Kubernetes minor whose
+	// built-in schemas apply ("" : the cluster's, else the newest;
+	// kubernetes.go).
+	KubernetesVersion string
 }
 
 // AnalysisSettings are the settings an analysis.Env carries besides what
@@ -86,6 +90,10 @@ type AnalysisSettings struct {
 type World struct {
 	cfg      Config
 	setMajor int // the setting's major (DefaultCrossplaneMajor without one)
+	// kube is the built-in Kubernetes minor of the stores, chosen with
+	// clusterVersion, the cluster snapshot's server version (kubernetes.go).
+	kube           workspace.KubernetesChoice
+	clusterVersion string
 
 	// files are the World's records of the workspace's files (and of
 	// --schemas files), one per path that has any fact (files.go); ix

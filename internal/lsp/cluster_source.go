@@ -87,8 +87,10 @@ func (s *server) refreshCluster(ctx context.Context) {
 		return // not loaded, or superseded by new settings (and their reload)
 	}
 	s.world = s.world.WithClusterSource(snap)
+	w := s.world
 	s.changedLocked()
 	s.mu.Unlock()
+	s.kubernetesNote(w)
 	version := ""
 	if snap.Version != "" {
 		version = ", server " + snap.Version

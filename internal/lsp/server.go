@@ -23,6 +23,10 @@ import (
 type server struct {
 	protocol.UnimplementedServer
 
+	// kubeNote is the last note on the Kubernetes minor shown (under mu;
+	// kubernetes_version.go).
+	kubeNote string
+
 	ctx    context.Context // the connection's lifetime
 	cancel context.CancelFunc
 	opts   Options

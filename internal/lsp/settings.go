@@ -19,6 +19,9 @@ type Settings struct {
 	// CrossplaneVersion selects the built-in Crossplane schemas ("v1" or
 	// "v2") when no crossplane.yaml pins spec.crossplane.version.
 	CrossplaneVersion string `json:"crossplaneVersion,omitempty"`
+	// KubernetesVersion selects the built-in Kubernetes schemas by minor
+	// ("1.34"); empty: the cluster's (crdLsp.cluster), else the newest.
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
 	Schemas           struct {
 		// Include and Exclude are globs (relative to a workspace folder)
 		// that limit where CRDs and XRDs are searched; package metadata
@@ -167,6 +170,7 @@ func (s Settings) loaderConfig(roots, schemaDirs []string) loader.Config {
 		Options:           workspace.Options{MaxFileSize: s.Schemas.MaxFileSize},
 		SchemaScope:       workspace.Options{Include: s.Schemas.Include, Exclude: s.Schemas.Exclude},
 		CrossplaneVersion: s.CrossplaneVersion,
+		KubernetesVersion: s.KubernetesVersion,
 		Analysis:          s.analysis(),
 		Catalog:           s.catalog(),
 		// Served from the package cache when reloadSchemas adds the

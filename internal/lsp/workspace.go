@@ -95,7 +95,7 @@ func (s *server) applySettings(set Settings) {
 	if old.documentLimits() != set.documentLimits() {
 		s.goBackground(s.reparseOpen)
 	}
-	if old.CrossplaneVersion != set.CrossplaneVersion || !equalStrings(old.Schemas.Include, set.Schemas.Include) ||
+	if old.CrossplaneVersion != set.CrossplaneVersion || old.KubernetesVersion != set.KubernetesVersion || !equalStrings(old.Schemas.Include, set.Schemas.Include) ||
 		!equalStrings(old.Schemas.Exclude, set.Schemas.Exclude) || !equalStrings(old.Schemas.Paths, set.Schemas.Paths) ||
 		old.Schemas.MaxFileSize != set.Schemas.MaxFileSize ||
 		!equalStrings(old.SchemaCatalogs, set.SchemaCatalogs) || old.SchemaCatalogRefresh != set.SchemaCatalogRefresh ||
@@ -479,6 +479,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	problemsChanged := s.replaceFileProblemsLocked(problems)
 	s.mu.Unlock()
 	s.publishFileProblems(problemsChanged)
+	s.kubernetesNote(w)
 	s.diag.scheduleAll()
 	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace, %d packages from the cache)", kinds, major, from, w.SchemaFiles(), len(w.Packages())))
 	// Then ask the registries, without holding anything up.

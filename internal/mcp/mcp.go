@@ -43,6 +43,9 @@ type Options struct {
 	SchemaDirs []string
 	// CrossplaneVersion is used where no crossplane.yaml says (v1, v2).
 	CrossplaneVersion string
+	// KubernetesVersion is the Kubernetes minor whose built-in schemas
+	// apply ("" : the newest; --kubernetes-version).
+	KubernetesVersion string
 	// Packages serves the cached schemas of crossplane.yaml dependencies
 	// (nil: none).
 	Packages *packages.Client
@@ -131,6 +134,7 @@ func (s *Server) config() loader.Config {
 		Roots:             []string{s.root},
 		SchemaDirs:        s.opts.SchemaDirs,
 		CrossplaneVersion: s.opts.CrossplaneVersion,
+		KubernetesVersion: s.opts.KubernetesVersion,
 		Packages:          s.opts.Packages,
 		Options:           workspace.Options{MaxFileSize: 10 << 20},
 		Analysis:          loader.AnalysisSettings{UnknownKind: severity.Warning, CompositionMode: composition.ModeWarn},

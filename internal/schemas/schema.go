@@ -286,6 +286,7 @@ func (sc *Schema) Validate(ctx context.Context, obj map[string]any) []Error {
 	out := validateObject(ctx, vv, obj)
 	if sc.Source.Kind == SourceBuiltin {
 		out = builtinTypes(vv, obj, out)
+		out = laterFields(sc, out)
 	}
 	return out
 }

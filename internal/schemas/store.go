@@ -50,9 +50,12 @@ func (k SourceKind) String() string {
 // Source says where a schema came from.
 type Source struct {
 	Kind    SourceKind
-	Name    string // "kubernetes v1.35", "crossplane v2.3.4", a workspace path, a package reference
+	Name    string // "kubernetes v1.37", "crossplane v2.3.4", a workspace path, a package reference
 	Version string
 	File    string // the file that defined it, if any
+	// Kubernetes is set on the built-in Kubernetes schemas: their release
+	// (kubernetes.go).
+	Kubernetes *KubernetesRelease
 }
 
 // Scope of a kind.

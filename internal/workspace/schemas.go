@@ -32,7 +32,12 @@ func ParseMajor(s string) (int, bool) {
 	return n, true
 }
 
-var builtinStores sync.Map // major → *builtinStore
+var builtinStores sync.Map // builtinKey → *builtinStore
+
+type builtinKey struct {
+	major int    // Crossplane major; 0: Kubernetes kinds only
+	minor string // Kubernetes minor
+}
 
 type builtinStore struct {
 	once  sync.Once
@@ -40,38 +45,66 @@ type builtinStore struct {
 	err   error
 }
 
-// Builtins returns a store holding the embedded Kubernetes, Crossplane
-// (for the given major version) and function input schemas. It is built
-// once per process and shared (stores are immutable).
+// Builtins returns a store holding the embedded Kubernetes (the newest
+// built-in minor), Crossplane (for the given major version) and function
+// input schemas. It is built once per process and shared (stores are
+// immutable).
 func Builtins(major int) (*schemas.Store, error) {
-	v, _ := builtinStores.LoadOrStore(major, &builtinStore{})
+	return BuiltinsFor(major, builtin.NewestKubernetes)
+}
+
+// BuiltinsFor is Builtins with the built-in Kubernetes schemas of one
+// minor of builtin.KubernetesMinors ("1.34"); its Kubernetes schemas'
+// Source.Kubernetes names the minor and opens the newer ones on need.
+func BuiltinsFor(major int, minor string) (*schemas.Store, error) {
+	v, _ := builtinStores.LoadOrStore(builtinKey{major, minor}, &builtinStore{})
 	b := v.(*builtinStore)
-	b.once.Do(func() { b.store, b.err = loadBuiltins(major) })
+	b.once.Do(func() { b.store, b.err = loadBuiltins(major, minor) })
 	return b.store, b.err
 }
 
-func loadBuiltins(major int) (*schemas.Store, error) {
+// kubernetesRelease is the release of minor's built-in Kubernetes
+// schemas, the newer minors served by Kubernetes-only stores.
+func kubernetesRelease(minor string) *schemas.KubernetesRelease {
+	r := &schemas.KubernetesRelease{Minor: minor}
+	for _, m := range builtin.KubernetesMinors {
+		if builtin.CompareMinors(m, minor) > 0 {
+			r.Newer = append(r.Newer, schemas.NewerKubernetes{Minor: m, Store: func() (*schemas.Store, error) { return BuiltinsFor(0, m) }})
+		}
+	}
+	return r
+}
+
+func loadBuiltins(major int, minor string) (*schemas.Store, error) {
 	st := schemas.NewStore()
-	k8s, err := builtin.Kubernetes()
+	k8s, err := builtin.KubernetesMinor(minor)
 	if err != nil {
 		return st, fmt.Errorf("built-in Kubernetes schemas: %w", err)
 	}
-	xp, err := builtin.Crossplane(major)
-	if err != nil {
-		return st, fmt.Errorf("built-in Crossplane schemas: %w", err)
+	sets := []builtin.Set{k8s}
+	if major != 0 {
+		xp, err := builtin.Crossplane(major)
+		if err != nil {
+			return st, fmt.Errorf("built-in Crossplane schemas: %w", err)
+		}
+		fns, err := builtin.Functions()
+		if err != nil {
+			return st, fmt.Errorf("built-in function schemas: %w", err)
+		}
+		sets = append(sets, xp, fns)
 	}
-	fns, err := builtin.Functions()
-	if err != nil {
-		return st, fmt.Errorf("built-in function schemas: %w", err)
-	}
+	release := kubernetesRelease(minor)
 	var batch []schemas.FileInput
-	for _, set := range []builtin.Set{k8s, xp, fns} {
+	for _, set := range sets {
 		name := set.Name
 		if set.Version != "" {
 			name += " " + set.Version
 		}
 		for _, f := range set.Files {
 			src := schemas.Source{Kind: schemas.SourceBuiltin, Name: name, Version: set.Version, File: f.Name}
+			if set.Kind == builtin.KindKubernetes {
+				src.Kubernetes = release
+			}
 			batch = append(batch, schemas.FileInput{Source: src, Path: "builtin:" + f.Name, Content: f.Data})
 		}
 	}
@@ -117,3 +150,17 @@ func ExamplePaths(index map[string][]Header, kinds map[Header]bool) []string {
 	})
 	return paths
 }
+
+// KubernetesChoice is the built-in Kubernetes minor a workspace targets
+// (builtin.ChooseKubernetes).
+type KubernetesChoice = builtin.KubernetesChoice
+
+// ChooseKubernetes picks the built-in Kubernetes minor from the setting
+// (crdLsp.kubernetesVersion, --kubernetes-version; "" for none) and the
+// cluster server's version ("" without a cluster).
+func ChooseKubernetes(setting, clusterVersion string) KubernetesChoice {
+	return builtin.ChooseKubernetes(setting, clusterVersion)
+}
+
+// KubernetesMinors are the built-in Kubernetes minors, oldest first.
+func KubernetesMinors() []string { return append([]string(nil), builtin.KubernetesMinors...) }

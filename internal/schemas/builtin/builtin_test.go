@@ -2,7 +2,9 @@ package builtin
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -98,7 +100,7 @@ func TestSets(t *testing.T) {
 		kind                SetKind
 		files               int
 	}{
-		{k8s, "kubernetes", "v1.35", "kubernetes/v1.35/", KindKubernetes, 66},
+		{k8s, "kubernetes", "v1.37", "kubernetes/v1.37/", KindKubernetes, 72},
 		{xp1, "crossplane", "v1.20.11", "crossplane/v1.20.11/", KindCrossplane, 16},
 		{xp2, "crossplane", "v2.3.4", "crossplane/v2.3.4/", KindCrossplane, 21},
 		{fns, "functions", "", "functions/", KindFunctions, 4},
@@ -449,48 +451,86 @@ spec:
 	}
 }
 
-// TestGeneratedIsCurrent regenerates the bundle from the shared corpus and
-// compares it with the committed data/ files. The corpus is
-// ../../../../shared/corpus or $CRD_LSP_CORPUS. Without it the test skips,
-// except in CI (CI=true), where the check is mandatory.
+// TestGeneratedIsCurrent regenerates the bundles and compares them with
+// the committed data/ files (gzipped ones by their content), and checks
+// that every older Kubernetes minor rebuilt from its embedded difference
+// is that minor's whole bundle. The corpus is ../../../../shared/corpus or
+// $CRD_LSP_CORPUS; the k8s.io/kubernetes module folders come from `go mod
+// download` (the module cache, else the Go module proxy). Without either
+// the test skips, except in CI (CI=true), where the check is mandatory.
 func TestGeneratedIsCurrent(t *testing.T) {
+	unavailable := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv("CI") == "true" {
+			t.Fatalf(format, args...)
+		}
+		t.Skipf(format+" (the check is mandatory with CI=true)", args...)
+	}
 	corpusDir := corpus()
 	if _, err := os.Stat(filepath.Join(corpusDir, "crds")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared corpus not found at %s: %v", corpusDir, err)
-		}
-		t.Skipf("shared corpus not found at %s", corpusDir)
+		unavailable("shared corpus not found at %s: %v", corpusDir, err)
+	}
+	dirs, err := generate.ModuleDirs(t.Context())
+	if err != nil {
+		unavailable("the k8s.io/kubernetes module folders are out of reach: %v", err)
 	}
 	// Regenerate exactly as go generate does, into a temporary folder.
 	tmp := t.TempDir()
-	if err := generate.Run(corpusDir, tmp); err != nil {
+	if err := generate.Run(corpusDir, dirs, tmp); err != nil {
 		t.Fatal(err)
-	}
-	got := map[string][]byte{}
-	for _, set := range generate.Sets {
-		b, err := os.ReadFile(filepath.Join(tmp, set.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got[set.File] = b
 	}
 	entries, err := os.ReadDir("data")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != len(generate.Sets) {
-		t.Errorf("data/ holds %d files, the generator writes %d", len(entries), len(generate.Sets))
+	if len(entries) != len(generate.Files()) {
+		t.Errorf("data/ holds %d files, the generator writes %d", len(entries), len(generate.Files()))
 	}
-	for _, set := range generate.Sets {
-		committed, err := os.ReadFile(filepath.Join("data", set.File))
+	for _, name := range generate.Files() {
+		got, err := os.ReadFile(filepath.Join(tmp, name))
 		if err != nil {
-			t.Errorf("%s: %v (run go generate ./internal/schemas/builtin/)", set.File, err)
+			t.Fatal(err)
+		}
+		committed, err := os.ReadFile(filepath.Join("data", name))
+		if err != nil {
+			t.Errorf("%s: %v (run go generate ./internal/schemas/builtin/)", name, err)
 			continue
 		}
-		if bytes.Equal(committed, got[set.File]) {
+		if strings.HasSuffix(name, ".gz") {
+			got, committed = gunzip(t, got), gunzip(t, committed)
+		}
+		if bytes.Equal(committed, got) {
 			continue
 		}
-		t.Errorf("%s is stale: run go generate ./internal/schemas/builtin/ (first difference at byte %d)", set.File, firstDiff(committed, got[set.File]))
+		t.Errorf("%s is stale: run go generate ./internal/schemas/builtin/ (first difference at byte %d)", name, firstDiff(committed, got))
+	}
+
+	// The minors built in are the generator's, and each older one,
+	// rebuilt from its difference, is its whole bundle.
+	var minors []string
+	for _, r := range generate.KubernetesReleases {
+		minors = append(minors, r.Minor)
+	}
+	if !slices.Equal(minors, KubernetesMinors) || generate.Newest().Minor != NewestKubernetes {
+		t.Errorf("KubernetesMinors %v (newest %s), the generator's %v", KubernetesMinors, NewestKubernetes, minors)
+	}
+	for _, r := range generate.KubernetesReleases {
+		want, err := generate.KubernetesBundle(dirs[r.Module], r.Minor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := KubernetesMinor(r.Minor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		for _, f := range set.Files {
+			got.WriteString(generate.Separator + f.Name + "\n")
+			got.Write(f.Data)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("Kubernetes %s rebuilt from data/ differs from its bundle (first difference at byte %d)", r.Minor, firstDiff(got.Bytes(), want))
+		}
 	}
 
 	// Verbatim sets really are verbatim.
@@ -507,6 +547,19 @@ func TestGeneratedIsCurrent(t *testing.T) {
 	}
 }
 
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func firstDiff(a, b []byte) int {
 	for i := range min(len(a), len(b)) {
 		if a[i] != b[i] {
@@ -521,7 +574,7 @@ func firstDiff(a, b []byte) int {
 func BenchmarkKubernetes(b *testing.B) {
 	var size int
 	for b.Loop() {
-		set, err := read("kubernetes-v1.35.yaml", kubernetesData, "kubernetes", "v1.35", KindKubernetes)
+		set, err := read("kubernetes-v1.37.yaml", kubernetesData, "kubernetes", "v1.37", KindKubernetes)
 		if err != nil {
 			b.Fatal(err)
 		}

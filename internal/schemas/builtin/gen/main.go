@@ -1,14 +1,17 @@
-// Command gen builds the embedded schema bundle of package builtin (the
-// files under data/) from the shared corpus: Kubernetes OpenAPI v3
-// documents become one CRD per top-level kind; Crossplane core CRDs and
-// composition-function input CRDs are copied verbatim. Output is
-// deterministic, so regenerating changes nothing unless the inputs
-// changed. Run it through go generate in package builtin:
+// Command gen builds the embedded schema bundles of package builtin (the
+// files under data/): the OpenAPI v3 documents of the k8s.io/kubernetes
+// module of each built-in Kubernetes minor (generate.KubernetesReleases,
+// fetched with `go mod download`) become one CRD per top-level kind;
+// Crossplane core CRDs and composition-function input CRDs are copied
+// verbatim from the shared corpus. Output is deterministic, so
+// regenerating changes nothing unless the inputs changed. Run it through
+// go generate in package builtin:
 //
 //	go generate ./internal/schemas/builtin/
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -20,7 +23,11 @@ func main() {
 	corpus := flag.String("corpus", "../../../../shared/corpus", "path of the shared corpus (the folder holding crds/)")
 	out := flag.String("out", "data", "output folder")
 	flag.Parse()
-	if err := generate.Run(*corpus, *out); err != nil {
+	dirs, err := generate.ModuleDirs(context.Background())
+	if err == nil {
+		err = generate.Run(*corpus, dirs, *out)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}

@@ -1,5 +1,6 @@
-// Package generate builds the embedded schema bundle of package builtin
-// from the shared corpus. Kubernetes OpenAPI v3 documents become one
+// Package generate builds the embedded schema bundles of package builtin:
+// from the k8s.io/kubernetes module of each built-in Kubernetes minor
+// (kubernetes.go) and the shared corpus. Kubernetes OpenAPI v3 documents become one
 // CustomResourceDefinition per top-level kind; Crossplane core CRDs and
 // composition-function input CRDs are copied verbatim. The output is
 // deterministic: the same corpus always gives the same bytes.
@@ -13,6 +14,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +23,6 @@ import (
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/kube-openapi/pkg/validation/spec"
-	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // SourcePrefix starts the comment line that precedes every document of a
@@ -34,40 +35,56 @@ const Separator = "---\n" + SourcePrefix
 
 // Set is one bundle file and the corpus files it is made of.
 type Set struct {
-	File       string   // file name under the output folder
-	Globs      []string // inputs, relative to the corpus
-	Kubernetes bool     // OpenAPI v3 documents to synthesise CRDs from
+	File  string   // file name under the output folder
+	Globs []string // inputs, relative to the corpus
 }
 
-// Sets lists the bundles.
+// Sets lists the bundles copied verbatim from the corpus.
 var Sets = []Set{
-	{File: "kubernetes-v1.35.yaml", Globs: []string{"crds/kubernetes/v1.35/*_openapi.json"}, Kubernetes: true},
 	{File: "crossplane-v1.20.11.yaml", Globs: []string{"crds/crossplane/v1.20.11/*.yaml"}},
 	{File: "crossplane-v2.3.4.yaml", Globs: []string{"crds/crossplane/v2.3.4/*.yaml"}},
 	// Only input/: each function's crossplane.yaml is package metadata.
 	{File: "functions.yaml", Globs: []string{"crds/functions/*/*/input/*.yaml"}},
 }
 
-// Run writes every bundle of Sets into out.
-func Run(corpus, out string) error {
-	files, err := Build(corpus)
+// Files are the names of every file Run writes.
+func Files() []string {
+	var out []string
+	for _, r := range KubernetesReleases {
+		out = append(out, r.File())
+	}
+	for _, s := range Sets {
+		out = append(out, s.File)
+	}
+	return out
+}
+
+// Run writes every bundle into out: the Kubernetes ones from the module
+// folders (by module version, see ModuleDirs), the others from the corpus.
+func Run(corpus string, modDirs map[string]string, out string) error {
+	files, err := Build(corpus, modDirs)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	for _, set := range Sets {
-		if err := os.WriteFile(filepath.Join(out, set.File), files[set.File], 0o644); err != nil {
+	for _, name := range Files() {
+		if err := os.WriteFile(filepath.Join(out, name), files[name], 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Build returns the bundles of Sets, by file name.
-func Build(corpus string) (map[string][]byte, error) {
+// Build returns every bundle, by file name.
+func Build(corpus string, modDirs map[string]string) (map[string][]byte, error) {
 	out := map[string][]byte{}
+	k8s, err := BuildKubernetes(modDirs)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out, k8s)
 	for _, set := range Sets {
 		raw, err := BuildSet(corpus, set)
 		if err != nil {
@@ -110,25 +127,11 @@ func BuildSet(corpus string, set Set) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !set.Kubernetes {
-			doc, err := verbatim(raw)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", in.name, err)
-			}
-			writeDoc(&buf, in.name, doc)
-			continue
-		}
-		crds, err := KubernetesCRDs(raw)
+		doc, err := verbatim(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", in.name, err)
 		}
-		for _, c := range crds {
-			y, err := sigsyaml.Marshal(c.CRD)
-			if err != nil {
-				return nil, fmt.Errorf("%s#%s: %w", in.name, c.Kind, err)
-			}
-			writeDoc(&buf, in.name+"#"+c.Kind, y)
-		}
+		writeDoc(&buf, in.name, doc)
 	}
 	return buf.Bytes(), nil
 }
