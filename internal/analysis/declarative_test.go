@@ -44,7 +44,7 @@ spec:
 		got = append(got, fmt.Sprintf("%d:%d %s %s missing=%q own=%v", line, col, d.Path, d.Code, d.Missing, strings.Contains(d.Message, "Kubernetes' own validation")))
 	}
 	want := []string{
-		`4:14 addressType required missing="" own=true`, // "" counts as unset
+		`4:14 addressType required missing="" own=true`,          // "" counts as unset
 		`11:3 rules[0].verbs required missing="verbs" own=false`, // the schema's own required finding
 		`18:13 spec.replicas k8s-validation missing="" own=true`,
 	}
