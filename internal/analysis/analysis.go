@@ -142,6 +142,14 @@ func ExampleIn(path string, text []byte, want func(apiVersion, kind string) bool
 	return FirstExample(ObjectsIn(path, text), want)
 }
 
+// CompositeIn returns the composite resource a user names for a render
+// (crd-lsp render --xr, the preview's XR file): the first object of text
+// that has a kind; nil when none parses.
+func CompositeIn(path string, text []byte) map[string]any {
+	ex, _ := ExampleIn(path, text, func(_, kind string) bool { return kind != "" })
+	return ex.Object
+}
+
 // ObjectsIn returns the objects of text that parse, in document order.
 func ObjectsIn(path string, text []byte) []Example {
 	var out []Example
