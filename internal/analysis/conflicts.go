@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -36,7 +35,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 	if group == "" || kind == "" {
 		return nil
 	}
-	self := docPath(d.File.URI)
+	self := document.FilePath(d.File.URI)
 	others := map[string][]string{} // "path (name)" → versions
 	sev := SeverityInfo             // the nearest definition applies: folders decide
 	var why []string
@@ -139,12 +138,4 @@ func versionSchema(vs []apiextensionsv1.CustomResourceDefinitionVersion, version
 		}
 	}
 	return nil
-}
-
-// docPath is the file path of a document's URI (check uses plain paths).
-func docPath(uri string) string {
-	if u, err := url.Parse(uri); err == nil && u.Scheme == "file" {
-		return filepath.FromSlash(u.Path)
-	}
-	return uri
 }

@@ -205,7 +205,7 @@ func invalidFields(ctx context.Context, ex Example, env Env) []fieldpath.Path {
 	if !ok || env.Schemas == nil {
 		return nil
 	}
-	sch, ok := nearest(env.Schemas.Candidates(gvk), "file://"+ex.Path)
+	sch, ok := nearest(env.Schemas.Candidates(gvk), ex.Path)
 	if !ok {
 		return nil
 	}

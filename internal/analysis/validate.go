@@ -250,7 +250,7 @@ func nearest(cands []*schemas.Schema, docURI string) (*schemas.Schema, bool) {
 		return nil, false
 	}
 	best, bestLen := cands[0], -1
-	docPath := strings.TrimPrefix(docURI, "file://")
+	docPath := document.FilePath(docURI)
 	for _, c := range cands {
 		if c.Source.Kind != cands[0].Source.Kind {
 			break

@@ -5,7 +5,6 @@ package lsp
 
 import (
 	"encoding/json"
-	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -115,7 +114,7 @@ func (s *server) at(u uri.URI, pos protocol.Position) (sn snapshot, off int, ok 
 // fileURI is the URI of a parsed file: open buffers are parsed under their
 // URI, files read from disk under their path.
 func fileURI(f *document.File) uri.URI {
-	if strings.Contains(f.URI, "://") {
+	if document.IsURI(f.URI) {
 		return uri.URI(f.URI)
 	}
 	return uri.File(f.URI)

@@ -18,7 +18,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
@@ -498,14 +497,6 @@ func (s *server) packageHover(sn snapshot, off int) (string, document.Span, bool
 		return b.String(), document.Span{Start: d.Span.Start, End: d.Span.End}, true
 	}
 	return "", document.Span{}, false
-}
-
-// docPath is the file path of a document URI (or the path itself).
-func docPath(u string) string {
-	if strings.HasPrefix(u, "file://") {
-		return uri.URI(u).FsPath()
-	}
-	return u
 }
 
 // packageSummary is one line per dependency: what it resolved to, or why not.
