@@ -12,6 +12,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/suggest"
 )
 
 // A pipeline step's input is not an object of the API server: Crossplane
@@ -611,7 +612,7 @@ func allowedValues(d *document.Doc, ip fieldpath.Path, in map[string]any, fn *kn
 		}
 		msg := fmt.Sprintf("unsupported value %q: %s accepts %s; %s", s, fn.Name, orList(r.Allowed), r.Does)
 		dg := at(d, ip.Child(p...), false, SeverityError, "step-input", msg)
-		if best, ok := schemas.Closest(s, r.Allowed); ok {
+		if best, ok := suggest.Closest(s, r.Allowed); ok {
 			dg.Message = fmt.Sprintf("unsupported value %q: %s accepts %s (did you mean %q?); %s", s, fn.Name, orList(r.Allowed), best, r.Does)
 			dg.Replace = best
 		}

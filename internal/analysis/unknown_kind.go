@@ -9,6 +9,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/suggest"
 )
 
 // unknownKind is the finding on an object whose kind no schema serves, or
@@ -99,7 +100,7 @@ func builtinGroupKind(gvk schemas.GVK, st *schemas.Store) (string, bool) {
 		return "", false
 	}
 	msg := fmt.Sprintf("Kubernetes does not serve a kind %q in %s: the API server rejects it", gvk.Kind, gvk.APIVersion())
-	if best, ok := schemas.Closest(gvk.Kind, kinds); ok {
+	if best, ok := suggest.Closest(gvk.Kind, kinds); ok {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
 	return msg, true

@@ -20,6 +20,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/structural"
+	"github.com/crd-lsp/crd-lsp/internal/suggest"
 )
 
 var crdGVK = schemas.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
@@ -451,7 +452,7 @@ func unknownXR(env Env, g composition.GVK) string {
 		claims = append(claims, c)
 	}
 	sort.Strings(claims)
-	if best, ok := schemas.Closest(g.Kind, append(slices.Clone(kinds), claims...)); ok && best != g.Kind {
+	if best, ok := suggest.Closest(g.Kind, append(slices.Clone(kinds), claims...)); ok && best != g.Kind {
 		if xr, isClaim := claimOf[best]; isClaim && !slices.Contains(kinds, best) {
 			return fmt.Sprintf("; did you mean %q (the claim kind of %s; a Composition names the composite kind)?", best, xr)
 		}
@@ -595,7 +596,7 @@ func pinUnknownSegment(d *document.Doc, m map[string]any, pr composition.Problem
 			for n := range node.Properties {
 				names = append(names, n)
 			}
-			if best, ok := schemas.Closest(name, names); ok {
+			if best, ok := suggest.Closest(name, names); ok {
 				dg.Message += fmt.Sprintf("; did you mean %q?", best)
 				dg.Replace = best
 			}
