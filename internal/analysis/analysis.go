@@ -237,21 +237,21 @@ func resourceHeader(d *document.Doc, m map[string]any) (id schemas.GVK, diags []
 	k, kOK := kind.(string)
 	switch {
 	case !hasAV:
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, true, SeverityError, "missing-apiversion", "missing required field \"apiVersion\"")}, false
+		return id, []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("kind")}, true, SeverityError, "missing-apiversion", "missing required field \"apiVersion\"")}, false
 	case !hasKind && isNumber(apiVersion):
 		// Not a Kubernetes object: other formats have an apiVersion too,
 		// a number (Grafana's provisioning files: apiVersion: 1).
 		return id, nil, false
 	case !hasKind:
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, SeverityError, "missing-kind", "missing required field \"kind\"")}, false
+		return id, []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, SeverityError, "missing-kind", "missing required field \"kind\"")}, false
 	case !avOK || av == "":
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "type", "apiVersion must be a non-empty string such as \"apps/v1\"")}, false
+		return id, []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "type", "apiVersion must be a non-empty string such as \"apps/v1\"")}, false
 	case !kOK || k == "":
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, SeverityError, "type", "kind must be a non-empty string such as \"Deployment\"")}, false
+		return id, []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("kind")}, false, SeverityError, "type", "kind must be a non-empty string such as \"Deployment\"")}, false
 	}
 	parsed := gvk.Parse(av, k)
 	if strings.Contains(parsed.Version, "/") || parsed.Version == "" {
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
+		return id, []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, SeverityError, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
 	}
 	return parsed, nil, true
 }
@@ -306,11 +306,11 @@ func namedPath(d *document.Doc, p fieldpath.Path) string {
 	return p.String()
 }
 
-// at positions a diagnostic on path in d: on the key when onKey and the node
+// diagnosticAt positions a diagnostic on path in d: on the key when onKey and the node
 // has one, on the value otherwise. A path that does not exist in the text
 // falls back to its nearest existing ancestor, never dropping the diagnostic;
 // the message then names the full path so nothing is lost.
-func at(d *document.Doc, p fieldpath.Path, onKey bool, sev Severity, code, msg string) Diagnostic {
+func diagnosticAt(d *document.Doc, p fieldpath.Path, onKey bool, sev Severity, code, msg string) Diagnostic {
 	key, val, ok := d.Spans(p)
 	if !ok {
 		var near fieldpath.Path

@@ -89,7 +89,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 	sort.Strings(clusters)
 	for _, n := range clusters {
 		msg := fmt.Sprintf("the cluster %s serves %s of %s (version %s) with a different schema than this definition, which is used in the workspace instead", n, kind, group, strings.Join(cluster[n], ", "))
-		out = append(out, at(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, SeverityInfo, "cluster-differs", msg))
+		out = append(out, diagnosticAt(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, SeverityInfo, "cluster-differs", msg))
 	}
 	if len(others) == 0 {
 		return out
@@ -104,7 +104,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 		rule += " (" + strings.Join(why, "; ") + ")"
 	}
 	msg := fmt.Sprintf("kind %s of %s is also defined, differently, by %s: %s", kind, group, strings.Join(list, "; "), rule)
-	return append(out, at(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, sev, "conflicting-definition", msg))
+	return append(out, diagnosticAt(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, sev, "conflicting-definition", msg))
 }
 
 func appendOnce(list []string, s string) []string {

@@ -95,7 +95,7 @@ func (ts *templateStep) fallback(d *document.Doc) (document.Span, string) {
 			return k, ""
 		}
 	}
-	return at(d, stepPath(ts.index).Child(fieldpath.Field("step")), false, 0, "", "").Span, ""
+	return diagnosticAt(d, stepPath(ts.index).Child(fieldpath.Field("step")), false, 0, "", "").Span, ""
 }
 
 // producer is the template document that composed the resource name (of
@@ -252,7 +252,7 @@ func templateDocument(ctx context.Context, d *document.Doc, ts *templateStep, do
 		if !baseCodes[e.Code] || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 			continue
 		}
-		dg := at(sd, e.Path, e.OnKey, e.Severity, e.Code, e.Message)
+		dg := diagnosticAt(sd, e.Path, e.OnKey, e.Severity, e.Code, e.Message)
 		dg.Span = place(dg.Span)
 		out = append(out, dg)
 	}

@@ -444,7 +444,7 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 		if ts != nil && len(ts.problems) > 0 && n.Code == codeFunctionResult && (n.Severity == render.Error || ts.problems[0].Limit) {
 			continue // the template's syntax error (or limit) is reported where it is
 		}
-		dg := at(d, n.Path, n.OnKey, n.Severity, n.Code, n.Message)
+		dg := diagnosticAt(d, n.Path, n.OnKey, n.Severity, n.Code, n.Message)
 		if ts != nil {
 			if sp, ok := ts.resultSpan(n.Message); ok {
 				dg.Span = sp
@@ -503,13 +503,13 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 			if example == "" && !literal {
 				sev = SeverityWarning
 			}
-			dg := at(d, stepPath(idx).Child(fieldpath.Field("step")), false, sev, code, msg)
+			dg := diagnosticAt(d, stepPath(idx).Child(fieldpath.Field("step")), false, sev, code, msg)
 			if hasDoc {
 				if sp, _, ok := ts.pathSpan(doc, p, true); ok {
 					dg.Span = sp
 				} else if where := ts.fileLine(doc, p); where != "" {
 					dg.Message += " [" + where + "]"
-					dg.Span = at(d, stepPath(idx).Child(fieldpath.Field("input"), fieldpath.Field("fileSystem"), fieldpath.Field("dirPath")), false, 0, "", "").Span
+					dg.Span = diagnosticAt(d, stepPath(idx).Child(fieldpath.Field("input"), fieldpath.Field("fileSystem"), fieldpath.Field("dirPath")), false, 0, "", "").Span
 				}
 				// The resources one template document makes in a loop
 				// share their findings: one, counting the others.

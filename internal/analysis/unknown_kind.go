@@ -28,10 +28,10 @@ func unknownKind(d *document.Doc, gvk schemas.GVK, env Env) []Diagnostic {
 	}
 	kindAt := fieldpath.Path{fieldpath.Field("kind")}
 	if msg, ok := removedAPI(gvk, env.Schemas); ok {
-		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "removed-api", msg)}
+		return []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "removed-api", msg)}
 	}
 	if msg, ok := builtinGroupKind(gvk, env.Schemas); ok {
-		return []Diagnostic{at(d, kindAt, false, severity.Error, "unknown-kind", msg)}
+		return []Diagnostic{diagnosticAt(d, kindAt, false, severity.Error, "unknown-kind", msg)}
 	}
 	if env.UnknownKind == 0 {
 		return nil
@@ -39,14 +39,14 @@ func unknownKind(d *document.Doc, gvk schemas.GVK, env Env) []Diagnostic {
 	if versions, ok := gaOnly(gvk, env.Schemas); ok {
 		// The bundle holds Kubernetes' GA versions: a beta or alpha
 		// version of a built-in kind may well be served.
-		return []Diagnostic{at(d, kindAt, false, env.UnknownKind, "unknown-kind",
+		return []Diagnostic{diagnosticAt(d, kindAt, false, env.UnknownKind, "unknown-kind",
 			fmt.Sprintf("no schema for %s %s: the built-in Kubernetes schemas hold only its GA versions (%s); this version may be served where its feature is enabled", gvk.APIVersion(), gvk.Kind, strings.Join(versions, ", ")))}
 	}
 	msg, otherVersions := unknownKindMessage(d, gvk, env)
 	if otherVersions {
-		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "unknown-kind", msg)}
+		return []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "unknown-kind", msg)}
 	}
-	return []Diagnostic{at(d, kindAt, false, env.UnknownKind, "unknown-kind", msg)}
+	return []Diagnostic{diagnosticAt(d, kindAt, false, env.UnknownKind, "unknown-kind", msg)}
 }
 
 func isKubernetes(s schemas.Source) bool {

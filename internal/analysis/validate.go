@@ -319,7 +319,7 @@ func compositionMode(d *document.Doc, m map[string]any, env Env) []Diagnostic {
 	if _, ok := spec["environment"]; ok {
 		msg += ", spec.environment's selection into a function-environment-configs step"
 	}
-	return []Diagnostic{at(d, p, mode == "", SeverityError, "composition-mode",
+	return []Diagnostic{diagnosticAt(d, p, mode == "", SeverityError, "composition-mode",
 		msg+", or target Crossplane v1 with spec.crossplane.version in crossplane.yaml or the crdLsp.crossplaneVersion setting")}
 }
 
@@ -336,7 +336,7 @@ func fromSchemaErrors(d *document.Doc, errs []schemas.Error) []Diagnostic {
 // finding sits where the fix applies.
 func fromSchemaError(d *document.Doc, base fieldpath.Path, e schemas.Error) Diagnostic {
 	p := base.Child(e.Path...)
-	dg := at(d, p, e.OnKey, e.Severity, e.Code, e.Message)
+	dg := diagnosticAt(d, p, e.OnKey, e.Severity, e.Code, e.Message)
 	if e.Code == "required" && e.Field != "" {
 		dg.Path = p.Child(fieldpath.Field(e.Field)).String()
 	}
@@ -465,7 +465,7 @@ func unknownXR(env Env, g composition.GVK) string {
 func compositionDiagnostics(d *document.Doc, m map[string]any, probs []composition.Problem, env Env) []Diagnostic {
 	var out []Diagnostic
 	for _, p := range probs {
-		dg := at(d, p.Path, p.OnKey, p.Severity, p.Code, p.Message)
+		dg := diagnosticAt(d, p.Path, p.OnKey, p.Severity, p.Code, p.Message)
 		if p.Code == "fieldpath-unknown" {
 			dg = pinUnknownSegment(d, m, p, dg, env)
 		}

@@ -97,9 +97,9 @@ func unionText(v any) string {
 	return ""
 }
 
-// at returns the snapshot of u and the byte offset of pos in it; ok is
+// snapshotAt returns the snapshot of u and the byte offset of pos in it; ok is
 // false when u is not open or pos lies outside its text.
-func (s *server) at(u uri.URI, pos protocol.Position) (sn snapshot, off int, ok bool) {
+func (s *server) snapshotAt(u uri.URI, pos protocol.Position) (sn snapshot, off int, ok bool) {
 	sn = s.snapshot(u)
 	if sn.file == nil {
 		return sn, 0, false
