@@ -1,3 +1,6 @@
+// This file converts between plain Go values and the function protocol's
+// protobuf types, as Crossplane and function-go-templating do.
+
 package functions
 
 import (
@@ -142,31 +145,12 @@ func RequestData(req *fnv1.RunFunctionRequest) (map[string]any, error) {
 	if err := d.Decode(&m); err != nil {
 		return nil, fmt.Errorf("cannot unmarshal json to map[string]any: %w", err)
 	}
-	m, _ = jsonNumbers(m).(map[string]any)
+	v, _ := jsonnum.Normalize(m)
+	m, _ = v.(map[string]any)
 	if _, ok := m["extraResources"]; !ok {
 		if r, ok := m["requiredResources"]; ok {
 			m["extraResources"] = r
 		}
 	}
 	return m, nil
-}
-
-func jsonNumbers(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = jsonNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = jsonNumbers(e)
-		}
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	}
-	return v
 }
