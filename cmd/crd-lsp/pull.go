@@ -1,3 +1,7 @@
+// This file defines crd-lsp pull: gather the crossplane.yaml files, resolve
+// and pull their dependencies into the package cache, print the packages and
+// problems.
+
 package main
 
 import (

@@ -1,3 +1,6 @@
+// This file defines crd-lsp render: gather the Composition file and its
+// workspace, render each Composition, print the YAML and the notes.
+
 package main
 
 import (

@@ -1,3 +1,6 @@
+// This file reports, on a CRD or XRD, the other definitions of its kind in the
+// workspace or packages that serve a version differently, and which one wins.
+
 package analysis
 
 import (

@@ -1,3 +1,6 @@
+// This file defines go-to-definition of a kind (Definition) and workspace
+// symbols (WorkspaceSymbols).
+
 package analysis
 
 import (

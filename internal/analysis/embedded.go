@@ -1,3 +1,6 @@
+// This file finds the schema that governs a path, descending into embedded
+// resources (a base, a step's input, an Object's manifest).
+
 package analysis
 
 import (

@@ -1,3 +1,6 @@
+// This file resolves a Composition's fieldPath strings against the XR's or the
+// base's schema, for hover, definition and patchSet references.
+
 package analysis
 
 import (

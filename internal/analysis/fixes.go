@@ -1,3 +1,6 @@
+// This file defines quick fixes (QuickFixes): a suggested replacement, and
+// adding missing required fields.
+
 package analysis
 
 import (

@@ -1,3 +1,6 @@
+// This file checks function-go-templating steps with inline templates and
+// places what the function reports at the template text that caused it.
+
 package analysis
 
 import (

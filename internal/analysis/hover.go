@@ -1,3 +1,6 @@
+// This file defines hover (Hover): a field's or kind's documentation from its
+// schema, with the schema's source.
+
 package analysis
 
 import (

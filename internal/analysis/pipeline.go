@@ -1,3 +1,7 @@
+// This file renders a Composition's function pipeline (patch-and-transform in-
+// process, other steps as env.Pipeline runs them) and turns what real
+// functions did into diagnostics.
+
 package analysis
 
 import (

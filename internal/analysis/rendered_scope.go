@@ -1,3 +1,7 @@
+// This file holds rendered resources to the scope rules of Crossplane v2's
+// composite reconciler (namespaced XRs compose namespaced resources in their
+// namespace).
+
 package analysis
 
 import (

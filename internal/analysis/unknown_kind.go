@@ -1,3 +1,7 @@
+// This file words the finding on an object whose kind no schema serves: what
+// the API server would answer, a removed Kubernetes API and what serves it
+// now, a near kind.
+
 package analysis
 
 import (

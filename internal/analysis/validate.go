@@ -1,3 +1,7 @@
+// This file checks one object against its schema as the API server would on
+// create, and picks the schema: the best-ranked definition nearest the
+// document (nearest).
+
 package analysis
 
 import (

@@ -1,3 +1,6 @@
+// This file defines File and Doc and Parse: the text cut into YAML documents,
+// each parsed on its own; Object decodes a document as kubectl would send it.
+
 package document
 
 import (

@@ -1,3 +1,6 @@
+// This file maps positions to paths (At) and paths to nodes and spans (Lookup,
+// Spans), following aliases and merge keys.
+
 package document
 
 import (

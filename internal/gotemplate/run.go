@@ -1,3 +1,7 @@
+// This file emulates one function-go-templating call (Request, Response): the
+// template read from its source, run, and its output read back as the function
+// does.
+
 package gotemplate
 
 import (

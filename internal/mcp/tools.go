@@ -1,3 +1,6 @@
+// This file defines the MCP tools (validate, render, explain, kinds): their
+// inputs and outputs, and what each runs.
+
 package mcp
 
 import (

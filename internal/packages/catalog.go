@@ -1,3 +1,6 @@
+// This file serves kinds' schemas from schema catalogs (kubeconform location
+// templates), cached with a refresh age.
+
 package packages
 
 import (

@@ -1,3 +1,7 @@
+// This file defines rendering's types and Render: a Composition's patch-and-
+// transform steps (or classic resources) applied to the composite, patch by
+// patch.
+
 package render
 
 import (

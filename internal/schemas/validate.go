@@ -1,3 +1,6 @@
+// This file runs the API server's create path for one object (validateObject):
+// type and object meta, OpenAPI, unknown fields, CEL.
+
 package schemas
 
 import (
