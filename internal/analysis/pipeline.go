@@ -426,115 +426,142 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 	if rd.Pipeline == nil {
 		return nil
 	}
-	tsteps := map[int]*templateStep{}
+	ff := &functionFindings{d: d, example: example, tsteps: map[int]*templateStep{}, repeated: map[string]int{}, more: map[int]int{}}
 	for _, ts := range templateSteps(d, m) {
-		tsteps[ts.index] = ts
+		ff.tsteps[ts.index] = ts
 	}
 	for i, ts := range fileTemplateSteps(m, env) {
-		tsteps[i] = ts
+		ff.tsteps[i] = ts
 	}
-	with := "rendered with " + example
+	ff.with = "rendered with " + example
 	if example == "" {
-		with = "rendered with a composite resource synthesised from the XRD"
+		ff.with = "rendered with a composite resource synthesised from the XRD"
 	}
-	var out []Diagnostic
-	repeated, more := map[string]int{}, map[int]int{}
 	for _, n := range rd.Notes {
-		if n.Code != codeFunctionResult && n.Code != codeFunctionFailed {
-			continue
+		if n.Code == codeFunctionResult || n.Code == codeFunctionFailed {
+			ff.note(n)
 		}
-		idx, _ := stepIndex(n.Path)
-		ts := tsteps[idx]
-		if ts != nil && len(ts.problems) > 0 && n.Code == codeFunctionResult && (n.Severity == render.Error || ts.problems[0].Limit) {
-			continue // the template's syntax error (or limit) is reported where it is
-		}
-		dg := diagnosticAt(d, n.Path, n.OnKey, n.Severity, n.Code, n.Message)
-		if ts != nil {
-			if sp, ok := ts.resultSpan(n.Message); ok {
-				dg.Span = sp
-			}
-		}
-		if example == "" && dg.Severity == SeverityError && n.Code == codeFunctionResult {
-			dg.Severity = SeverityWarning
-			dg.Message += " (" + with + ")"
-		}
-		out = append(out, dg)
 	}
 	for _, res := range rd.Resources {
 		idx, ok := rd.Functions[res.Name]
 		if !ok || res.Object == nil || ctx.Err() != nil {
 			continue
 		}
-		sch, ok := schemaFor(d, res.Object, env)
-		if !ok {
-			continue
-		}
-		ts := tsteps[idx]
-		var doc gotemplate.Document
-		hasDoc := false
-		if ts != nil {
-			av, _ := res.Object["apiVersion"].(string)
-			k, _ := res.Object["kind"].(string)
-			doc, hasDoc = ts.producer(res.Name, av, k)
-		}
-		seen := map[string]bool{}
-		for _, e := range sch.Validate(ctx, res.Object) {
-			if e.Severity != schemas.SeverityError || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
-				continue
-			}
-			missing := missingPath(e)
-			if missing == nil && hasDoc && doc.Plain && baseCodes[e.Code] {
-				continue // the template document's own check reports it
-			}
-			literal := missing == nil && hasDoc && ts.literal(doc, e.Path)
-			if missing == nil && example == "" && !literal {
-				continue // the placeholders may have written it
-			}
-			p, code := e.Path, "render-value"
-			msg := fmt.Sprintf("resource %q that step %q composed: %s: %s (%s)", res.Name, res.Step, e.Path, e.Message, with)
-			if missing != nil {
-				if len(missing) > 0 && missing[0].Field == "metadata" {
-					continue
-				}
-				p, code = missing, "render-required"
-				msg = fmt.Sprintf("%s is required by %s, but the resource %q that step %q composed lacks it (%s)", missing, sch.GVK.Kind, res.Name, res.Step, with)
-			}
-			if seen[p.String()] {
-				continue
-			}
-			seen[p.String()] = true
-			sev := SeverityError
-			if example == "" && !literal {
-				sev = SeverityWarning
-			}
-			dg := diagnosticAt(d, stepPath(idx).Child(fieldpath.Field("step")), false, sev, code, msg)
-			if hasDoc {
-				if sp, _, ok := ts.pathSpan(doc, p, true); ok {
-					dg.Span = sp
-				} else if where := ts.fileLine(doc, p); where != "" {
-					dg.Message += " [" + where + "]"
-					dg.Span = diagnosticAt(d, stepPath(idx).Child(fieldpath.Field("input"), fieldpath.Field("fileSystem"), fieldpath.Field("dirPath")), false, 0, "", "").Span
-				}
-				// The resources one template document makes in a loop
-				// share their findings: one, counting the others.
-				key := fmt.Sprint(idx, doc.Index, p, code, e.Message, sev)
-				if i, ok := repeated[key]; ok {
-					more[i]++
-					continue
-				}
-				repeated[key] = len(out)
-			}
-			out = append(out, dg)
+		if sch, ok := schemaFor(d, res.Object, env); ok {
+			ff.resource(ctx, res, idx, sch)
 		}
 	}
-	for i, n := range more {
+	return ff.counted()
+}
+
+// functionFindings gathers functionDiagnostics' findings on a Composition
+// document d.
+type functionFindings struct {
+	d        *document.Doc
+	example  string // the example composite's file; "" for a synthesised one
+	with     string // what the messages say the rendering was made with
+	tsteps   map[int]*templateStep
+	out      []Diagnostic
+	repeated map[string]int // a template document's finding → its index in out
+	more     map[int]int    // index in out → how many more resources share it
+}
+
+// note adds a function's result or failure on its step (an execution
+// error of a go template at its place in the template).
+func (ff *functionFindings) note(n render.Note) {
+	idx, _ := stepIndex(n.Path)
+	ts := ff.tsteps[idx]
+	if ts != nil && len(ts.problems) > 0 && n.Code == codeFunctionResult && (n.Severity == render.Error || ts.problems[0].Limit) {
+		return // the template's syntax error (or limit) is reported where it is
+	}
+	dg := diagnosticAt(ff.d, n.Path, n.OnKey, n.Severity, n.Code, n.Message)
+	if ts != nil {
+		if sp, ok := ts.resultSpan(n.Message); ok {
+			dg.Span = sp
+		}
+	}
+	if ff.example == "" && dg.Severity == SeverityError && n.Code == codeFunctionResult {
+		dg.Severity = SeverityWarning
+		dg.Message += " (" + ff.with + ")"
+	}
+	ff.out = append(ff.out, dg)
+}
+
+// resource adds what the resource res, composed by step idx, lacks or
+// holds that its kind's schema sch rejects.
+func (ff *functionFindings) resource(ctx context.Context, res render.Resource, idx int, sch *schemas.Schema) {
+	ts := ff.tsteps[idx]
+	var doc gotemplate.Document
+	hasDoc := false
+	if ts != nil {
+		av, _ := res.Object["apiVersion"].(string)
+		k, _ := res.Object["kind"].(string)
+		doc, hasDoc = ts.producer(res.Name, av, k)
+	}
+	seen := map[string]bool{}
+	for _, e := range sch.Validate(ctx, res.Object) {
+		if e.Severity != schemas.SeverityError || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
+			continue
+		}
+		missing := missingPath(e)
+		if missing == nil && hasDoc && doc.Plain && baseCodes[e.Code] {
+			continue // the template document's own check reports it
+		}
+		literal := missing == nil && hasDoc && ts.literal(doc, e.Path)
+		if missing == nil && ff.example == "" && !literal {
+			continue // the placeholders may have written it
+		}
+		p, code := e.Path, "render-value"
+		msg := fmt.Sprintf("resource %q that step %q composed: %s: %s (%s)", res.Name, res.Step, e.Path, e.Message, ff.with)
+		if missing != nil {
+			if len(missing) > 0 && missing[0].Field == "metadata" {
+				continue
+			}
+			p, code = missing, "render-required"
+			msg = fmt.Sprintf("%s is required by %s, but the resource %q that step %q composed lacks it (%s)", missing, sch.GVK.Kind, res.Name, res.Step, ff.with)
+		}
+		if seen[p.String()] {
+			continue
+		}
+		seen[p.String()] = true
+		sev := SeverityError
+		if ff.example == "" && !literal {
+			sev = SeverityWarning
+		}
+		dg := diagnosticAt(ff.d, stepPath(idx).Child(fieldpath.Field("step")), false, sev, code, msg)
+		if !hasDoc {
+			ff.out = append(ff.out, dg)
+			continue
+		}
+		if sp, _, ok := ts.pathSpan(doc, p, true); ok {
+			dg.Span = sp
+		} else if where := ts.fileLine(doc, p); where != "" {
+			dg.Message += " [" + where + "]"
+			dg.Span = diagnosticAt(ff.d, stepPath(idx).Child(fieldpath.Field("input"), fieldpath.Field("fileSystem"), fieldpath.Field("dirPath")), false, 0, "", "").Span
+		}
+		// The resources one template document makes in a loop share
+		// their findings: one, counting the others.
+		key := fmt.Sprint(idx, doc.Index, p, code, e.Message, sev)
+		if i, ok := ff.repeated[key]; ok {
+			ff.more[i]++
+			continue
+		}
+		ff.repeated[key] = len(ff.out)
+		ff.out = append(ff.out, dg)
+	}
+}
+
+// counted is the findings, those shared by the resources of one template
+// document saying how many more resources they stand for.
+func (ff *functionFindings) counted() []Diagnostic {
+	for i, n := range ff.more {
 		noun := "resource"
 		if n > 1 {
 			noun = "resources"
 		}
-		out[i].Message += fmt.Sprintf(" (and %d more %s this template document composed)", n, noun)
+		ff.out[i].Message += fmt.Sprintf(" (and %d more %s this template document composed)", n, noun)
 	}
-	return out
+	return ff.out
 }
 
 // hasExample says whether the workspace has an example composite for a
