@@ -191,7 +191,7 @@ func printRender(j renderJob, docs []renderedDoc, stdout, stderr io.Writer) int 
 			continue
 		case r.noXRD:
 			ref := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("compositeTypeRef")}
-			line, col := lineCol(j.file, r.doc, ref)
+			line, col := r.doc.LineColOf(ref)
 			fmt.Fprintf(stderr, "%s:%d:%d: error: no XRD for the compositeTypeRef: pass its folder with --schemas\n", path, line, col)
 			failed = true
 			continue
@@ -201,7 +201,7 @@ func printRender(j renderJob, docs []renderedDoc, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "%s: rendering with a composite synthesised from the XRD (required fields only; pass --xr for your own)\n", path)
 		}
 		for _, n := range r.rendering.Notes {
-			line, col := lineCol(j.file, r.doc, n.Path)
+			line, col := r.doc.LineColOf(n.Path)
 			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", path, line, col, n.Severity, printable(n.Message), n.Code)
 			failed = failed || n.Severity == render.Error
 		}
@@ -220,24 +220,4 @@ func printRender(j renderJob, docs []renderedDoc, stdout, stderr io.Writer) int 
 		return 1
 	}
 	return 0
-}
-
-// lineCol is the 1-based position of path in a document (its nearest
-// existing ancestor).
-func lineCol(f *document.File, d *document.Doc, p fieldpath.Path) (int, int) {
-	for ; ; p = p.Parent() {
-		if k, v, ok := d.Lookup(p); ok {
-			n := v
-			if k != nil {
-				n = k
-			}
-			if n != nil {
-				line, col := f.Mapper.LineCol(f.NodeSpan(n).Start)
-				return line, col
-			}
-		}
-		if len(p) == 0 {
-			return 1, 1
-		}
-	}
 }

@@ -143,8 +143,8 @@ func ExampleIn(path string, text []byte, want func(apiVersion, kind string) bool
 }
 
 // CompositeIn returns the composite resource a user names for a render
-// (crd-lsp render --xr, the preview's XR file): the first object of text
-// that has a kind; nil when none parses.
+// (crd-lsp render --xr, the preview's XR file, the MCP render tool's xr):
+// the first object of text that has a kind; nil when none parses.
 func CompositeIn(path string, text []byte) map[string]any {
 	ex, _ := ExampleIn(path, text, func(_, kind string) bool { return kind != "" })
 	return ex.Object
