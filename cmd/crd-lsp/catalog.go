@@ -1,3 +1,7 @@
+// This file holds check's schema catalog flags (--catalog,
+// --catalog-refresh) and fetches what the catalogs and the CRD sources
+// (--crds) give before the files are checked.
+
 package main
 
 import (

@@ -1,3 +1,6 @@
+// This file defines crd-lsp check: its flags, its JSON output types, and the
+// gather step (gatherCheck) before check_stream.go analyses and prints.
+
 package main
 
 import (

@@ -1,3 +1,7 @@
+// This file is check's analyse and print steps: files cut into parts diagnosed
+// on all cores, then written in path order, in every output format, as each
+// file completes.
+
 package main
 
 import (

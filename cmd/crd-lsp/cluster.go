@@ -1,3 +1,6 @@
+// This file holds render's and check's flags for what the cluster holds
+// (--extra-resources, --context-files), as crossplane render's.
+
 package main
 
 import (

@@ -1,3 +1,7 @@
+// This file holds check's live cluster flags (the CRDs a cluster serves, read
+// with the kubeconfig's credentials) and reads the cluster before the files
+// are checked.
+
 package main
 
 import (

@@ -1,3 +1,6 @@
+// This file makes text from outside (file names, messages, function results)
+// safe to print: one line, no control characters, for text and JSON output.
+
 package main
 
 import (

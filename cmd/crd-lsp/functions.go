@@ -1,3 +1,6 @@
+// This file holds check's and render's function flags (--functions,
+// --function-exe, ...) and builds the functions.Registry a run uses.
+
 package main
 
 import (

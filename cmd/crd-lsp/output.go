@@ -1,3 +1,5 @@
+// This file lists check's --output formats.
+
 package main
 
 // outputFormats are check's --output values.

@@ -1,3 +1,6 @@
+// This file writes check's findings as GitHub Actions workflow commands
+// (--output github).
+
 package main
 
 import (

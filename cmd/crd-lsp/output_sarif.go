@@ -1,3 +1,5 @@
+// This file writes check's findings as a SARIF 2.1.0 log (--output sarif).
+
 package main
 
 import (

@@ -1,9 +1,14 @@
+// This file defines crd-lsp pull: gather the crossplane.yaml files, resolve
+// and pull their dependencies into the package cache, print the packages and
+// problems.
+
 package main
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sort"
@@ -64,6 +69,9 @@ func pullFlags(out io.Writer, opts *pullOptions) *pflag.FlagSet {
 	return fs
 }
 
+// pull gathers the crossplane.yaml files under the folder, then, for each
+// in turn, resolves its dependencies into the cache (analyse) and prints
+// the packages as they come and, at the end, the problems and a summary.
 func pull(opts *pullOptions, args []string, stdout, stderr io.Writer, usage func()) int {
 	if len(args) > 1 {
 		fmt.Fprintln(stderr, "crd-lsp pull: want at most one DIR")
@@ -88,21 +96,40 @@ func pull(opts *pullOptions, args []string, stdout, stderr io.Writer, usage func
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Gather: the crossplane.yaml files, found as check and the editor
-	// find them.
+	metas, client, err := gatherPull(ctx, opts, root, log, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp pull:", err)
+		return 2
+	}
+	rep := pullReport{printed: map[string]bool{}}
+	for _, m := range metas {
+		results, diags := pullMeta(ctx, client, m)
+		rep.add(stdout, m, results, diags)
+	}
+	rep.finish(stdout, len(metas))
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "crd-lsp pull: interrupted; the cache keeps what was pulled before")
+		return 130
+	}
+	if rep.failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// gatherPull finds the crossplane.yaml files under root (as check and the
+// editor find them) and opens the package cache.
+func gatherPull(ctx context.Context, opts *pullOptions, root string, log *slog.Logger, stderr io.Writer) ([]*packages.Meta, *packages.Client, error) {
 	metas, skipped, err := loader.FindMetas(ctx, []string{root}, workspace.Options{})
 	if err != nil {
-		fmt.Fprintf(stderr, "crd-lsp pull: %v\n", err)
-		return 2
+		return nil, nil, err
 	}
 	for _, sk := range skipped {
 		log.Info("skipped", "file", sk.Path, "reason", sk.Reason)
 	}
 	if len(metas) == 0 {
-		fmt.Fprintf(stderr, "crd-lsp pull: no crossplane.yaml, crossplane-project.yaml or upbound.yaml under %s\n", root)
-		return 2
+		return nil, nil, fmt.Errorf("no crossplane.yaml, crossplane-project.yaml or upbound.yaml under %s", root)
 	}
-
 	popts := packages.Options{
 		CacheDir:        opts.cacheDir,
 		DefaultRegistry: opts.defaultReg,
@@ -115,62 +142,73 @@ func pull(opts *pullOptions, args []string, stdout, stderr io.Writer, usage func
 	}
 	client, err := packages.New(popts)
 	if err != nil {
-		fmt.Fprintln(stderr, "crd-lsp pull:", err)
-		return 2
+		return nil, nil, err
 	}
-	// Pull, then print what the editor and check would say of each
-	// crossplane.yaml (hints aside: they are for the editor).
-	failed, warnings := 0, 0
-	printed := map[string]bool{}
-	var problems []string
-	for _, m := range metas {
-		var results []packages.Result
-		if len(m.Deps) > 0 {
-			results = client.Resolve(ctx, m.Deps)
-		}
-		for _, r := range results {
-			if p := r.Package; p != nil {
-				key := p.Ref + "@" + p.Digest
-				if !printed[key] {
-					printed[key] = true
-					fmt.Fprintln(stdout, packageLine(p))
-				}
-			}
-		}
-		diags := loader.PackageProblems(m, results, true)
-		for _, pr := range m.Problems {
-			if pr.Syntax { // (check and the editor have them from the document's own diagnostics)
-				diags = append(diags, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: pr.Severity, Code: "yaml-syntax", Message: pr.Message})
-			}
-		}
-		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
-		for _, d := range diags {
-			if d.Severity > severity.Warning {
-				continue
-			}
-			line, col := m.Pos(d.Span.Start)
-			problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s [%s]", printable(m.Path), line, col, d.Severity, printable(d.Message), d.Code))
-			if d.Severity == severity.Error {
-				failed++
-			} else {
-				warnings++
-			}
+	return metas, client, nil
+}
+
+// pullMeta resolves m's dependencies (pulling what the cache lacks) and
+// returns what the editor and check would say of m, sorted by position
+// (hints aside: they are for the editor).
+func pullMeta(ctx context.Context, client *packages.Client, m *packages.Meta) ([]packages.Result, []analysis.Diagnostic) {
+	var results []packages.Result
+	if len(m.Deps) > 0 {
+		results = client.Resolve(ctx, m.Deps)
+	}
+	diags := loader.PackageProblems(m, results, true)
+	for _, pr := range m.Problems {
+		if pr.Syntax { // (check and the editor have them from the document's own diagnostics)
+			diags = append(diags, analysis.Diagnostic{Span: document.Span{Start: pr.Offset, End: max(pr.End, pr.Offset)}, Severity: pr.Severity, Code: "yaml-syntax", Message: pr.Message})
 		}
 	}
-	for _, p := range problems {
+	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Span.Start < diags[j].Span.Start })
+	kept := diags[:0]
+	for _, d := range diags {
+		if d.Severity <= severity.Warning {
+			kept = append(kept, d)
+		}
+	}
+	return results, kept
+}
+
+// pullReport prints each package once, as it is resolved, and keeps the
+// problems for the end.
+type pullReport struct {
+	printed          map[string]bool // ref@digest
+	problems         []string
+	failed, warnings int
+}
+
+func (r *pullReport) add(stdout io.Writer, m *packages.Meta, results []packages.Result, diags []analysis.Diagnostic) {
+	for _, res := range results {
+		if p := res.Package; p != nil {
+			key := p.Ref + "@" + p.Digest
+			if !r.printed[key] {
+				r.printed[key] = true
+				fmt.Fprintln(stdout, packageLine(p))
+			}
+		}
+	}
+	for _, d := range diags {
+		line, col := m.Pos(d.Span.Start)
+		r.problems = append(r.problems, fmt.Sprintf("%s:%d:%d: %s: %s [%s]", printable(m.Path), line, col, d.Severity, printable(d.Message), d.Code))
+		if d.Severity == severity.Error {
+			r.failed++
+		} else {
+			r.warnings++
+		}
+	}
+}
+
+// finish prints the problems and the summary line.
+func (r *pullReport) finish(stdout io.Writer, metas int) {
+	for _, p := range r.problems {
 		fmt.Fprintln(stdout, p)
 	}
-	fmt.Fprintf(stdout, "%d %s in %d %s: %d %s, %d %s\n", len(printed), plural(len(printed), "package", "packages"),
-		len(metas), plural(len(metas), "crossplane.yaml", "crossplane.yaml files"),
-		failed, plural(failed, "error", "errors"), warnings, plural(warnings, "warning", "warnings"))
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "crd-lsp pull: interrupted; the cache keeps what was pulled before")
-		return 130
-	}
-	if failed > 0 {
-		return 1
-	}
-	return 0
+	n := len(r.printed)
+	fmt.Fprintf(stdout, "%d %s in %d %s: %d %s, %d %s\n", n, plural(n, "package", "packages"),
+		metas, plural(metas, "crossplane.yaml", "crossplane.yaml files"),
+		r.failed, plural(r.failed, "error", "errors"), r.warnings, plural(r.warnings, "warning", "warnings"))
 }
 
 // packageLine: "ref version digest12 definitions (cache|registry)".

@@ -1,3 +1,6 @@
+// This file defines crd-lsp render: gather the Composition file and its
+// workspace, render each Composition, print the YAML and the notes.
+
 package main
 
 import (
@@ -67,6 +70,9 @@ func renderFlags(out io.Writer, opts *renderOptions) *pflag.FlagSet {
 	return fs
 }
 
+// renderRun gathers the Composition file and the workspace it belongs to,
+// renders each Composition in it, then prints the renderings (YAML on
+// stdout, notes on stderr).
 func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usage func()) int {
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "crd-lsp render: want exactly one COMPOSITION.yaml")
@@ -77,7 +83,6 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 		fmt.Fprintln(stderr, "crd-lsp render:", err)
 		return 2
 	}
-	path := args[0]
 	ctx := context.Background()
 	log, err := newLogger(stderr, opts.logLevel)
 	if err != nil {
@@ -89,85 +94,124 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 		fmt.Fprintln(stderr, "crd-lsp render:", err)
 		return 2
 	}
+	var fns analysis.Pipeline // nil, not a nil *functions.Pipeline, when no function is configured
 	if reg != nil {
 		defer reg.Close()
+		fns = pipeline
 	}
-	text, err := workspace.ReadFile(path, workspace.DefaultMaxFileSize)
+	job, err := gatherRender(ctx, opts, args[0], fns)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp render:", err)
 		return 2
 	}
-	// The workspace: the folder of the nearest crossplane.yaml (else the
-	// Composition's), --schemas, the Composition itself, cached packages.
+	return printRender(job, job.analyse(ctx), stdout, stderr)
+}
+
+// renderJob is what render gathered: the Composition file, its Env in the
+// workspace, and the composite to render with (nil: synthesised).
+type renderJob struct {
+	path string
+	file *document.File
+	env  analysis.Env
+	xr   map[string]any
+}
+
+// gatherRender reads the Composition file and loads its workspace: the
+// folder of the nearest crossplane.yaml (else the Composition's),
+// --schemas, the Composition itself and cached packages; then --xr.
+func gatherRender(ctx context.Context, opts *renderOptions, path string, pipeline analysis.Pipeline) (renderJob, error) {
+	text, err := workspace.ReadFile(path, workspace.DefaultMaxFileSize)
+	if err != nil {
+		return renderJob{}, err
+	}
 	root := filepath.Dir(path)
 	if dir, ok := loader.PackageRoot(path); ok {
 		root = dir
 	}
 	cfg := loader.Config{Roots: []string{root}, SchemaDirs: opts.schemaDirs, CrossplaneVersion: opts.crossplane, KubernetesVersion: opts.kubernetes,
 		Files: []workspace.File{{Path: path, Content: text}}}
-	if reg != nil {
-		cfg.Analysis.Pipeline = pipeline
-	}
+	cfg.Analysis.Pipeline = pipeline
 	if cfg.Analysis.Cluster, err = opts.cluster.read(); err != nil {
-		fmt.Fprintln(stderr, "crd-lsp render:", err)
-		return 2
+		return renderJob{}, err
 	}
 	if c, err := packages.New(packages.Options{}); err == nil {
 		cfg.Packages = c
 	}
 	world, _, _, err := loader.Load(ctx, cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, "crd-lsp render:", err)
-		return 2
+		return renderJob{}, err
 	}
-	var xr map[string]any
+	job := renderJob{path: path, file: document.Parse(path, 0, text), env: world.Env(path)}
+	job.env.Workspace.Examples = nil // the composite is --xr's, or synthesised
 	if opts.xr != "" {
 		b, err := workspace.ReadFile(opts.xr, workspace.DefaultMaxFileSize)
 		if err != nil {
-			fmt.Fprintln(stderr, "crd-lsp render: --xr:", err)
-			return 2
+			return renderJob{}, fmt.Errorf("--xr: %w", err)
 		}
-		if ex, ok := analysis.ExampleIn(opts.xr, b, func(_, kind string) bool { return kind != "" }); ok {
-			xr = ex.Object
-		}
-		if xr == nil {
-			fmt.Fprintf(stderr, "crd-lsp render: --xr %s holds no resource that parses (apiVersion, kind, valid YAML)\n", printable(opts.xr))
-			return 2
+		if job.xr = analysis.CompositeIn(opts.xr, b); job.xr == nil {
+			return renderJob{}, fmt.Errorf("--xr %s holds no resource that parses (apiVersion, kind, valid YAML)", printable(opts.xr))
 		}
 	}
-	f := document.Parse(path, 0, text)
-	env := world.Env(path)
-	env.Workspace.Examples = nil // the composite is --xr's, or synthesised
-	rendered, failed := 0, false
-	for _, d := range f.Docs {
+	return job, nil
+}
+
+// renderedDoc is what rendering one document of the file gave.
+type renderedDoc struct {
+	doc       *document.Doc
+	err       error // the document does not parse
+	rendering analysis.Rendering
+	noXRD     bool // a Composition whose compositeTypeRef names no XRD
+}
+
+// analyse renders each Composition of the file, in document order;
+// documents that parse to other kinds are left out.
+func (j renderJob) analyse(ctx context.Context) []renderedDoc {
+	var out []renderedDoc
+	for _, d := range j.file.Docs {
 		obj, err := d.Object()
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: %s\n", printable(path), printable(err.Error()))
-			failed = true
+			out = append(out, renderedDoc{doc: d, err: err})
 			continue
 		}
 		m, _ := obj.(map[string]any)
 		if m["kind"] != "Composition" {
 			continue
 		}
-		out, ok := analysis.RenderComposition(ctx, d, m, xr, env, false)
-		if !ok {
+		rd, ok := analysis.RenderComposition(ctx, d, m, j.xr, j.env, false)
+		out = append(out, renderedDoc{doc: d, rendering: rd, noXRD: !ok})
+	}
+	return out
+}
+
+// printRender prints each rendering's YAML on stdout and its notes on
+// stderr, and returns the exit status: 1 when a document failed or a note
+// is an error, 2 when the file holds no Composition.
+func printRender(j renderJob, docs []renderedDoc, stdout, stderr io.Writer) int {
+	path := printable(j.path)
+	rendered, failed := 0, false
+	for _, r := range docs {
+		switch {
+		case r.err != nil:
+			fmt.Fprintf(stderr, "%s: %s\n", path, printable(r.err.Error()))
+			failed = true
+			continue
+		case r.noXRD:
 			ref := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("compositeTypeRef")}
-			line, col := lineCol(f, d, ref)
-			fmt.Fprintf(stderr, "%s:%d:%d: error: no XRD for the compositeTypeRef: pass its folder with --schemas\n", printable(path), line, col)
+			line, col := r.doc.LineColOf(ref)
+			fmt.Fprintf(stderr, "%s:%d:%d: error: no XRD for the compositeTypeRef: pass its folder with --schemas\n", path, line, col)
 			failed = true
 			continue
 		}
 		rendered++
-		if out.Synthesized {
-			fmt.Fprintf(stderr, "%s: rendering with a composite synthesised from the XRD (required fields only; pass --xr for your own)\n", printable(path))
+		if r.rendering.Synthesized {
+			fmt.Fprintf(stderr, "%s: rendering with a composite synthesised from the XRD (required fields only; pass --xr for your own)\n", path)
 		}
-		for _, n := range out.Notes {
-			line, col := lineCol(f, d, n.Path)
-			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", printable(path), line, col, n.Severity, printable(n.Message), n.Code)
+		for _, n := range r.rendering.Notes {
+			line, col := r.doc.LineColOf(n.Path)
+			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", path, line, col, n.Severity, printable(n.Message), n.Code)
 			failed = failed || n.Severity == severity.Error
 		}
-		b, err := out.YAML("")
+		b, err := r.rendering.YAML("")
 		if err != nil {
 			fmt.Fprintln(stderr, "crd-lsp render:", err)
 			return 1
@@ -175,31 +219,11 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 		stdout.Write(b)
 	}
 	if rendered == 0 && !failed {
-		fmt.Fprintf(stderr, "crd-lsp render: %s holds no Composition\n", printable(path))
+		fmt.Fprintf(stderr, "crd-lsp render: %s holds no Composition\n", path)
 		return 2
 	}
 	if failed {
 		return 1
 	}
 	return 0
-}
-
-// lineCol is the 1-based position of path in a document (its nearest
-// existing ancestor).
-func lineCol(f *document.File, d *document.Doc, p fieldpath.Path) (int, int) {
-	for ; ; p = p.Parent() {
-		if k, v, ok := d.Lookup(p); ok {
-			n := v
-			if k != nil {
-				n = k
-			}
-			if n != nil {
-				line, col := f.Mapper.LineCol(f.NodeSpan(n).Start)
-				return line, col
-			}
-		}
-		if len(p) == 0 {
-			return 1, 1
-		}
-	}
 }

@@ -1,3 +1,6 @@
+// This file defines crd-lsp version: the build stamp from -ldflags, else from
+// the build information Go embeds.
+
 package main
 
 import (

@@ -157,6 +157,14 @@ func ExampleIn(path string, text []byte, want func(apiVersion, kind string) bool
 	return FirstExample(ObjectsIn(path, text), want)
 }
 
+// CompositeIn returns the composite resource a user names for a render
+// (crd-lsp render --xr, the preview's XR file, the MCP render tool's xr):
+// the first object of text that has a kind; nil when none parses.
+func CompositeIn(path string, text []byte) map[string]any {
+	ex, _ := ExampleIn(path, text, func(_, kind string) bool { return kind != "" })
+	return ex.Object
+}
+
 // ObjectsIn returns the objects of text that parse, in document order.
 func ObjectsIn(path string, text []byte) []Example {
 	var out []Example
@@ -244,21 +252,21 @@ func resourceHeader(d *document.Doc, m map[string]any) (id schemas.GVK, diags []
 	k, kOK := kind.(string)
 	switch {
 	case !hasAV:
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, true, severity.Error, "missing-apiversion", "missing required field \"apiVersion\"")}, false
+		return id, []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("kind")}, true, severity.Error, "missing-apiversion", "missing required field \"apiVersion\"")}, false
 	case !hasKind && isNumber(apiVersion):
 		// Not a Kubernetes object: other formats have an apiVersion too,
 		// a number (Grafana's provisioning files: apiVersion: 1).
 		return id, nil, false
 	case !hasKind:
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, severity.Error, "missing-kind", "missing required field \"kind\"")}, false
+		return id, []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("apiVersion")}, true, severity.Error, "missing-kind", "missing required field \"kind\"")}, false
 	case !avOK || av == "":
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "type", "apiVersion must be a non-empty string such as \"apps/v1\"")}, false
+		return id, []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "type", "apiVersion must be a non-empty string such as \"apps/v1\"")}, false
 	case !kOK || k == "":
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("kind")}, false, severity.Error, "type", "kind must be a non-empty string such as \"Deployment\"")}, false
+		return id, []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("kind")}, false, severity.Error, "type", "kind must be a non-empty string such as \"Deployment\"")}, false
 	}
 	parsed := gvk.Parse(av, k)
 	if strings.Contains(parsed.Version, "/") || parsed.Version == "" {
-		return id, []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
+		return id, []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "apiversion", fmt.Sprintf("apiVersion %q must be \"group/version\" or \"version\"", av))}, false
 	}
 	return parsed, nil, true
 }
@@ -313,11 +321,11 @@ func namedPath(d *document.Doc, p fieldpath.Path) string {
 	return p.String()
 }
 
-// at positions a diagnostic on path in d: on the key when onKey and the node
+// diagnosticAt positions a diagnostic on path in d: on the key when onKey and the node
 // has one, on the value otherwise. A path that does not exist in the text
 // falls back to its nearest existing ancestor, never dropping the diagnostic;
 // the message then names the full path so nothing is lost.
-func at(d *document.Doc, p fieldpath.Path, onKey bool, sev severity.Severity, code, msg string) Diagnostic {
+func diagnosticAt(d *document.Doc, p fieldpath.Path, onKey bool, sev severity.Severity, code, msg string) Diagnostic {
 	key, val, ok := d.Spans(p)
 	if !ok {
 		var near fieldpath.Path

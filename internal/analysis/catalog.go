@@ -1,3 +1,7 @@
+// This file words what findings depend on: a schema catalog's schema (what it
+// lacks), the function a step runs, the file that lists a package's
+// dependencies.
+
 package analysis
 
 import (

@@ -1,3 +1,6 @@
+// This file defines completion (Complete): keys, values, kinds and apiVersions
+// at the cursor, on text as it is while typing.
+
 package analysis
 
 import (

@@ -1,3 +1,6 @@
+// This file completes inside a Composition's fieldPath strings (segment by
+// segment, well-known label keys) and patchSetName values.
+
 package analysis
 
 import (

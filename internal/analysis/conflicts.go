@@ -1,8 +1,10 @@
+// This file reports, on a CRD or XRD, the other definitions of its kind in the
+// workspace or packages that serve a version differently, and which one wins.
+
 package analysis
 
 import (
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -37,7 +39,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 	if group == "" || kind == "" {
 		return nil
 	}
-	self := docPath(d.File.URI)
+	self := document.FilePath(d.File.URI)
 	others := map[string][]string{} // "path (name)" → versions
 	sev := severity.Info            // the nearest definition applies: folders decide
 	var why []string
@@ -91,7 +93,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 	sort.Strings(clusters)
 	for _, n := range clusters {
 		msg := fmt.Sprintf("the cluster %s serves %s of %s (version %s) with a different schema than this definition, which is used in the workspace instead", n, kind, group, strings.Join(cluster[n], ", "))
-		out = append(out, at(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, severity.Info, "cluster-differs", msg))
+		out = append(out, diagnosticAt(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, severity.Info, "cluster-differs", msg))
 	}
 	if len(others) == 0 {
 		return out
@@ -106,7 +108,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 		rule += " (" + strings.Join(why, "; ") + ")"
 	}
 	msg := fmt.Sprintf("kind %s of %s is also defined, differently, by %s: %s", kind, group, strings.Join(list, "; "), rule)
-	return append(out, at(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, sev, "conflicting-definition", msg))
+	return append(out, diagnosticAt(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, sev, "conflicting-definition", msg))
 }
 
 func appendOnce(list []string, s string) []string {
@@ -140,12 +142,4 @@ func versionSchema(vs []apiextensionsv1.CustomResourceDefinitionVersion, version
 		}
 	}
 	return nil
-}
-
-// docPath is the file path of a document's URI (check uses plain paths).
-func docPath(uri string) string {
-	if u, err := url.Parse(uri); err == nil && u.Scheme == "file" {
-		return filepath.FromSlash(u.Path)
-	}
-	return uri
 }

@@ -1,3 +1,6 @@
+// This file defines go-to-definition of a kind (Definition) and workspace
+// symbols (WorkspaceSymbols).
+
 package analysis
 
 import (
@@ -127,10 +130,10 @@ func definitionOf(file string, gvk schemas.GVK, read FileReader) (Location, bool
 
 // WorkspaceSymbol is a kind or an object found across the workspace.
 type WorkspaceSymbol struct {
-	Name     string
-	Detail   string // group/version, or the file's kind summary
-	Kind     bool   // a kind definition rather than an object
-	Location Location
+	Name        string
+	Detail      string // group/version, or the file's kind summary
+	DefinesKind bool   // a kind definition (CRD, XRD) rather than an object
+	Location    Location
 }
 
 // WorkspaceSymbols lists kinds defined in workspace files and objects
@@ -147,7 +150,7 @@ func WorkspaceSymbols(ctx context.Context, query string, env Env, files []*docum
 				continue
 			}
 			if loc, ok := definitionOf(k.Source.File, k.GVK, read); ok {
-				out = append(out, WorkspaceSymbol{Name: k.GVK.Kind, Detail: k.GVK.APIVersion(), Kind: true, Location: loc})
+				out = append(out, WorkspaceSymbol{Name: k.GVK.Kind, Detail: k.GVK.APIVersion(), DefinesKind: true, Location: loc})
 			}
 		}
 	}

@@ -1,3 +1,6 @@
+// This file runs function-dummy steps in-process, as its fn.go does, and
+// places what they compose on the literal resource in the step's input.
+
 package analysis
 
 import (

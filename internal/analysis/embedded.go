@@ -1,3 +1,6 @@
+// This file finds the schema that governs a path, descending into embedded
+// resources (a base, a step's input, an Object's manifest).
+
 package analysis
 
 import (
@@ -28,6 +31,11 @@ func schemaAt(d *document.Doc, m map[string]any, p fieldpath.Path, env Env) (sch
 	if !found {
 		return nil, nil, nil, false
 	}
+	return schemaBelow(d, m, p, sch, env)
+}
+
+// schemaBelow is schemaAt in a document whose own schema is sch.
+func schemaBelow(d *document.Doc, m map[string]any, p fieldpath.Path, sch *schemas.Schema, env Env) (*schemas.Schema, *structuralschema.Structural, fieldpath.Path, bool) {
 	ss, err := sch.Structural()
 	if err != nil {
 		return sch, nil, nil, false

@@ -1,3 +1,6 @@
+// This file resolves a Composition's fieldPath strings against the XR's or the
+// base's schema, for hover, definition and patchSet references.
+
 package analysis
 
 import (
@@ -17,7 +20,17 @@ import (
 // (a patch's fromFieldPath/toFieldPath, a combine variable, a readiness
 // check or a connection detail) is read against, and which side that is.
 func fieldPathSchema(d *document.Doc, m map[string]any, p fieldpath.Path, env Env) (*structuralschema.Structural, string, bool) {
-	sch, side, ok := fieldPathTarget(d, m, p, env)
+	header, _, ok := resourceHeader(d, m)
+	if !ok {
+		return nil, "", false
+	}
+	return fieldPathSchemaIn(header, d, m, p, env)
+}
+
+// fieldPathSchemaIn is fieldPathSchema in a document whose header names
+// header.
+func fieldPathSchemaIn(header schemas.GVK, d *document.Doc, m map[string]any, p fieldpath.Path, env Env) (*structuralschema.Structural, string, bool) {
+	sch, side, ok := fieldPathTargetIn(header, d, m, p, env)
 	if !ok {
 		return nil, side, false
 	}
@@ -31,11 +44,21 @@ func fieldPathSchema(d *document.Doc, m map[string]any, p fieldpath.Path, env En
 // fieldPathTarget is the schema (an XR's from its XRD, a base's from its
 // CRD) that a fieldPath string at p is read against, and its side.
 func fieldPathTarget(d *document.Doc, m map[string]any, p fieldpath.Path, env Env) (*schemas.Schema, string, bool) {
+	header, _, ok := resourceHeader(d, m)
+	if !ok {
+		return nil, "", false
+	}
+	return fieldPathTargetIn(header, d, m, p, env)
+}
+
+// fieldPathTargetIn is fieldPathTarget in a document whose header names
+// header (only a Composition has fieldPath strings).
+func fieldPathTargetIn(header schemas.GVK, d *document.Doc, m map[string]any, p fieldpath.Path, env Env) (*schemas.Schema, string, bool) {
 	last, ok := p.Last()
 	if !ok || last.Kind != fieldpath.KindField {
 		return nil, "", false
 	}
-	if gvk, _, ok := resourceHeader(d, m); !ok || gvk.Group != "apiextensions.crossplane.io" || gvk.Kind != "Composition" {
+	if header.Group != "apiextensions.crossplane.io" || header.Kind != "Composition" {
 		return nil, "", false
 	}
 	// Find the composed resource (…resources[i]) and the patch.
@@ -99,11 +122,12 @@ func fieldPathTarget(d *document.Doc, m map[string]any, p fieldpath.Path, env En
 }
 
 // fieldPathHover explains the field a Composition fieldPath string names.
-func fieldPathHover(ctx context.Context, hit document.Hit, offset int, m map[string]any, env Env) *HoverResult {
+// header is the document's kind.
+func fieldPathHover(hit document.Hit, offset int, m map[string]any, header schemas.GVK, env Env) *HoverResult {
 	if hit.OnKey || hit.Value == nil || hit.Value.Kind != yaml.ScalarNode {
 		return nil
 	}
-	ss, side, ok := fieldPathSchema(hit.Doc, m, hit.Path, env)
+	ss, side, ok := fieldPathSchemaIn(header, hit.Doc, m, hit.Path, env)
 	if !ok {
 		return nil
 	}

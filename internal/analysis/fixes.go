@@ -1,3 +1,6 @@
+// This file defines quick fixes (QuickFixes): a suggested replacement, and
+// adding missing required fields.
+
 package analysis
 
 import (
@@ -21,7 +24,7 @@ type Edit struct {
 // Fix is a quick fix for a diagnostic.
 type Fix struct {
 	Title     string
-	Diagnosis Diagnostic // the diagnostic it fixes
+	Fixes     Diagnostic // the diagnostic it fixes
 	Edits     []Edit
 	Preferred bool
 }
@@ -40,7 +43,7 @@ func QuickFixes(f *document.File, span document.Span, diags []Diagnostic, env En
 			continue
 		}
 		if d.Replace != "" {
-			out = append(out, Fix{Title: fmt.Sprintf("Change to %q", d.Replace), Diagnosis: d, Preferred: true,
+			out = append(out, Fix{Title: fmt.Sprintf("Change to %q", d.Replace), Fixes: d, Preferred: true,
 				Edits: []Edit{{Span: d.Span, NewText: d.Replace}}})
 		}
 		if d.Missing != "" && !slices.Contains(missing[d.Span], d.Missing) {
@@ -58,7 +61,7 @@ func QuickFixes(f *document.File, span document.Span, diags []Diagnostic, env En
 			if len(fields) > 1 {
 				title = "Add missing required fields " + strings.Join(fields, ", ")
 			}
-			out = append(out, Fix{Title: title, Diagnosis: missingDiags[sp], Edits: []Edit{e}})
+			out = append(out, Fix{Title: title, Fixes: missingDiags[sp], Edits: []Edit{e}})
 		}
 	}
 	return out

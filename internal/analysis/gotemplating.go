@@ -1,3 +1,6 @@
+// This file checks function-go-templating steps with inline templates and
+// places what the function reports at the template text that caused it.
+
 package analysis
 
 import (
@@ -96,7 +99,7 @@ func (ts *templateStep) fallback(d *document.Doc) (document.Span, string) {
 			return k, ""
 		}
 	}
-	return at(d, stepPath(ts.index).Child(fieldpath.Field("step")), false, 0, "", "").Span, ""
+	return diagnosticAt(d, stepPath(ts.index).Child(fieldpath.Field("step")), false, 0, "", "").Span, ""
 }
 
 // producer is the template document that composed the resource name (of
@@ -253,7 +256,7 @@ func templateDocument(ctx context.Context, d *document.Doc, ts *templateStep, do
 		if !baseCodes[e.Code] || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 			continue
 		}
-		dg := at(sd, e.Path, e.OnKey, e.Severity, e.Code, e.Message)
+		dg := diagnosticAt(sd, e.Path, e.OnKey, e.Severity, e.Code, e.Message)
 		dg.Span = place(dg.Span)
 		out = append(out, dg)
 	}

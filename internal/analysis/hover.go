@@ -1,3 +1,6 @@
+// This file defines hover (Hover): a field's or kind's documentation from its
+// schema, with the schema's source.
+
 package analysis
 
 import (
@@ -45,20 +48,22 @@ func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverRes
 		return nil
 	}
 	m, _ := obj.(map[string]any)
+	// The document's kind and schema, found once for every kind of hover.
 	gvk, _, ok := resourceHeader(hit.Doc, m)
 	if !ok {
 		return nil
 	}
-	if _, found := nearest(env.Workspace.Schemas.Candidates(gvk), f.URI); !found {
+	top, found := nearest(env.Workspace.Schemas.Candidates(gvk), hit.Doc.File.URI)
+	if !found {
 		return nil
 	}
-	if h := fieldPathHover(ctx, hit, offset, m, env); h != nil {
+	if h := fieldPathHover(hit, offset, m, gvk, env); h != nil {
 		return h
 	}
 	if h := patchSetHover(hit, m); h != nil {
 		return h
 	}
-	sch, ss, rel, ok := schemaAt(hit.Doc, m, hit.Path, env)
+	sch, ss, rel, ok := schemaBelow(hit.Doc, m, hit.Path, top, env)
 	if !ok {
 		return nil
 	}

@@ -1,3 +1,6 @@
+// This file defines DiagnoseIncremental: Diagnose, reusing the findings of
+// documents whose text and environment did not change.
+
 package analysis
 
 import (

@@ -12,6 +12,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/suggest"
 )
 
 // A pipeline step's input is not an object of the API server: Crossplane
@@ -358,14 +359,14 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 		if fn.IgnoresType && g.Kind == want.Kind {
 			switch {
 			case fn.Name == ptName:
-				out = append(out, at(d, avp, false, severity.Info, "step-input",
+				out = append(out, diagnosticAt(d, avp, false, severity.Info, "step-input",
 					fmt.Sprintf("step %q runs %s%s, which reads its input whatever its apiVersion: checked and rendered as %s/v1beta1 %s (the group the function's input CRD defines)", stepName(sm), fn.Name, via, want.Group, want.Kind)))
 			case link.how == "package":
 				older := ""
 				if fn.Versioned {
 					older = "; older versions take no input and ignore it"
 				}
-				out = append(out, at(d, avp, false, severity.Warning, "step-input",
+				out = append(out, diagnosticAt(d, avp, false, severity.Warning, "step-input",
 					fmt.Sprintf("step %q runs %s%s, whose input is %s %s, not %s %s: the function decodes any input as its own, so the fields must be its input's (a function template's placeholder input?)%s", stepName(sm), fn.Name, via, want.Group, want.Kind, g.Group, g.Kind, older)))
 			}
 			continue
@@ -380,7 +381,7 @@ func stepLinks(d *document.Doc, orig map[string]any, env Env) []Diagnostic {
 		case fn.Versioned:
 			what = "fails the step in versions that read an input (it cannot decode this one); older versions take no input and ignore it"
 		}
-		out = append(out, at(d, avp, false, severity.Warning, "step-input",
+		out = append(out, diagnosticAt(d, avp, false, severity.Warning, "step-input",
 			fmt.Sprintf("step %q runs %s%s, whose input is %s %s, not %s %s: the function %s (a function template's placeholder input?)", stepName(sm), fn.Name, via, want.Group, want.Kind, g.Group, g.Kind, what)))
 	}
 	return out
@@ -411,7 +412,7 @@ func packageInputKind(d *document.Doc, step map[string]any, i int, link stepLink
 	}
 	sort.Strings(kinds)
 	kinds = slices.Compact(kinds)
-	return []Diagnostic{at(d, stepPath(i).Child(fieldpath.Field("input"), fieldpath.Field("apiVersion")), false, severity.Warning, "step-input",
+	return []Diagnostic{diagnosticAt(d, stepPath(i).Child(fieldpath.Field("input"), fieldpath.Field("apiVersion")), false, severity.Warning, "step-input",
 		fmt.Sprintf("step %q runs %s%s, whose package defines %s as input, not %s %s: the function cannot decode this input as its own (a function template's placeholder input?)",
 			stepName(step), link.from.Package[strings.LastIndex(link.from.Package, "/")+1:], linkWords(link, stepFunctionName(step)), orList(kinds), g.Group, g.Kind))}
 }
@@ -610,8 +611,8 @@ func allowedValues(d *document.Doc, ip fieldpath.Path, in map[string]any, fn *kn
 			continue
 		}
 		msg := fmt.Sprintf("unsupported value %q: %s accepts %s; %s", s, fn.Name, orList(r.Allowed), r.Does)
-		dg := at(d, ip.Child(p...), false, severity.Error, "step-input", msg)
-		if best, ok := schemas.Closest(s, r.Allowed); ok {
+		dg := diagnosticAt(d, ip.Child(p...), false, severity.Error, "step-input", msg)
+		if best, ok := suggest.Closest(s, r.Allowed); ok {
 			dg.Message = fmt.Sprintf("unsupported value %q: %s accepts %s (did you mean %q?); %s", s, fn.Name, orList(r.Allowed), best, r.Does)
 			dg.Replace = best
 		}

@@ -1,3 +1,6 @@
+// This file checks documents that are fragments rather than objects: kustomize
+// patches, and values that are another tool's expressions.
+
 package analysis
 
 import (

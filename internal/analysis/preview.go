@@ -204,7 +204,7 @@ func RenderAt(ctx context.Context, f *document.File, offset int, xr map[string]a
 		fmt.Fprintf(&b, "# %s:%d:%d: %s\n", name, line, col, strings.ReplaceAll(msg, "\n", " "))
 	}
 	for _, n := range out.Notes {
-		note(at(d, n.Path, n.OnKey, 0, "", "").Span, n.Message)
+		note(diagnosticAt(d, n.Path, n.OnKey, 0, "", "").Span, n.Message)
 	}
 	for _, fd := range previewFindings(ctx, d, out, only, env) {
 		note(fd.Span, fd.Message)
@@ -260,7 +260,7 @@ func previewFindings(ctx context.Context, d *document.Doc, out Rendering, only s
 			if ps := e.Path.String(); ps != "" {
 				msg = ps + ": " + msg
 			}
-			diags = append(diags, at(d, where, true, severity.Error, e.Code, who+": "+msg))
+			diags = append(diags, diagnosticAt(d, where, true, severity.Error, e.Code, who+": "+msg))
 		}
 	}
 	return diags

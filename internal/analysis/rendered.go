@@ -5,7 +5,6 @@ package analysis
 
 import (
 	"context"
-	"net/url"
 	"path/filepath"
 
 	"github.com/crd-lsp/crd-lsp/internal/composite"
@@ -113,9 +112,7 @@ func compositeDefinition(d *document.Doc, gvk schemas.GVK, env Env, example map[
 
 // relName is path relative to the document's folder when that is shorter.
 func relName(path, doc string) string {
-	if u, err := url.Parse(doc); err == nil && u.Scheme == "file" {
-		doc = u.Path
-	}
+	doc = document.FilePath(doc)
 	if rel, err := filepath.Rel(filepath.Dir(doc), path); err == nil && len(rel) < len(path) {
 		return rel
 	}

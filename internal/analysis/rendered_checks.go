@@ -61,7 +61,7 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 			sev = severity.Info
 			n.Message += " (rendering with a synthesised composite resource)"
 		}
-		diags = append(diags, at(d, n.Path, n.OnKey, sev, n.Code, n.Message))
+		diags = append(diags, diagnosticAt(d, n.Path, n.OnKey, sev, n.Code, n.Message))
 	}
 	for _, res := range out.Resources {
 		if _, ok := out.Functions[res.Name]; ok {
@@ -140,7 +140,7 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 	for _, n := range out.Notes {
 		if n.Code == codeEnvironment && n.Severity != severity.Info {
 			// The environment as the example's labels select it.
-			diags = append(diags, at(d, n.Path, n.OnKey, severity.Warning, n.Code, fmt.Sprintf("%s (rendered with %s)", n.Message, relName(ex.Path, d.File.URI))))
+			diags = append(diags, diagnosticAt(d, n.Path, n.OnKey, severity.Warning, n.Code, fmt.Sprintf("%s (rendered with %s)", n.Message, relName(ex.Path, d.File.URI))))
 		}
 	}
 	for _, res := range out.Resources {
@@ -161,7 +161,7 @@ func exampleChecks(ctx context.Context, d *document.Doc, m map[string]any, env E
 				continue
 			}
 			if w, ok := lastWrite(res.Writes, e.Path); ok && !readsAny(w, bad) {
-				diags = append(diags, at(d, w.Patch.Child(fieldpath.Field("toFieldPath")), false, severity.Error, "render-value",
+				diags = append(diags, diagnosticAt(d, w.Patch.Child(fieldpath.Field("toFieldPath")), false, severity.Error, "render-value",
 					fmt.Sprintf("rendered with %s, %s gets a value %s rejects: %s", relName(ex.Path, d.File.URI), e.Path, sch.GVK.Kind, e.Message)))
 			}
 		}
@@ -206,7 +206,7 @@ func invalidFields(ctx context.Context, ex Example, env Env) []fieldpath.Path {
 	if !ok || env.Workspace.Schemas == nil {
 		return nil
 	}
-	sch, ok := nearest(env.Workspace.Schemas.Candidates(gvk), "file://"+ex.Path)
+	sch, ok := nearest(env.Workspace.Schemas.Candidates(gvk), ex.Path)
 	if !ok {
 		return nil
 	}
@@ -243,7 +243,7 @@ func constantValueDiagnostic(d *document.Doc, m map[string]any, res render.Resou
 		}
 		last, _ := ts[len(ts)-1].(map[string]any)
 		if t, _ := last["type"].(string); t == "map" || t == "match" {
-			return at(d, w.Patch.Child(fieldpath.Field("transforms"), fieldpath.Index(len(ts)-1)), true, severity.Error, "render-value",
+			return diagnosticAt(d, w.Patch.Child(fieldpath.Field("transforms"), fieldpath.Index(len(ts)-1)), true, severity.Error, "render-value",
 				fmt.Sprintf("this %s transform gives %s a value %s rejects: %s", t, e.Path, sch.GVK.Kind, e.Message)), true
 		}
 		return Diagnostic{}, false
@@ -296,8 +296,9 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 		for _, s := range skips {
 			when = append(when, skipWhen(m, s, envSource))
 		}
-		return at(d, skips[0].Patch.Child(fieldpath.Field("toFieldPath")), false, severity.Warning, "render-required",
+		return diagnosticAt(d, skips[0].Patch.Child(fieldpath.Field("toFieldPath")), false, severity.Warning, "render-required",
 			fmt.Sprintf("%s is required by %s, and only set when %s", missing, sch.GVK.Kind, strings.Join(when, ", or when ")))
+
 	}
 	// The deepest ancestor present in the base.
 	anchor := basePath
@@ -316,7 +317,7 @@ func missingDiagnostic(d *document.Doc, m map[string]any, res render.Resource, s
 	if strings.Contains(why, "required parameter") {
 		msg += " (" + why + ")"
 	}
-	dg := at(d, anchor, true, severity.Error, "render-required", msg)
+	dg := diagnosticAt(d, anchor, true, severity.Error, "render-required", msg)
 	if last, ok := missing.Last(); ok && last.Kind == fieldpath.KindField && anchor.Equal(basePath.Child(missing.Parent()...)) {
 		if _, _, found := d.Spans(anchor); found {
 			dg.Missing = last.Field // it belongs right in the object the finding is on

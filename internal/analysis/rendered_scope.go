@@ -1,3 +1,7 @@
+// This file holds rendered resources to the scope rules of Crossplane v2's
+// composite reconciler (namespaced XRs compose namespaced resources in their
+// namespace).
+
 package analysis
 
 import (
@@ -43,10 +47,10 @@ func scopeDiagnostics(ctx context.Context, d *document.Doc, m map[string]any, rd
 		}
 		switch {
 		case rd.Namespaced && sch.Scope == schemas.Cluster && ns == "":
-			out = append(out, at(d, p, false, severity.Error, "composition-scope",
+			out = append(out, diagnosticAt(d, p, false, severity.Error, "composition-scope",
 				fmt.Sprintf("Crossplane cannot apply cluster scoped composed resource %q (a %s) for a namespaced composite resource: a namespaced %s composes only namespaced kinds (use a namespaced kind, such as a provider's .m. API group, or give the XRD scope: Cluster)", res.Name, kind, xrKind)))
 		case !rd.Namespaced && sch.Scope == schemas.Namespaced && ns == "" && !writesNamespace(res):
-			out = append(out, at(d, p, false, severity.Error, "composition-scope",
+			out = append(out, diagnosticAt(d, p, false, severity.Error, "composition-scope",
 				fmt.Sprintf("resource %q is a namespaced %s, and the cluster-scoped %s puts what it composes in no namespace: set metadata.namespace in the template (or patch it)", res.Name, kind, xrKind)))
 		}
 	}

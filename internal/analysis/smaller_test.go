@@ -112,7 +112,7 @@ func TestNamedPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dg := at(f.Docs[0], p, false, severity.Error, "x", "missing")
+	dg := diagnosticAt(f.Docs[0], p, false, severity.Error, "x", "missing")
 	if dg.Message != `resource "xNetwork", base.spec.forProvider.region: missing` {
 		t.Errorf("message %q", dg.Message)
 	}

@@ -1,3 +1,5 @@
+// This file defines the document outline (Symbols).
+
 package analysis
 
 import (

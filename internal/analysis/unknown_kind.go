@@ -1,3 +1,7 @@
+// This file words the finding on an object whose kind no schema serves: what
+// the API server would answer, a removed Kubernetes API and what serves it
+// now, a near kind.
+
 package analysis
 
 import (
@@ -9,6 +13,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/suggest"
 )
 
 // unknownKind is the finding on an object whose kind no schema serves, or
@@ -27,13 +32,13 @@ func unknownKind(d *document.Doc, gvk schemas.GVK, env Env) []Diagnostic {
 	}
 	kindAt := fieldpath.Path{fieldpath.Field("kind")}
 	if msg, ok := removedAPI(gvk, env.Workspace.Schemas); ok {
-		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "removed-api", msg)}
+		return []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "removed-api", msg)}
 	}
 	if msg, ok := laterKind(gvk, env.Workspace.Schemas); ok {
-		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "unknown-kind", msg)}
+		return []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "unknown-kind", msg)}
 	}
 	if msg, ok := builtinGroupKind(gvk, env.Workspace.Schemas); ok {
-		return []Diagnostic{at(d, kindAt, false, severity.Error, "unknown-kind", msg)}
+		return []Diagnostic{diagnosticAt(d, kindAt, false, severity.Error, "unknown-kind", msg)}
 	}
 	if env.Options.UnknownKind == 0 {
 		return nil
@@ -41,14 +46,14 @@ func unknownKind(d *document.Doc, gvk schemas.GVK, env Env) []Diagnostic {
 	if versions, ok := gaOnly(gvk, env.Workspace.Schemas); ok {
 		// The bundle holds Kubernetes' GA versions: a beta or alpha
 		// version of a built-in kind may well be served.
-		return []Diagnostic{at(d, kindAt, false, env.Options.UnknownKind, "unknown-kind",
+		return []Diagnostic{diagnosticAt(d, kindAt, false, env.Options.UnknownKind, "unknown-kind",
 			fmt.Sprintf("no schema for %s %s: the built-in Kubernetes schemas hold only its GA versions (%s); this version may be served where its feature is enabled", gvk.APIVersion(), gvk.Kind, strings.Join(versions, ", ")))}
 	}
 	msg, otherVersions := unknownKindMessage(d, gvk, env)
 	if otherVersions {
-		return []Diagnostic{at(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "unknown-kind", msg)}
+		return []Diagnostic{diagnosticAt(d, fieldpath.Path{fieldpath.Field("apiVersion")}, false, severity.Error, "unknown-kind", msg)}
 	}
-	return []Diagnostic{at(d, kindAt, false, env.Options.UnknownKind, "unknown-kind", msg)}
+	return []Diagnostic{diagnosticAt(d, kindAt, false, env.Options.UnknownKind, "unknown-kind", msg)}
 }
 
 func isKubernetes(s schemas.Source) bool {
@@ -102,7 +107,7 @@ func builtinGroupKind(gvk schemas.GVK, st *schemas.Store) (string, bool) {
 		return "", false
 	}
 	msg := fmt.Sprintf("Kubernetes does not serve a kind %q in %s: the API server rejects it", gvk.Kind, gvk.APIVersion())
-	if best, ok := schemas.Closest(gvk.Kind, kinds); ok {
+	if best, ok := suggest.Closest(gvk.Kind, kinds); ok {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
 	return msg, true

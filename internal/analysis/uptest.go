@@ -1,3 +1,6 @@
+// This file lets uptest examples through: its random-subdomain variable gets a
+// valid value, and findings on values holding its other variables are dropped.
+
 package analysis
 
 import (

@@ -1,3 +1,7 @@
+// This file checks one object against its schema as the API server would on
+// create, and picks the schema: the best-ranked definition nearest the
+// document (nearest).
+
 package analysis
 
 import (
@@ -20,6 +24,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/structural"
+	"github.com/crd-lsp/crd-lsp/internal/suggest"
 )
 
 var crdGVK = schemas.GVK{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
@@ -250,7 +255,7 @@ func nearest(cands []*schemas.Schema, docURI string) (*schemas.Schema, bool) {
 		return nil, false
 	}
 	best, bestLen := cands[0], -1
-	docPath := strings.TrimPrefix(docURI, "file://")
+	docPath := document.FilePath(docURI)
 	for _, c := range cands {
 		if c.Source.Kind != cands[0].Source.Kind {
 			break
@@ -318,7 +323,7 @@ func compositionMode(d *document.Doc, m map[string]any, env Env) []Diagnostic {
 	if _, ok := spec["environment"]; ok {
 		msg += ", spec.environment's selection into a function-environment-configs step"
 	}
-	return []Diagnostic{at(d, p, mode == "", severity.Error, "composition-mode",
+	return []Diagnostic{diagnosticAt(d, p, mode == "", severity.Error, "composition-mode",
 		msg+", or target Crossplane v1 with spec.crossplane.version in crossplane.yaml or the crdLsp.crossplaneVersion setting")}
 }
 
@@ -335,7 +340,7 @@ func fromSchemaErrors(d *document.Doc, errs []schemas.Error) []Diagnostic {
 // finding sits where the fix applies.
 func fromSchemaError(d *document.Doc, base fieldpath.Path, e schemas.Error) Diagnostic {
 	p := base.Child(e.Path...)
-	dg := at(d, p, e.OnKey, e.Severity, e.Code, e.Message)
+	dg := diagnosticAt(d, p, e.OnKey, e.Severity, e.Code, e.Message)
 	if e.Code == "required" && e.Field != "" {
 		dg.Path = p.Child(fieldpath.Field(e.Field)).String()
 	}
@@ -451,7 +456,7 @@ func unknownXR(env Env, g composition.GVK) string {
 		claims = append(claims, c)
 	}
 	sort.Strings(claims)
-	if best, ok := schemas.Closest(g.Kind, append(slices.Clone(kinds), claims...)); ok && best != g.Kind {
+	if best, ok := suggest.Closest(g.Kind, append(slices.Clone(kinds), claims...)); ok && best != g.Kind {
 		if xr, isClaim := claimOf[best]; isClaim && !slices.Contains(kinds, best) {
 			return fmt.Sprintf("; did you mean %q (the claim kind of %s; a Composition names the composite kind)?", best, xr)
 		}
@@ -464,7 +469,7 @@ func unknownXR(env Env, g composition.GVK) string {
 func compositionDiagnostics(d *document.Doc, m map[string]any, probs []composition.Problem, env Env) []Diagnostic {
 	var out []Diagnostic
 	for _, p := range probs {
-		dg := at(d, p.Path, p.OnKey, p.Severity, p.Code, p.Message)
+		dg := diagnosticAt(d, p.Path, p.OnKey, p.Severity, p.Code, p.Message)
 		if p.Code == "fieldpath-unknown" {
 			dg = pinUnknownSegment(d, m, p, dg, env)
 		}
@@ -595,7 +600,7 @@ func pinUnknownSegment(d *document.Doc, m map[string]any, pr composition.Problem
 			for n := range node.Properties {
 				names = append(names, n)
 			}
-			if best, ok := schemas.Closest(name, names); ok {
+			if best, ok := suggest.Closest(name, names); ok {
 				dg.Message += fmt.Sprintf("; did you mean %q?", best)
 				dg.Replace = best
 			}

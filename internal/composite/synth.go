@@ -1,3 +1,7 @@
+// This file synthesises the smallest composite resource an XRD accepts
+// (required fields with placeholders, values that map and match transforms
+// read), for rendering without an example.
+
 package composite
 
 import (

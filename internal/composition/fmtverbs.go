@@ -1,3 +1,6 @@
+// This file checks a Format transform's or a combine's fmt verbs against the
+// arguments P&T passes it.
+
 package composition
 
 import (

@@ -1,3 +1,6 @@
+// This file checks a Composition's resources, patchSets, patches, transforms,
+// readiness checks and connection details for what each type needs.
+
 package composition
 
 import (

@@ -1,3 +1,6 @@
+// This file resolves the fieldPaths of patches against the schemas of the
+// sides they read and write (the XR's, the base's).
+
 package composition
 
 import (

@@ -1,3 +1,6 @@
+// This file checks that the type a patch reads, through its transforms, fits
+// the type it writes.
+
 package composition
 
 import (

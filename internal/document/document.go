@@ -1,3 +1,6 @@
+// This file defines File and Doc and Parse: the text cut into YAML documents,
+// each parsed on its own; Object decodes a document as kubectl would send it.
+
 package document
 
 import (
@@ -14,6 +17,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/crd-lsp/crd-lsp/internal/jsonnum"
 )
 
 // File is one version of a text, split into its YAML documents. It is
@@ -444,27 +449,6 @@ func (d *Doc) slowObject() (v any, err error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	return normalize(v), nil
-}
-
-func normalize(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			v[k] = normalize(x)
-		}
-		return v
-	case []any:
-		for i, x := range v {
-			v[i] = normalize(x)
-		}
-		return v
-	case json.Number:
-		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			return i
-		}
-		f, _ := strconv.ParseFloat(string(v), 64)
-		return f
-	}
-	return v
+	v, _ = jsonnum.Normalize(v) // (JSON from YAML holds no number beyond float64)
+	return v, nil
 }

@@ -1,3 +1,7 @@
+// This file defines ParseWithin, Parse for an editor: texts over the limits
+// are left unparsed, and the previous version's unchanged documents are
+// reused.
+
 package document
 
 import (

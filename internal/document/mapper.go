@@ -1,3 +1,6 @@
+// This file defines Mapper, the only code that converts byte offsets to and
+// from line/character positions (UTF-8, UTF-16, UTF-32), and Span.
+
 package document
 
 import (

@@ -1,3 +1,6 @@
+// This file decodes a document straight from its parsed nodes when every
+// scalar reads the same under YAML 1.1 (the fast path of Object).
+
 package document
 
 import (

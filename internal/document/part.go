@@ -1,3 +1,6 @@
+// This file parses a run of a long file's documents exactly as Parse does
+// (Split, ParsePart), for check's parallel parts.
+
 package document
 
 import (

@@ -1,3 +1,6 @@
+// This file finds the field a finding's span is on (PathOf), for the field
+// paths check prints.
+
 package document
 
 import "github.com/crd-lsp/crd-lsp/internal/fieldpath"

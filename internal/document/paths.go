@@ -1,3 +1,6 @@
+// This file maps positions to paths (At) and paths to nodes and spans (Lookup,
+// Spans), following aliases and merge keys.
+
 package document
 
 import (
@@ -223,6 +226,27 @@ func (d *Doc) Nearest(p fieldpath.Path) (fieldpath.Path, Span, Span) {
 		ks = d.File.NodeSpan(k)
 	}
 	return p[:n:n], ks, d.File.NodeSpan(v)
+}
+
+// LineColOf is where a message about path p of d points, as the CLI and
+// the MCP tools print it (1-based line, 1-based byte column): p's key
+// (its value for a list item or the root), else its nearest existing
+// ancestor's, else the document's start.
+func (d *Doc) LineColOf(p fieldpath.Path) (line, col int) {
+	for ; ; p = p.Parent() {
+		if k, v, ok := d.Lookup(p); ok {
+			n := v
+			if k != nil {
+				n = k
+			}
+			if n != nil {
+				return d.File.Mapper.LineCol(d.File.NodeSpan(n).Start)
+			}
+		}
+		if len(p) == 0 {
+			return d.File.Mapper.LineCol(d.Span.Start)
+		}
+	}
 }
 
 // Walk calls fn for every key/value pair and list item, depth-first in text

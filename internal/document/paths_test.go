@@ -335,3 +335,31 @@ func TestLongLines(t *testing.T) {
 		t.Errorf("At = %s %v", h.Path, h.OnKey)
 	}
 }
+
+func TestLineColOf(t *testing.T) {
+	f := Parse("x.yaml", 1, []byte("a: 1\n---\nkind: X\nspec:\n  list:\n    - name: n\n"))
+	d := f.Docs[1]
+	for _, tc := range []struct {
+		path      string
+		line, col int
+	}{
+		{"spec.list[0].name", 6, 7},    // the key
+		{"spec.list[0]", 6, 7},         // a list item: its value
+		{"spec.list[0].missing", 6, 7}, // the nearest existing ancestor
+		{"spec.nope.deeper", 4, 1},
+		{"", 3, 1},
+	} {
+		p, err := fieldpath.Parse(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line, col := d.LineColOf(p); line != tc.line || col != tc.col {
+			t.Errorf("LineColOf(%q) = %d:%d, want %d:%d", tc.path, line, col, tc.line, tc.col)
+		}
+	}
+	// A document with nothing in it: its start (its "---" line).
+	e := Parse("e.yaml", 1, []byte("a: 1\n---\n# only a comment\n"))
+	if line, col := e.Docs[1].LineColOf(fieldpath.Path{fieldpath.Field("kind")}); line != 2 || col != 1 {
+		t.Errorf("empty document: %d:%d, want 2:1", line, col)
+	}
+}

@@ -1,3 +1,6 @@
+// This file maps offsets in a scalar's decoded value to offsets in the file's
+// text (ValueOffsets), for findings inside block and quoted scalars.
+
 package document
 
 import (

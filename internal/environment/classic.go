@@ -1,3 +1,6 @@
+// This file builds the environment Crossplane v1 builds from a Composition's
+// spec.environment (ResolveClassic).
+
 package environment
 
 import (

@@ -1,3 +1,6 @@
+// This file runs a function-environment-configs step as its fn.go does
+// (ResolveFunction).
+
 package environment
 
 import (

@@ -1,5 +1,7 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
+// This file is Lock where flock is unavailable: a no-op.
+
 package flock
 
 // Lock is a no-op where flock is unavailable (e.g. Windows): callers keep

@@ -1,5 +1,7 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
+// This file is Lock with flock(2).
+
 package flock
 
 import (

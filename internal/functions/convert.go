@@ -1,3 +1,6 @@
+// This file converts between plain Go values and the function protocol's
+// protobuf types, as Crossplane and function-go-templating do.
+
 package functions
 
 import (
@@ -6,12 +9,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/crd-lsp/crd-lsp/internal/jsonnum"
 )
 
 // ToStruct converts a decoded YAML/JSON object into a protobuf Struct, as
@@ -42,31 +46,8 @@ func FromStruct(s *structpb.Struct) map[string]any {
 	if s == nil {
 		return nil
 	}
-	m, _ := normalize(s.AsMap()).(map[string]any)
+	m, _ := jsonnum.NormalizeDoubles(s.AsMap()).(map[string]any)
 	return m
-}
-
-func normalize(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalize(e)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = normalize(e)
-		}
-		return x
-	case float64:
-		// protojson writes a whole double below 1e21 without a fraction or
-		// an exponent, which JSON decoding into unstructured reads as int64.
-		if x == math.Trunc(x) && math.Abs(x) < 1e21 && x >= math.MinInt64 && x < math.MaxInt64 {
-			return int64(x)
-		}
-		return x
-	}
-	return v
 }
 
 // Tag identifies a request as Crossplane's does: the SHA-256 of its
@@ -164,31 +145,12 @@ func RequestData(req *fnv1.RunFunctionRequest) (map[string]any, error) {
 	if err := d.Decode(&m); err != nil {
 		return nil, fmt.Errorf("cannot unmarshal json to map[string]any: %w", err)
 	}
-	m, _ = jsonNumbers(m).(map[string]any)
+	v, _ := jsonnum.Normalize(m)
+	m, _ = v.(map[string]any)
 	if _, ok := m["extraResources"]; !ok {
 		if r, ok := m["requiredResources"]; ok {
 			m["extraResources"] = r
 		}
 	}
 	return m, nil
-}
-
-func jsonNumbers(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = jsonNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = jsonNumbers(e)
-		}
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	}
-	return v
 }

@@ -1,3 +1,6 @@
+// This file runs a function's image in Docker as crossplane render does (the
+// Docker runtime).
+
 package functions
 
 import (

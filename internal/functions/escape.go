@@ -1,3 +1,5 @@
+// This file makes text a function returns safe to print (Escape).
+
 package functions
 
 import (

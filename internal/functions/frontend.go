@@ -1,3 +1,6 @@
+// This file defines Pipeline, the front ends' door to Run: steps routed to in-
+// process runners or to the Registry's functions.
+
 package functions
 
 import (

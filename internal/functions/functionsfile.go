@@ -1,3 +1,6 @@
+// This file reads Crossplane Function objects, as a functions.yaml for
+// crossplane render --functions holds them.
+
 package functions
 
 import (

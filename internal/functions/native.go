@@ -1,3 +1,6 @@
+// This file adapts in-process runners (crd-lsp's own steps) to the Runner
+// interface, converting requests and responses as a real function sees them.
+
 package functions
 
 import (

@@ -1,3 +1,6 @@
+// This file runs a Composition's pipeline as Crossplane's reconciler does
+// (Run): steps in order, requirements iterated, each call bounded.
+
 package functions
 
 import (

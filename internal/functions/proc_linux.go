@@ -1,5 +1,8 @@
 //go:build linux
 
+// This file asks Linux to kill a function when crd-lsp dies (Pdeathsig),
+// besides its own process group.
+
 package functions
 
 import "syscall"

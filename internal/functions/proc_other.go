@@ -1,5 +1,8 @@
 //go:build !unix
 
+// This file is the process group of a function where there are no unix process
+// groups: only the process itself is stopped.
+
 package functions
 
 import "os/exec"

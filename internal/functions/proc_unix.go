@@ -1,5 +1,8 @@
 //go:build unix
 
+// This file runs each function in a process group led by a watchdog, so that
+// the whole group dies with crd-lsp.
+
 package functions
 
 import (

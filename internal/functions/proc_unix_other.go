@@ -1,5 +1,8 @@
 //go:build unix && !linux
 
+// This file puts a function in its own process group on unix systems other
+// than Linux.
+
 package functions
 
 import "syscall"

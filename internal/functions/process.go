@@ -1,3 +1,7 @@
+// This file runs a local function executable (--function-exe, the
+// server's crdLsp.functions) as a function server on a free loopback port,
+// started on first use and restarted after a crash.
+
 package functions
 
 import (

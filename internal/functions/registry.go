@@ -1,3 +1,7 @@
+// This file defines the Registry: which functions are configured, how each is
+// reached (an executable, Docker, a Development target), and the calls to
+// them.
+
 package functions
 
 import (

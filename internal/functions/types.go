@@ -1,3 +1,6 @@
+// This file defines the plain Go types of a pipeline run: steps, desired and
+// observed state, results, conditions, and the Runner interface.
+
 package functions
 
 import (

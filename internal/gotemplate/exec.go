@@ -1,3 +1,6 @@
+// This file runs a template with text/template under crd-lsp's budget (steps,
+// time, bytes, include depth), with function-go-templating's function map.
+
 package gotemplate
 
 import (

@@ -1,3 +1,6 @@
+// This file lists the template functions function-go-templating offers: sprig
+// v3.3.0's and its own.
+
 package gotemplate
 
 // sprigFunctions are the names of the functions of

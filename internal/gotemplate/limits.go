@@ -1,3 +1,5 @@
+// This file holds the limits on templates and runs (Bounds, LimitError).
+
 package gotemplate
 
 import (

@@ -1,3 +1,7 @@
+// This file emulates one function-go-templating call (Request, Response): the
+// template read from its source, run, and its output read back as the function
+// does.
+
 package gotemplate
 
 import (
@@ -17,6 +21,7 @@ import (
 
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/crd-lsp/crd-lsp/internal/jsonnum"
 	"github.com/crd-lsp/crd-lsp/internal/yamlflow"
 )
 
@@ -682,7 +687,8 @@ func decodeJSON(b []byte) (map[string]any, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, err
 	}
-	m, ok := numbers(v).(map[string]any)
+	v, _ = jsonnum.Normalize(v) // (beyond float64: ±Inf, as json.Number.Float64 gives)
+	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("cannot unmarshal %s into an object", jsonKind(v))
 	}
@@ -701,26 +707,6 @@ func jsonKind(v any) string {
 		return "a boolean"
 	}
 	return "a value"
-}
-
-func numbers(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			v[k] = numbers(x)
-		}
-	case []any:
-		for i, x := range v {
-			v[i] = numbers(x)
-		}
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return i
-		}
-		f, _ := v.Float64()
-		return f
-	}
-	return v
 }
 
 func decodeBase64(s string) ([]byte, error) {

@@ -1,3 +1,6 @@
+// This file finds a template's actions as text/template's lexer does, without
+// parsing, for positions and block structure.
+
 package gotemplate
 
 import (

@@ -1,3 +1,6 @@
+// This file looks up the workspace's missing kinds in the configured schema
+// catalogs (crdLsp.schemaCatalogs), in the background.
+
 package lsp
 
 import (

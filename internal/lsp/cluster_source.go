@@ -1,3 +1,6 @@
+// This file reads a live cluster's CRDs when crdLsp.cluster enables it, and
+// adds them to the World.
+
 package lsp
 
 import (

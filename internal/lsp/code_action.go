@@ -63,9 +63,9 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		for _, e := range fix.Edits {
 			edits = append(edits, protocol.TextEdit{Range: toProtocolRange(f, e.Span, enc), NewText: e.NewText})
 		}
-		pd, ok := sent[fix.Diagnosis]
+		pd, ok := sent[fix.Fixes]
 		if !ok {
-			pd = toProtocolDiagnostic(f, fix.Diagnosis, enc)
+			pd = toProtocolDiagnostic(f, fix.Fixes, enc)
 		}
 		preferred := fix.Preferred
 		out = append(out, &protocol.CodeAction{

@@ -99,10 +99,7 @@ func (s *server) renderAt(ctx context.Context, u uri.URI, line int, xrPath strin
 		if err != nil {
 			return "", fmt.Errorf("XR file: %v%s", err, limitHint(err, "maxFileSize"))
 		}
-		if ex, ok := analysis.ExampleIn(xrPath, b, func(_, kind string) bool { return kind != "" }); ok {
-			xr = ex.Object
-		}
-		if xr == nil {
+		if xr = analysis.CompositeIn(xrPath, b); xr == nil {
 			return "", fmt.Errorf("XR file %s holds no resource that parses", xrPath)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func (s *server) Completion(ctx context.Context, params *protocol.CompletionParams) (protocol.CompletionResult, error) {
-	sn, off, ok := s.at(params.TextDocument.URI, params.Position)
+	sn, off, ok := s.snapshotAt(params.TextDocument.URI, params.Position)
 	if !ok {
 		return protocol.CompletionItemSlice{}, nil
 	}

@@ -5,7 +5,6 @@ package lsp
 
 import (
 	"encoding/json"
-	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -99,9 +98,9 @@ func unionText(v any) string {
 	return ""
 }
 
-// at returns the snapshot of u and the byte offset of pos in it; ok is
+// snapshotAt returns the snapshot of u and the byte offset of pos in it; ok is
 // false when u is not open or pos lies outside its text.
-func (s *server) at(u uri.URI, pos protocol.Position) (sn snapshot, off int, ok bool) {
+func (s *server) snapshotAt(u uri.URI, pos protocol.Position) (sn snapshot, off int, ok bool) {
 	sn = s.snapshot(u)
 	if sn.file == nil {
 		return sn, 0, false
@@ -116,7 +115,7 @@ func (s *server) at(u uri.URI, pos protocol.Position) (sn snapshot, off int, ok 
 // fileURI is the URI of a parsed file: open buffers are parsed under their
 // URI, files read from disk under their path.
 func fileURI(f *document.File) uri.URI {
-	if strings.Contains(f.URI, "://") {
+	if document.IsURI(f.URI) {
 		return uri.URI(f.URI)
 	}
 	return uri.File(f.URI)

@@ -1,3 +1,6 @@
+// This file reads the configured CRD sources (crdLsp.crdSources) and adds
+// their CRDs to the World.
+
 package lsp
 
 import (

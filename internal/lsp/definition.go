@@ -16,7 +16,7 @@ import (
 )
 
 func (s *server) Definition(ctx context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
-	sn, off, ok := s.at(params.TextDocument.URI, params.Position)
+	sn, off, ok := s.snapshotAt(params.TextDocument.URI, params.Position)
 	if !ok {
 		return protocol.LocationSlice{}, nil
 	}

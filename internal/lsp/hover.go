@@ -13,7 +13,7 @@ import (
 )
 
 func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*protocol.Hover, error) {
-	sn, off, ok := s.at(params.TextDocument.URI, params.Position)
+	sn, off, ok := s.snapshotAt(params.TextDocument.URI, params.Position)
 	if !ok {
 		return nil, nil
 	}

@@ -145,13 +145,13 @@ func folderPath(u uri.URI) (string, string) {
 	return p, ""
 }
 
-// filePath is the file path of a file: URI, "" for any other scheme
-// (FsPath alone would map vscode-vfs://github/o/r to /o/r).
+// filePath is the file path of a file: URI (document.FilePath), "" for
+// any other scheme: the server reads only local files.
 func filePath(u uri.URI) string {
 	if !strings.EqualFold(u.Scheme(), "file") {
 		return ""
 	}
-	return u.FsPath()
+	return document.FilePath(string(u))
 }
 
 // clipText cuts s to at most n bytes (at a rune boundary), marking the cut.

@@ -18,7 +18,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
@@ -358,14 +357,6 @@ func (s *server) packageDiagnostics(sn snapshot) []analysis.Diagnostic {
 	}
 	// Until the registries were asked, "not in the cache" is not news.
 	return loader.PackageProblems(sn.meta(), sn.world.Results(p), sn.refreshed)
-}
-
-// docPath is the file path of a document URI (or the path itself).
-func docPath(u string) string {
-	if strings.HasPrefix(u, "file://") {
-		return uri.URI(u).FsPath()
-	}
-	return u
 }
 
 // packageSummary is one line per dependency: what it resolved to, or why not.

@@ -12,7 +12,7 @@ import (
 
 // References lists where a Composition patchSet is used.
 func (s *server) References(ctx context.Context, params *protocol.ReferenceParams) ([]protocol.Location, error) {
-	sn, off, ok := s.at(params.TextDocument.URI, params.Position)
+	sn, off, ok := s.snapshotAt(params.TextDocument.URI, params.Position)
 	out := []protocol.Location{}
 	if !ok {
 		return out, nil

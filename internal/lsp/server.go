@@ -206,7 +206,7 @@ func (sn snapshot) path() string {
 	if sn.file == nil {
 		return ""
 	}
-	return docPath(sn.file.URI)
+	return document.FilePath(sn.file.URI)
 }
 
 // env is the one builder of the server's analysis.Env: the world's

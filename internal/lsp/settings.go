@@ -1,3 +1,6 @@
+// This file defines the crdLsp settings object, its defaults, and what of it
+// the loader and every analysis.Env get.
+
 package lsp
 
 import (

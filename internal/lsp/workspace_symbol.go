@@ -59,7 +59,7 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 	out := protocol.SymbolInformationSlice{}
 	for _, sym := range syms {
 		kind := protocol.SymbolKindObject
-		if sym.Kind {
+		if sym.DefinesKind {
 			kind = protocol.SymbolKindClass
 		}
 		u := sn.locationURI(sym.Location.File)

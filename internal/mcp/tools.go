@@ -1,3 +1,6 @@
+// This file defines the MCP tools (validate, render, explain, kinds): their
+// inputs and outputs, and what each runs.
+
 package mcp
 
 import (
@@ -221,10 +224,7 @@ func (s *Server) render(ctx context.Context, _ *sdk.CallToolRequest, in RenderIn
 		if err != nil {
 			return nil, out, fmt.Errorf("xr: %w", err)
 		}
-		if ex, ok := analysis.ExampleIn(xp, b, func(_, kind string) bool { return kind != "" }); ok {
-			xr = ex.Object
-		}
-		if xr == nil {
+		if xr = analysis.CompositeIn(xp, b); xr == nil {
 			return nil, out, fmt.Errorf("xr %s holds no resource that parses (apiVersion, kind, valid YAML)", in.XR)
 		}
 	}
@@ -234,7 +234,7 @@ func (s *Server) render(ctx context.Context, _ *sdk.CallToolRequest, in RenderIn
 	rendered := 0
 	var yamls []string
 	note := func(d *document.Doc, p fieldpath.Path, sev, code, msg string) {
-		line, col := lineCol(f, d, p)
+		line, col := d.LineColOf(p)
 		out.Notes = append(out.Notes, Note{Line: line, Column: col, Severity: sev, Code: code, Message: msg, Path: p.String()})
 		out.Failed = out.Failed || sev == "error"
 	}
@@ -270,25 +270,6 @@ func (s *Server) render(ctx context.Context, _ *sdk.CallToolRequest, in RenderIn
 	}
 	out.YAML = strings.Join(yamls, "---\n")
 	return nil, out, nil
-}
-
-// lineCol is the 1-based position of p in a document (its nearest
-// existing ancestor).
-func lineCol(f *document.File, d *document.Doc, p fieldpath.Path) (int, int) {
-	for ; ; p = p.Parent() {
-		if k, v, ok := d.Lookup(p); ok {
-			n := v
-			if k != nil {
-				n = k
-			}
-			if n != nil {
-				return f.Mapper.LineCol(f.NodeSpan(n).Start)
-			}
-		}
-		if len(p) == 0 {
-			return f.Mapper.LineCol(d.Span.Start)
-		}
-	}
 }
 
 // ---- explain

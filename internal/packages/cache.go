@@ -1,3 +1,6 @@
+// This file is the content-addressed package cache shared by processes: blobs
+// by digest, an index under a file lock, atomic writes, digest-checked reads.
+
 package packages
 
 import (

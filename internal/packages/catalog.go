@@ -1,3 +1,6 @@
+// This file serves kinds' schemas from schema catalogs (kubeconform location
+// templates), cached with a refresh age.
+
 package packages
 
 import (
@@ -10,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,6 +21,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
 )
 
 // Schema catalogs: the convention of kubeconform's -schema-location and of
@@ -288,14 +292,7 @@ func (c *Catalog) get(ctx context.Context, u string) ([]byte, bool, error) {
 // readLocal reads a file location (file:// URL or path): ok false with no
 // error when the file does not exist.
 func (c *Catalog) readLocal(loc, group, version, kind string) (CatalogSchema, bool, error) {
-	p := loc
-	if strings.HasPrefix(loc, "file://") {
-		u, err := url.Parse(loc)
-		if err != nil {
-			return CatalogSchema{}, false, fmt.Errorf("schema catalog %s: %w", loc, err)
-		}
-		p = u.Path
-	}
+	p := document.FilePath(loc)
 	f, err := os.Open(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return CatalogSchema{}, false, nil

@@ -1,3 +1,6 @@
+// This file reads the Crossplane CLI's package cache (read-only, crossplane-
+// runtime's naming).
+
 package packages
 
 import (

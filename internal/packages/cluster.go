@@ -1,3 +1,6 @@
+// This file reads the CRDs a live cluster serves with client-go (kubeconfig as
+// kubectl loads it) and caches them.
+
 package packages
 
 import (

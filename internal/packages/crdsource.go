@@ -1,3 +1,6 @@
+// This file reads CRD sources (a URL, or a Helm chart in an OCI registry) and
+// caches them.
+
 package packages
 
 import (

@@ -1,3 +1,6 @@
+// This file bounds how long a registry can keep a pull waiting (connect,
+// silence, rate floor, the whole pull) and words each timeout.
+
 package packages
 
 import (

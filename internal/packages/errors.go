@@ -1,3 +1,6 @@
+// This file classifies pull failures into errors an editor shows on the
+// dependsOn entry (Kind, stale warnings).
+
 package packages
 
 import (

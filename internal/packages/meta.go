@@ -1,3 +1,6 @@
+// This file parses crossplane.yaml (ParseMeta): its dependsOn entries and
+// positioned problems.
+
 package packages
 
 import (

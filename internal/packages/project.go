@@ -1,3 +1,6 @@
+// This file reads project files (crossplane-project.yaml, upbound.yaml) as
+// package roots.
+
 package packages
 
 import (

@@ -1,3 +1,6 @@
+// This file talks to OCI registries with oras-go: tags, manifests, the
+// platform, verified small blobs.
+
 package packages
 
 import (

@@ -1,3 +1,6 @@
+// This file reads a package's layer safely (size and entry caps, no unsafe
+// paths) and splits its package.yaml into metadata and definitions.
+
 package packages
 
 import (

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/fuzztest"
+	"github.com/crd-lsp/crd-lsp/internal/jsonnum"
 )
 
 // fromJSON decodes as document.Object does: integers are int64, other
@@ -29,7 +30,10 @@ func fromJSON(s string) (any, bool) {
 				x[i] = conv(e)
 			}
 		case json.Number:
-			n, _ := numberValue(string(x))
+			n, err := jsonnum.Number(string(x))
+			if err != nil {
+				return nil
+			}
 			return n
 		}
 		return v

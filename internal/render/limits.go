@@ -1,3 +1,6 @@
+// This file bounds what rendering produces (value and object sizes, fmt
+// widths, quantities).
+
 package render
 
 import (

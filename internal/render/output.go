@@ -1,3 +1,5 @@
+// This file prints a rendering as YAML, as crossplane render does.
+
 package render
 
 import (

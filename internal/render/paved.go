@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"sort"
-	"strconv"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/jsonnum"
 )
 
 // This file reads and writes unstructured objects (map[string]any, []any,
@@ -541,45 +540,11 @@ func jsonCopy(v any) (any, error) {
 	if err := dec.Decode(&out); err != nil {
 		return nil, fmt.Errorf("cannot unmarshal value from JSON: %w", err)
 	}
-	return fromJSONNumbers(out)
-}
-
-// fromJSONNumbers replaces json.Numbers by int64 when they parse as one and
-// by float64 otherwise.
-func fromJSONNumbers(v any) (any, error) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			y, err := fromJSONNumbers(x)
-			if err != nil {
-				return nil, err
-			}
-			v[k] = y
-		}
-	case []any:
-		for i, x := range v {
-			y, err := fromJSONNumbers(x)
-			if err != nil {
-				return nil, err
-			}
-			v[i] = y
-		}
-	case json.Number:
-		return numberValue(string(v))
+	out, err = jsonnum.Normalize(out)
+	if err != nil {
+		return nil, fmt.Errorf("cannot unmarshal value from JSON: %w", err)
 	}
-	return v, nil
-}
-
-// numberValue reads a JSON number literal as Kubernetes does.
-func numberValue(s string) (any, error) {
-	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return i, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(f, 0) {
-		return nil, fmt.Errorf("cannot unmarshal value from JSON: number %s out of range", s)
-	}
-	return f, nil
+	return out, nil
 }
 
 // jsonKind names the JSON type of an unstructured value for messages.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/jsonnum"
 )
 
 // jsonObj decodes JSON as our YAML decoder does: integers int64, other
@@ -38,7 +39,7 @@ func jsonVal(t *testing.T, js string) any {
 	if err := dec.Decode(&v); err != nil {
 		t.Fatalf("bad JSON %s: %v", js, err)
 	}
-	v, err := fromJSONNumbers(v)
+	v, err := jsonnum.Normalize(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,7 @@
+// This file defines rendering's types and Render: a Composition's patch-and-
+// transform steps (or classic resources) applied to the composite, patch by
+// patch.
+
 package render
 
 import (
@@ -7,6 +11,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/suggest"
 )
 
 // Note is something rendering found, positioned at a path of the
@@ -557,39 +562,14 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 	return res
 }
 
-// closestSet is the defined PatchSet a missing name most likely means:
-// the same but for case, or at most two edits away (and fewer than half
-// the name's letters).
+// closestSet is the defined PatchSet a missing name most likely means
+// (suggest.Closest).
 func closestSet(name string, sets map[string][]patchRef) (string, bool) {
-	best, bestD := "", 3
+	names := make([]string, 0, len(sets))
 	for n := range sets {
-		d := editDistance(strings.ToLower(name), strings.ToLower(n))
-		if d < bestD && 2*d < len(name) || d < bestD && d == 0 {
-			best, bestD = n, d
-		}
+		names = append(names, n)
 	}
-	return best, best != ""
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return suggest.Closest(name, names)
 }
 
 // target is the field a patch writes: toFieldPath, which defaults to

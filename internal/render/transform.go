@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/jsonnum"
 )
 
 // This file runs function-patch-and-transform's transforms (transforms.go
@@ -215,7 +216,7 @@ func normalizeInput(v any) any {
 	case float32:
 		return float64(n)
 	case json.Number:
-		if x, err := numberValue(string(n)); err == nil {
+		if x, err := jsonnum.Number(string(n)); err == nil {
 			return x
 		}
 	}

@@ -1,3 +1,6 @@
+// This file places oneOf/anyOf/allOf/not failures on the field they concern,
+// naming the alternatives.
+
 package schemas
 
 import (

@@ -1,3 +1,6 @@
+// This file adjusts findings on built-in kinds to what the API server's typed
+// decoding does (resource quantities).
+
 package schemas
 
 import (

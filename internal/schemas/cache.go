@@ -1,3 +1,6 @@
+// This file is the process's build cache: built schemas and validators kept
+// under a memory budget, least recently used evicted.
+
 package schemas
 
 import (

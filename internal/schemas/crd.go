@@ -1,3 +1,6 @@
+// This file checks CustomResourceDefinition documents as the API server does
+// on create (ValidateCRD).
+
 package schemas
 
 import (

@@ -1,3 +1,6 @@
+// This file turns the API server's field errors into Errors positioned by
+// exact paths.
+
 package schemas
 
 import (

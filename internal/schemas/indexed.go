@@ -1,3 +1,6 @@
+// This file indexes files ahead of time (Index, IndexInput), so that adding
+// them to a Store is cheap.
+
 package schemas
 
 // Indexed is one file indexed ahead of time (Index), for a FileInput: the

@@ -1,3 +1,6 @@
+// This file bounds the API server's messages (long lists, long texts) and
+// recognises its out-of-range number reports.
+
 package schemas
 
 import (

@@ -1,3 +1,6 @@
+// This file places nulls the API server prunes: a required field written as
+// null is reported on the null itself.
+
 package schemas
 
 import (

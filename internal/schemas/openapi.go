@@ -1,3 +1,6 @@
+// This file validates an object with kube-openapi's validator, as the API
+// server's create path does, caching child validators.
+
 package schemas
 
 import (

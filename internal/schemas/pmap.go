@@ -1,3 +1,6 @@
+// This file is the persistent hash trie that makes Store updates copy only
+// what they touch.
+
 package schemas
 
 import (

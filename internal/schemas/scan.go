@@ -1,3 +1,6 @@
+// This file finds CRD, XRD and MRD definitions in a YAML text with a line
+// scan, falling back to a real parse.
+
 package schemas
 
 import (

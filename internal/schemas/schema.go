@@ -1,3 +1,6 @@
+// This file defines Schema, one kind's schema from one source, and builds its
+// structural schema and validators as the API server does.
+
 package schemas
 
 import (

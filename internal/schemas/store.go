@@ -1,3 +1,6 @@
+// This file defines the Store, an immutable snapshot of every known schema,
+// ranked by source.
+
 package schemas
 
 import (

@@ -1,3 +1,6 @@
+// This file runs the API server's create path for one object (validateObject):
+// type and object meta, OpenAPI, unknown fields, CEL.
+
 package schemas
 
 import (
@@ -22,6 +25,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/structural"
+	"github.com/crd-lsp/crd-lsp/internal/suggest"
 )
 
 // validateObject runs the API server's create path for a custom resource
@@ -244,7 +248,7 @@ func (r *resolver) unknownField(p string, ss *structuralschema.Structural) Error
 	path := r.resolve(p)
 	last, _ := path.Last()
 	e := Error{Severity: severity.Error, Path: path, OnKey: true, Code: "unknown-field", Field: last.Field, Message: fmt.Sprintf("unknown field %q", last.Field)}
-	if best, ok := Closest(last.Field, siblingsOf(ss, path)); ok {
+	if best, ok := suggest.Closest(last.Field, siblingsOf(ss, path)); ok {
 		e.Suggestion = best
 		e.Message += fmt.Sprintf("; did you mean %q?", best)
 	}
@@ -259,25 +263,6 @@ func (r *resolver) metadataDecodeError(err error) Error {
 		return e
 	}
 	return Error{Severity: severity.Error, Path: fieldpath.Path{fieldpath.Field("metadata")}, Code: "metadata", Message: "invalid metadata: " + msg}
-}
-
-// Closest is the candidate a misspelt field name most likely meant (case
-// folded, a few edits at most), if any. A name that is itself a
-// candidate was not misspelt: nothing is suggested (never "did you mean
-// \"tags\"" for tags).
-func Closest(name string, candidates []string) (string, bool) {
-	for _, c := range candidates {
-		if c == name {
-			return "", false
-		}
-	}
-	best, bestD := "", 4
-	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD && d <= len(name)/2+1 || d == bestD && d <= len(name)/2+1 && c < best {
-			best, bestD = c, d
-		}
-	}
-	return best, best != ""
 }
 
 // siblingsOf lists the properties of the object that holds the field at p.
@@ -306,26 +291,6 @@ func siblingsOf(s *structuralschema.Structural, p fieldpath.Path) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func dedupe(errs []Error) []Error {

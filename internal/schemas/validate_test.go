@@ -204,18 +204,3 @@ func TestValidateConcurrentFirstUse(t *testing.T) {
 		t.Errorf("%d builds, want 1", n)
 	}
 }
-
-// TestClosestNeverItself: a name among the candidates was not misspelt,
-// so nothing is suggested for it (issue 22 saw `unknown field "tags";
-// did you mean "tags"?`); a near spelling still is.
-func TestClosestNeverItself(t *testing.T) {
-	if got, ok := Closest("tags", []string{"tag", "tags", "labels"}); ok {
-		t.Errorf("Closest(tags) = %q", got)
-	}
-	if got, ok := Closest("tgas", []string{"tags", "labels"}); !ok || got != "tags" {
-		t.Errorf("Closest(tgas) = %q, %v", got, ok)
-	}
-	if got, ok := Closest("Tags", []string{"tags"}); !ok || got != "tags" {
-		t.Errorf("Closest(Tags) = %q, %v", got, ok)
-	}
-}

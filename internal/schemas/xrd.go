@@ -1,3 +1,6 @@
+// This file checks an XRD by the CRDs Crossplane derives from it
+// (ValidateXRD), placing findings in the XRD.
+
 package schemas
 
 import (

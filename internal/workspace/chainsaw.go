@@ -1,3 +1,5 @@
+// This file reads which files chainsaw Tests use, and how.
+
 package workspace
 
 import (

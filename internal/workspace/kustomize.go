@@ -1,3 +1,5 @@
+// This file reads which files a kustomization applies as patches.
+
 package workspace
 
 import (

@@ -1,3 +1,6 @@
+// This file defines ReadFile, the one way a user's file is read: regular files
+// only, size-capped, never blocking on a pipe.
+
 package workspace
 
 import (

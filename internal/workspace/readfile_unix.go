@@ -1,5 +1,8 @@
 //go:build unix
 
+// This file holds ReadFile's open flags on unix (O_NONBLOCK: a named pipe does
+// not block).
+
 package workspace
 
 import (

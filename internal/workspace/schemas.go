@@ -1,3 +1,6 @@
+// This file parses a Crossplane version setting (ParseMajor), builds the
+// built-in store of a major (Builtins), and finds example composites' files.
+
 package workspace
 
 import (

@@ -1,3 +1,6 @@
+// This file holds the fields Crossplane adds to the XR and claim CRDs it
+// derives from an XRD.
+
 package xcrd
 
 // The schema fragments and printer columns Crossplane adds to the CRDs it

@@ -1,3 +1,6 @@
+// This file is the fake editor's side of the connection: it records every
+// message the server sends and answers its requests.
+
 package lsptest
 
 import (

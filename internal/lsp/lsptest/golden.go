@@ -1,3 +1,6 @@
+// This file runs the marker-based golden tests: expectations written in YAML
+// comments, checked against a real session.
+
 package lsptest
 
 import (

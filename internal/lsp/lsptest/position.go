@@ -1,3 +1,6 @@
+// This file converts between byte columns and LSP characters in each position
+// encoding, for tests.
+
 package lsptest
 
 import "unicode/utf8"

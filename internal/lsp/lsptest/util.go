@@ -1,3 +1,6 @@
+// This file builds the binary once per test process and locates the module and
+// the shared corpus.
+
 package lsptest
 
 import (

@@ -1,3 +1,5 @@
+// This file pushes Helm chart archives to a test registry.
+
 package xpkgtest
 
 import (

@@ -1,3 +1,6 @@
+// This file makes a test registry misbehave on demand (hang, trickle, stall,
+// truncate).
+
 package xpkgtest
 
 import (
