@@ -56,9 +56,18 @@ func TestMain(m *testing.M) {
 	// check picks GitHub annotations under GitHub Actions; the tests
 	// read the text output unless they ask otherwise.
 	os.Unsetenv("GITHUB_ACTIONS")
+	// The binaries the tests run keep decoded schemas in a folder of
+	// this test process, not in the user's cache.
+	schemaCache, err := os.MkdirTemp("", "crd-lsp-schema-cache")
+	if err == nil {
+		os.Setenv("CRD_LSP_SCHEMA_CACHE", schemaCache)
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
+	}
+	if schemaCache != "" {
+		os.RemoveAll(schemaCache)
 	}
 	os.Exit(code)
 }

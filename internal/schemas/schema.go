@@ -127,35 +127,44 @@ func (b *built) load() {
 			b.errs[roleMain], b.errs[roleClaim] = b.readErr, b.readErr
 			return
 		}
-		switch b.kind {
-		case defCRD, defMRD:
-			// An MRD's spec mirrors a CRD's; its apiVersion and kind are
-			// not read by the conversion.
-			var crd apiextensionsv1.CustomResourceDefinition
-			if err := sigsyaml.Unmarshal(text, &crd); err != nil {
-				b.errs[roleMain] = fmt.Errorf("reading the definition: %w", err)
-				return
-			}
-			b.crds[roleMain] = &crd
-		case defXRD:
-			var obj map[string]any
-			if err := sigsyaml.Unmarshal(text, &obj); err != nil {
-				b.errs[roleMain] = fmt.Errorf("reading the XRD: %w", err)
-				b.errs[roleClaim] = b.errs[roleMain]
-				return
-			}
-			if xr, err := xcrd.ForCompositeResource(obj); err != nil {
-				b.errs[roleMain] = fmt.Errorf("deriving the composite resource schema: %w", err)
-			} else {
-				b.crds[roleMain] = xr
-			}
-			if claim, err := xcrd.ForCompositeResourceClaim(obj); err != nil {
-				b.errs[roleClaim] = fmt.Errorf("deriving the claim schema: %w", err)
-			} else {
-				b.crds[roleClaim] = claim
-			}
-		}
+		e := decodeDefinition(b.kind, text)
+		b.crds, b.errs = e.crds, e.errs
 	})
+}
+
+// decodeText decodes a definition document's YAML: a CRD or MRD to its
+// CRD, an XRD to the CRDs of its composite resource and claim.
+func decodeText(kind defKind, text []byte) *decodedEntry {
+	e := &decodedEntry{crds: map[role]*apiextensionsv1.CustomResourceDefinition{}, errs: map[role]error{}}
+	switch kind {
+	case defCRD, defMRD:
+		// An MRD's spec mirrors a CRD's; its apiVersion and kind are
+		// not read by the conversion.
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := sigsyaml.Unmarshal(text, &crd); err != nil {
+			e.errs[roleMain] = fmt.Errorf("reading the definition: %w", err)
+			return e
+		}
+		e.crds[roleMain] = &crd
+	case defXRD:
+		var obj map[string]any
+		if err := sigsyaml.Unmarshal(text, &obj); err != nil {
+			e.errs[roleMain] = fmt.Errorf("reading the XRD: %w", err)
+			e.errs[roleClaim] = e.errs[roleMain]
+			return e
+		}
+		if xr, err := xcrd.ForCompositeResource(obj); err != nil {
+			e.errs[roleMain] = fmt.Errorf("deriving the composite resource schema: %w", err)
+		} else {
+			e.crds[roleMain] = xr
+		}
+		if claim, err := xcrd.ForCompositeResourceClaim(obj); err != nil {
+			e.errs[roleClaim] = fmt.Errorf("deriving the claim schema: %w", err)
+		} else {
+			e.crds[roleClaim] = claim
+		}
+	}
+	return e
 }
 
 func (sc *Schema) validatorFor() *versionValidator {
