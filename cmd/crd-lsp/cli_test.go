@@ -24,7 +24,7 @@ var (
 
 // builtBinary builds crd-lsp once per test process (with the VCS stamp
 // Go embeds, as a plain go build from a clone does).
-func builtBinary(t *testing.T) string {
+func builtBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		binDir, binErr = os.MkdirTemp("", "crd-lsp-bin")

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/runtime"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	sigsyaml "sigs.k8s.io/yaml"
 
@@ -242,7 +243,11 @@ func (vv *versionValidator) build(crd *apiextensionsv1.CustomResourceDefinition,
 		vv.err = fmt.Errorf("the schema is not structural: %w", err)
 		return
 	}
-	ss = ss.DeepCopy()
+	// PruneDefaults prunes default values in place, and NewStructural
+	// shares them with the internal schema: the API server deep-copies the
+	// whole structural schema first; copying the defaults alone (all that
+	// PruneDefaults changes besides ss's own property maps) does the same.
+	copyDefaults(ss)
 	if err := structuraldefaulting.PruneDefaults(ss); err != nil {
 		vv.err = fmt.Errorf("pruning defaults: %w", err)
 		return
@@ -257,6 +262,31 @@ func (vv *versionValidator) build(crd *apiextensionsv1.CustomResourceDefinition,
 		return
 	}
 	vv.cel = cel.NewValidator(ss, true, celconfig.PerCallLimit)
+}
+
+// copyDefaults replaces every default value of s, where PruneDefaults
+// looks (properties, items, additionalProperties), by a deep copy, and
+// reports whether there was one.
+func copyDefaults(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	found := false
+	if s.Default.Object != nil {
+		s.Default.Object = runtime.DeepCopyJSONValue(s.Default.Object)
+		found = true
+	}
+	found = copyDefaults(s.Items) || found
+	if s.AdditionalProperties != nil {
+		found = copyDefaults(s.AdditionalProperties.Structural) || found
+	}
+	for k, p := range s.Properties {
+		if copyDefaults(&p) {
+			s.Properties[k] = p // a property is held by value
+			found = true
+		}
+	}
+	return found
 }
 
 // Structural returns the structural schema of this GVK as the API server
