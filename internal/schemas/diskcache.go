@@ -143,23 +143,14 @@ func encodeEntry(e *decodedEntry) ([]byte, error) {
 			rec(r, 'e', []byte(err.Error()))
 		}
 	}
-	out := make([]byte, 0, len(entryMagic)+12+len(payload))
-	out = append(out, entryMagic...)
-	out = binary.BigEndian.AppendUint64(out, uint64(len(payload)))
-	out = binary.BigEndian.AppendUint32(out, crc32.Checksum(payload, castagnoli))
-	return append(out, payload...), nil
+	return frameEntry(payload), nil
 }
 
 var errCorrupt = errors.New("corrupt decoded cache entry")
 
 func decodeEntry(data []byte) (*decodedEntry, error) {
-	if len(data) < len(entryMagic)+12 || string(data[:len(entryMagic)]) != entryMagic {
-		return nil, errCorrupt
-	}
-	data = data[len(entryMagic):]
-	n, sum := binary.BigEndian.Uint64(data), binary.BigEndian.Uint32(data[8:])
-	payload := data[12:]
-	if uint64(len(payload)) != n || crc32.Checksum(payload, castagnoli) != sum {
+	payload, ok := unframeEntry(data)
+	if !ok {
 		return nil, errCorrupt
 	}
 	e := &decodedEntry{crds: map[role]*apiextensionsv1.CustomResourceDefinition{}, errs: map[role]error{}}
@@ -323,4 +314,69 @@ func decodeDefinition(kind defKind, text []byte) *decodedEntry {
 		c.store(key, enc)
 	}
 	return e
+}
+
+// CacheKey names an entry of the decoded cache that callers keep there
+// (the loader's index of a schema folder): the SHA-256 of the build
+// identity and parts. It is "" when the cache is off.
+func CacheKey(parts ...string) string {
+	if currentDisk() == nil {
+		return ""
+	}
+	h := sha256.New()
+	h.Write([]byte(buildID()))
+	for _, p := range parts {
+		h.Write([]byte{0})
+		h.Write([]byte(p))
+	}
+	return "x" + hex.EncodeToString(h.Sum(nil))
+}
+
+// LoadCached returns what StoreCached kept under key, or nil when there is
+// nothing whole there (or the cache is off).
+func LoadCached(key string) []byte {
+	c := currentDisk()
+	if c == nil || key == "" {
+		return nil
+	}
+	data, err := os.ReadFile(c.path(key))
+	if err != nil {
+		return nil
+	}
+	payload, ok := unframeEntry(data)
+	if !ok {
+		return nil
+	}
+	return payload
+}
+
+// StoreCached keeps data under key in the decoded cache (atomically,
+// checksummed, within the cache's bound).
+func StoreCached(key string, data []byte) {
+	if c := currentDisk(); c != nil && key != "" {
+		c.store(key, frameEntry(data))
+	}
+}
+
+// frameEntry and unframeEntry wrap a caller's payload as entries are: magic, length,
+// CRC-32C.
+func frameEntry(payload []byte) []byte {
+	out := make([]byte, 0, len(entryMagic)+12+len(payload))
+	out = append(out, entryMagic...)
+	out = binary.BigEndian.AppendUint64(out, uint64(len(payload)))
+	out = binary.BigEndian.AppendUint32(out, crc32.Checksum(payload, castagnoli))
+	return append(out, payload...)
+}
+
+func unframeEntry(data []byte) ([]byte, bool) {
+	if len(data) < len(entryMagic)+12 || string(data[:len(entryMagic)]) != entryMagic {
+		return nil, false
+	}
+	data = data[len(entryMagic):]
+	n, sum := binary.BigEndian.Uint64(data), binary.BigEndian.Uint32(data[8:])
+	payload := data[12:]
+	if uint64(len(payload)) != n || crc32.Checksum(payload, castagnoli) != sum {
+		return nil, false
+	}
+	return payload, true
 }

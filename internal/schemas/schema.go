@@ -72,9 +72,22 @@ type defRef struct {
 	open func() ([]byte, error)
 	off  int    // the document's byte offset in what open returns
 	path string // for messages
+
+	// lazy: restored from a persisted index (dirindex.go), key is known
+	// once the file has been read and checked.
+	lazy *lazyKey
 }
 
-func (r *defRef) built() *built { return cache.get(r) }
+func (r *defRef) built() *built {
+	key := r.key
+	if r.lazy != nil {
+		var err error
+		if key, err = r.resolve(); err != nil {
+			return &built{kind: r.kind, readErr: err, transient: true}
+		}
+	}
+	return cache.get(r, key)
+}
 
 // built holds what is derived from one definition document's content.
 type built struct {
