@@ -31,7 +31,7 @@ fi
 
 bench_prepare
 echo "# node $(node --version) (yaml-language-server 2.0.0 declares node >= 22.13; it runs on this one)"
-bench_crd_lsp_figures -kubeconform "$KUBECONFORM" -floor
+bench_crd_lsp_figures -kubeconform "$KUBECONFORM" -floor -cold
 
 echo "# keystroke → publishDiagnostics on a 300-document file of S3 Buckets, the same file and edits for both servers"
 c=$("$BENCH_BIN/crdbench" keystroke -work "$BENCH_WORK" -edits "$BENCH_EDITS" -name crd-lsp -- "$BENCH_BIN/crd-lsp" serve)

@@ -21,7 +21,7 @@ var allowed = map[string][]string{
 	"internal/fieldpath":                         nil,
 	"internal/document":                          {"internal/fieldpath", "internal/jsonnum"},
 	"internal/xcrd":                              nil,
-	"internal/schemas":                           {"internal/fieldpath", "internal/xcrd", "internal/severity", "internal/gvk", "internal/structural", "internal/yamlflow", "internal/suggest"},
+	"internal/schemas":                           {"internal/fieldpath", "internal/xcrd", "internal/severity", "internal/gvk", "internal/structural", "internal/yamlflow", "internal/suggest", "internal/flock"},
 	"internal/schemas/builtin":                   nil,
 	"internal/schemas/builtin/gen":               {"internal/schemas/builtin/internal/generate"},
 	"internal/schemas/builtin/internal/generate": nil,

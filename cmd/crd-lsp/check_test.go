@@ -10,7 +10,7 @@ import (
 	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 )
 
-func corpus(t *testing.T) string { return corpusdir.Dir(t) }
+func corpus(t testing.TB) string { return corpusdir.Dir(t) }
 
 // TestCheckQuickstart is the README's first command: exact lines, summary
 // and exit status, offline with built-in schemas.

@@ -24,7 +24,7 @@ var (
 
 // builtBinary builds crd-lsp once per test process (with the VCS stamp
 // Go embeds, as a plain go build from a clone does).
-func builtBinary(t *testing.T) string {
+func builtBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		binDir, binErr = os.MkdirTemp("", "crd-lsp-bin")
@@ -56,9 +56,18 @@ func TestMain(m *testing.M) {
 	// check picks GitHub annotations under GitHub Actions; the tests
 	// read the text output unless they ask otherwise.
 	os.Unsetenv("GITHUB_ACTIONS")
+	// The binaries the tests run keep decoded schemas in a folder of
+	// this test process, not in the user's cache.
+	schemaCache, err := os.MkdirTemp("", "crd-lsp-schema-cache")
+	if err == nil {
+		os.Setenv("CRD_LSP_SCHEMA_CACHE", schemaCache)
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
+	}
+	if schemaCache != "" {
+		os.RemoveAll(schemaCache)
 	}
 	os.Exit(code)
 }

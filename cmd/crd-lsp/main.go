@@ -10,10 +10,31 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+
+	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 func main() {
+	useDecodedCache()
 	os.Exit(profiled(func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }))
+}
+
+// useDecodedCache keeps decoded schemas across processes in
+// $CRD_LSP_SCHEMA_CACHE, else os.UserCacheDir()/crd-lsp/schemas; "off"
+// keeps none. The binary does, not run: in-process tests stay hermetic.
+func useDecodedCache() {
+	dir := os.Getenv(schemas.DecodedCacheEnv)
+	switch dir {
+	case "off":
+		return
+	case "":
+		var err error
+		if dir, err = packages.UserCacheDir("schemas"); err != nil {
+			return
+		}
+	}
+	schemas.SetDecodedCache(dir, 0)
 }
 
 // profiled runs f, writing a CPU profile to the file CRD_LSP_CPUPROFILE

@@ -37,16 +37,8 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 	var skipped []workspace.Skipped
 	builtins := mustBuiltins()
 	for _, dir := range cfg.SchemaDirs {
-		// Each file is indexed as it is read (into one reused buffer) and
-		// its content dropped: unused definitions cost their index
-		// entries only.
-		limit := int64(workspace.DefaultMaxFileSize)
-		sk, err := visitPath(ctx, dir, workspace.Options{MaxFileSize: limit}, true, func(p string, c []byte) {
-			if workspace.MayDefineSchemas(c) {
-				in := indexFile(p, c, reopen(p, limit))
-				w.files[p] = &fileFacts{schema: &in}
-			}
-		})
+		// Unused definitions cost their index entries only (schemadirs.go).
+		sk, err := w.loadSchemaDir(ctx, dir, int64(workspace.DefaultMaxFileSize))
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 const dbCRD = `apiVersion: apiextensions.k8s.io/v1
@@ -62,7 +63,33 @@ func awaitCodes(t *testing.T, e *lsptest.Editor, path, want string) []protocol.D
 	return e.Diagnostics(path)
 }
 
-func TestWorkspaceSchemasFollowFiles(t *testing.T) {
+func TestWorkspaceSchemasFollowFiles(t *testing.T) { followFiles(t) }
+
+// With the decoded cache on (as the binary runs), edits of a CRD change
+// the result at once, whether its decoding is new or read back from the
+// cache: the second session finds every content decoded on disk (the
+// in-memory builds are dropped between them).
+func TestWorkspaceSchemasFollowFilesDecodedCache(t *testing.T) {
+	cache := t.TempDir()
+	schemas.SetDecodedCache(cache, 0)
+	defer schemas.SetDecodedCache("", 0)
+	schemas.SetBuildBudget(schemas.SetBuildBudget(0)) // earlier tests' builds
+	followFiles(t)
+	entries, _ := os.ReadDir(cache)
+	n := 0
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Fatalf("the decoded cache holds %d entries, want one per CRD content", n)
+	}
+	schemas.SetBuildBudget(schemas.SetBuildBudget(0))
+	followFiles(t)
+}
+
+func followFiles(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(dbCRD), 0o644); err != nil {
 		t.Fatal(err)

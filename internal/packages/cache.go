@@ -197,8 +197,11 @@ func writeAtomic(path string, data []byte) error {
 // DefaultCacheDir is os.UserCacheDir()/crd-lsp/packages.
 func DefaultCacheDir() (string, error) { return userCacheDir("packages") }
 
-// userCacheDir is os.UserCacheDir()/crd-lsp/name: where crd-lsp keeps
-// what it fetched (packages, catalog answers, clusters' CRDs).
+// UserCacheDir is os.UserCacheDir()/crd-lsp/name: where crd-lsp keeps
+// what it fetched (packages, catalog answers, clusters' CRDs) and what it
+// derived and keeps across processes (decoded schemas).
+func UserCacheDir(name string) (string, error) { return userCacheDir(name) }
+
 func userCacheDir(name string) (string, error) {
 	d, err := os.UserCacheDir()
 	if err != nil {

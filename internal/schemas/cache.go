@@ -77,12 +77,12 @@ func newBuildCache(budget int64) *buildCache {
 
 // get returns the build of r's document, building it (outside the cache's
 // lock; reading the file again if the index kept no text) on first use.
-func (c *buildCache) get(r *defRef) *built {
+func (c *buildCache) get(r *defRef, key docKey) *built {
 	c.mu.Lock()
-	e := c.entries[r.key]
+	e := c.entries[key]
 	if e == nil {
-		e = &cacheEntry{key: r.key, cost: int64(r.key.n) * buildCostFactor}
-		c.entries[r.key] = e
+		e = &cacheEntry{key: key, cost: int64(key.n) * buildCostFactor}
+		c.entries[key] = e
 		c.used += e.cost
 		c.evictLocked(e)
 	} else {
@@ -90,7 +90,7 @@ func (c *buildCache) get(r *defRef) *built {
 	}
 	c.pushFrontLocked(e)
 	c.mu.Unlock()
-	e.once.Do(func() { e.b = newBuilt(r) })
+	e.once.Do(func() { e.b = newBuilt(r, key) })
 	if e.b.transient {
 		// The file could not be read as indexed: the next caller tries
 		// again.
@@ -149,7 +149,7 @@ func (c *buildCache) stats() (entries int, used int64) {
 
 // newBuilt starts the build of r's document: its text, from the index or
 // read again and checked against the index.
-func newBuilt(r *defRef) *built {
+func newBuilt(r *defRef, key docKey) *built {
 	b := &built{kind: r.kind}
 	if r.open == nil {
 		b.text = r.text
@@ -159,7 +159,7 @@ func newBuilt(r *defRef) *built {
 	switch {
 	case err != nil:
 		err = fmt.Errorf("reading %s again: %w", r.path, err)
-	case r.off+r.key.n > len(content) || keyOf(content[r.off:r.off+r.key.n]) != r.key:
+	case r.off+key.n > len(content) || keyOf(content[r.off:r.off+key.n]) != key:
 		err = fmt.Errorf("%s changed on disk since it was indexed", r.path)
 	}
 	if err != nil {
@@ -167,6 +167,6 @@ func newBuilt(r *defRef) *built {
 		b.readErr = err
 		return b
 	}
-	b.text = content[r.off : r.off+r.key.n : r.off+r.key.n]
+	b.text = content[r.off : r.off+key.n : r.off+key.n]
 	return b
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/runtime"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	sigsyaml "sigs.k8s.io/yaml"
 
@@ -75,9 +76,22 @@ type defRef struct {
 	open func() ([]byte, error)
 	off  int    // the document's byte offset in what open returns
 	path string // for messages
+
+	// lazy: restored from a persisted index (dirindex.go), key is known
+	// once the file has been read and checked.
+	lazy *lazyKey
 }
 
-func (r *defRef) built() *built { return cache.get(r) }
+func (r *defRef) built() *built {
+	key := r.key
+	if r.lazy != nil {
+		var err error
+		if key, err = r.resolve(); err != nil {
+			return &built{kind: r.kind, readErr: err, transient: true}
+		}
+	}
+	return cache.get(r, key)
+}
 
 // built holds what is derived from one definition document's content.
 type built struct {
@@ -131,35 +145,44 @@ func (b *built) load() {
 			b.errs[roleMain], b.errs[roleClaim] = b.readErr, b.readErr
 			return
 		}
-		switch b.kind {
-		case defCRD, defMRD:
-			// An MRD's spec mirrors a CRD's; its apiVersion and kind are
-			// not read by the conversion.
-			var crd apiextensionsv1.CustomResourceDefinition
-			if err := sigsyaml.Unmarshal(text, &crd); err != nil {
-				b.errs[roleMain] = fmt.Errorf("reading the definition: %w", err)
-				return
-			}
-			b.crds[roleMain] = &crd
-		case defXRD:
-			var obj map[string]any
-			if err := sigsyaml.Unmarshal(text, &obj); err != nil {
-				b.errs[roleMain] = fmt.Errorf("reading the XRD: %w", err)
-				b.errs[roleClaim] = b.errs[roleMain]
-				return
-			}
-			if xr, err := xcrd.ForCompositeResource(obj); err != nil {
-				b.errs[roleMain] = fmt.Errorf("deriving the composite resource schema: %w", err)
-			} else {
-				b.crds[roleMain] = xr
-			}
-			if claim, err := xcrd.ForCompositeResourceClaim(obj); err != nil {
-				b.errs[roleClaim] = fmt.Errorf("deriving the claim schema: %w", err)
-			} else {
-				b.crds[roleClaim] = claim
-			}
-		}
+		e := decodeDefinition(b.kind, text)
+		b.crds, b.errs = e.crds, e.errs
 	})
+}
+
+// decodeText decodes a definition document's YAML: a CRD or MRD to its
+// CRD, an XRD to the CRDs of its composite resource and claim.
+func decodeText(kind defKind, text []byte) *decodedEntry {
+	e := &decodedEntry{crds: map[role]*apiextensionsv1.CustomResourceDefinition{}, errs: map[role]error{}}
+	switch kind {
+	case defCRD, defMRD:
+		// An MRD's spec mirrors a CRD's; its apiVersion and kind are
+		// not read by the conversion.
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := sigsyaml.Unmarshal(text, &crd); err != nil {
+			e.errs[roleMain] = fmt.Errorf("reading the definition: %w", err)
+			return e
+		}
+		e.crds[roleMain] = &crd
+	case defXRD:
+		var obj map[string]any
+		if err := sigsyaml.Unmarshal(text, &obj); err != nil {
+			e.errs[roleMain] = fmt.Errorf("reading the XRD: %w", err)
+			e.errs[roleClaim] = e.errs[roleMain]
+			return e
+		}
+		if xr, err := xcrd.ForCompositeResource(obj); err != nil {
+			e.errs[roleMain] = fmt.Errorf("deriving the composite resource schema: %w", err)
+		} else {
+			e.crds[roleMain] = xr
+		}
+		if claim, err := xcrd.ForCompositeResourceClaim(obj); err != nil {
+			e.errs[roleClaim] = fmt.Errorf("deriving the claim schema: %w", err)
+		} else {
+			e.crds[roleClaim] = claim
+		}
+	}
+	return e
 }
 
 func (sc *Schema) validatorFor() *versionValidator {
@@ -237,7 +260,11 @@ func (vv *versionValidator) build(crd *apiextensionsv1.CustomResourceDefinition,
 		vv.err = fmt.Errorf("the schema is not structural: %w", err)
 		return
 	}
-	ss = ss.DeepCopy()
+	// PruneDefaults prunes default values in place, and NewStructural
+	// shares them with the internal schema: the API server deep-copies the
+	// whole structural schema first; copying the defaults alone (all that
+	// PruneDefaults changes besides ss's own property maps) does the same.
+	copyDefaults(ss)
 	if err := structuraldefaulting.PruneDefaults(ss); err != nil {
 		vv.err = fmt.Errorf("pruning defaults: %w", err)
 		return
@@ -252,6 +279,31 @@ func (vv *versionValidator) build(crd *apiextensionsv1.CustomResourceDefinition,
 		return
 	}
 	vv.cel = cel.NewValidator(ss, true, celconfig.PerCallLimit)
+}
+
+// copyDefaults replaces every default value of s, where PruneDefaults
+// looks (properties, items, additionalProperties), by a deep copy, and
+// reports whether there was one.
+func copyDefaults(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	found := false
+	if s.Default.Object != nil {
+		s.Default.Object = runtime.DeepCopyJSONValue(s.Default.Object)
+		found = true
+	}
+	found = copyDefaults(s.Items) || found
+	if s.AdditionalProperties != nil {
+		found = copyDefaults(s.AdditionalProperties.Structural) || found
+	}
+	for k, p := range s.Properties {
+		if copyDefaults(&p) {
+			s.Properties[k] = p // a property is held by value
+			found = true
+		}
+	}
+	return found
 }
 
 // Structural returns the structural schema of this GVK as the API server

@@ -12,10 +12,12 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Options limit a scan.
@@ -61,7 +63,7 @@ func skipDir(name string) bool {
 // returns true for the path and size, else Content is nil), sorted by path.
 func Scan(ctx context.Context, root string, opts Options, keep func(path string, content []byte) bool) ([]File, []Skipped, error) {
 	var files []File
-	skipped, err := walk(ctx, root, opts, nil, func(p string, content []byte) {
+	skipped, err := walk(ctx, root, opts, nil, nil, func(p string, content []byte) {
 		if keep == nil || keep(p, content) {
 			files = append(files, File{Path: p, Content: content})
 		}
@@ -75,11 +77,19 @@ func Scan(ctx context.Context, root string, opts Options, keep func(path string,
 // content is valid only during the call (visit copies what it keeps). A
 // large folder then costs the largest file, not the sum.
 func ScanTransient(ctx context.Context, root string, opts Options, visit func(path string, content []byte)) ([]Skipped, error) {
-	return walk(ctx, root, opts, []byte{}, visit)
+	return walk(ctx, root, opts, []byte{}, nil, visit)
 }
 
-// walk visits root's YAML files; buf non-nil reads them into it.
-func walk(ctx context.Context, root string, opts Options, buf []byte, visit func(path string, content []byte)) ([]Skipped, error) {
+// ScanTransientKnown is ScanTransient, except that a file for which known
+// returns true, given its size and modification time (links followed), is
+// neither read nor visited: the caller has what it needs of it already.
+func ScanTransientKnown(ctx context.Context, root string, opts Options, known func(path string, size int64, mod time.Time) bool, visit func(path string, content []byte)) ([]Skipped, error) {
+	return walk(ctx, root, opts, []byte{}, known, visit)
+}
+
+// walk visits root's YAML files; buf non-nil reads them into it; known
+// (optional) skips files the caller knows.
+func walk(ctx context.Context, root string, opts Options, buf []byte, known func(string, int64, time.Time) bool, visit func(path string, content []byte)) ([]Skipped, error) {
 	var skipped []Skipped
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
@@ -100,6 +110,18 @@ func walk(ctx context.Context, root string, opts Options, buf []byte, visit func
 		}
 		if !IsYAML(p) || !Matches(root, p, opts) {
 			return nil
+		}
+		if known != nil {
+			var info fs.FileInfo
+			var err error
+			if d.Type().IsRegular() {
+				info, err = d.Info()
+			} else {
+				info, err = os.Stat(p)
+			}
+			if err == nil && info.Mode().IsRegular() && known(p, info.Size(), info.ModTime()) {
+				return nil
+			}
 		}
 		// Links are followed to regular files; pipes, devices and files
 		// over the limit are reported, never read.
