@@ -75,9 +75,17 @@ func TestClusterSourceAnswers(t *testing.T) {
 		t.Errorf("YAML:\n%s", y)
 	}
 
+	// A refresh from a server that answers the whole list to a request
+	// for metadata only: nothing unchanged counts as downloaded.
+	again, err := src.ReadCluster(context.Background())
+	if err != nil || len(again.Downloaded) != 0 || string(again.YAML) != y {
+		t.Errorf("refresh: %v, downloaded %v", err, again.Downloaded)
+	}
+	snap = again
+
 	mode.Store(1)
 	cached, err := src.ReadCluster(context.Background())
-	if err == nil || !strings.Contains(err.Error(), `cluster context "dev-eu" (`+srv.URL+`): forbidden (403): may not list customresourcedefinitions: customresourcedefinitions is forbidden`) {
+	if err == nil || !strings.Contains(err.Error(), `cluster context "dev-eu" (`+srv.URL+`): forbidden (403): may not read customresourcedefinitions: customresourcedefinitions is forbidden`) {
 		t.Errorf("forbidden: %v", err)
 	}
 	if cached == nil || string(cached.YAML) != y || !cached.ReadAt.Equal(snap.ReadAt) {
