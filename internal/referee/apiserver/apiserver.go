@@ -454,6 +454,16 @@ type Recorder struct {
 	idle     *sync.Cond // inflight reached 0
 	inflight int
 	reqs     []Request
+	stalled  bool
+}
+
+// Stall makes the recorder hold each request without an answer until
+// the client gives up (true), or pass them on again (false): a slow
+// cluster.
+func (r *Recorder) Stall(on bool) {
+	r.mu.Lock()
+	r.stalled = on
+	r.mu.Unlock()
 }
 
 // Record starts a Recorder in front of s, stopped when the test ends.
@@ -475,9 +485,14 @@ func (s *Server) Record(t testing.TB) *Recorder {
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec.mu.Lock()
 		rec.inflight++
+		stalled := rec.stalled
 		rec.mu.Unlock()
 		cw := &countingWriter{ResponseWriter: w}
-		proxy.ServeHTTP(cw, r)
+		if stalled {
+			<-r.Context().Done()
+		} else {
+			proxy.ServeHTTP(cw, r)
+		}
 		rec.mu.Lock()
 		rec.reqs = append(rec.reqs, Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Accept: r.Header.Get("Accept"), Status: cw.status, Bytes: cw.n})
 		if rec.inflight--; rec.inflight == 0 {
