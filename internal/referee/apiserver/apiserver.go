@@ -348,8 +348,44 @@ users:
 // condition).
 func (s *Server) CreateCRD(t testing.TB, crd string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	s.CreateCRDs(t, []string{crd})
+}
+
+// CreateCRDs creates the CRDs (four at a time) and then waits until each
+// is Established.
+func (s *Server) CreateCRDs(t testing.TB, crds []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	names := make([]string, len(crds))
+	errs := make([]error, len(crds))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				names[i], errs[i] = s.post(ctx, crds[i])
+			}
+		}()
+	}
+	for i := range crds {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range names {
+		s.awaitEstablished(t, ctx, name)
+	}
+}
+
+func (s *Server) post(ctx context.Context, crd string) (string, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", strings.NewReader(crd))
 	req.Header.Set("Content-Type", "application/json")
 	if !strings.HasPrefix(strings.TrimSpace(crd), "{") {
@@ -357,22 +393,27 @@ func (s *Server) CreateCRD(t testing.TB, crd string) {
 	}
 	resp, err := s.Client.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("creating the CRD: %s %s", resp.Status, b)
+		return "", fmt.Errorf("creating the CRD: %s %s", resp.Status, b)
 	}
 	var name struct {
 		Metadata struct{ Name string } `json:"metadata"`
 	}
 	_ = json.Unmarshal(b, &name)
+	return name.Metadata.Name, nil
+}
+
+func (s *Server) awaitEstablished(t testing.TB, ctx context.Context, name string) {
+	t.Helper()
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name.Metadata.Name+"?watch=false", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, nil)
 		resp, err := s.Client.Do(req)
 		if err != nil {
-			t.Fatalf("waiting for the CRD: %v", err)
+			t.Fatalf("waiting for the CRD %s: %v", name, err)
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -389,7 +430,7 @@ func (s *Server) CreateCRD(t testing.TB, crd string) {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("CRD not established: %s", b)
+			t.Fatalf("CRD %s not established: %s", name, b)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
