@@ -37,6 +37,8 @@ import (
 //     document diagnosed: the Go heap after a GC, above what the same
 //     editor without a cluster holds (cluster-heap-MiB).
 //
+// Run it with:
+//
 //	go test ./internal/lsp -run '^$' -bench Cluster -benchtime 3x -timeout 30m
 func BenchmarkCluster(b *testing.B) {
 	if runtime.GOOS != "linux" {

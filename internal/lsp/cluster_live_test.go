@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,14 +15,24 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/referee/apiserver"
 )
 
-// thingCRD is served by the test's API server; the workspace defines the
-// same kind with a wider enum.
-const thingCRD = `{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+// thingCRD is a Thing CRD with these colors, in version v1 and, if
+// v1beta1, also v1beta1: the test's API server serves it with both
+// versions; the workspace defines v1 only, with a wider enum.
+func thingCRD(colors string, v1beta1 bool) string {
+	version := func(name string, storage bool) string {
+		return fmt.Sprintf(`{"name": %q, "served": true, "storage": %v, "schema": {"openAPIV3Schema": {"type": "object",
+   "properties": {"spec": {"type": "object", "properties": {"color": {"type": "string", "enum": [%s]}}}}}}}`, name, storage, colors)
+	}
+	versions := version("v1", true)
+	if v1beta1 {
+		versions += ", " + version("v1beta1", false)
+	}
+	return `{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
  "metadata": {"name": "things.live.crd-lsp.dev"},
  "spec": {"group": "live.crd-lsp.dev", "scope": "Namespaced",
   "names": {"kind": "Thing", "plural": "things", "singular": "thing", "listKind": "ThingList"},
-  "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object",
-   "properties": {"spec": {"type": "object", "properties": {"color": {"type": "string", "enum": ["red", "green"]}}}}}}}]}}`
+  "versions": [` + versions + `]}}`
+}
 
 // TestClusterLive: crdLsp.cluster naming a real API server through a
 // recording proxy. The workspace's definition of a kind wins over the
@@ -34,7 +45,7 @@ const thingCRD = `{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResou
 func TestClusterLive(t *testing.T) {
 	s := apiserver.Start(t)
 	s.CreateCRD(t, gadgetCRD)
-	s.CreateCRD(t, thingCRD)
+	s.CreateCRD(t, thingCRD(`"red", "green"`, true))
 	rec := s.Record(t)
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
@@ -44,7 +55,7 @@ func TestClusterLive(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	local := strings.Replace(thingCRD, `"enum": ["red", "green"]`, `"enum": ["red", "green", "blue"]`, 1)
+	local := thingCRD(`"red", "green", "blue"`, false)
 	if err := os.WriteFile(filepath.Join(ws, "thing-crd.yaml"), []byte(local), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +97,8 @@ func TestClusterLive(t *testing.T) {
 	for _, d := range ds {
 		if c, _ := d.Code.(protocol.String); c == "cluster-differs" {
 			n++
-			if !strings.Contains(lsptest.Message(d), "the cluster dev-eu serves Thing of live.crd-lsp.dev (version v1) with a different schema") {
+			if want := "the cluster dev-eu serves Thing of live.crd-lsp.dev (version v1) with a different schema than this definition, which is used in the workspace instead; " +
+				"it also serves Thing of live.crd-lsp.dev in version v1beta1, which this definition (version v1) does not define: documents of that version are validated against the cluster's schema"; !strings.Contains(lsptest.Message(d), want) {
 				t.Errorf("cluster-differs: %s", lsptest.Message(d))
 			}
 		}
