@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -151,10 +152,33 @@ func TestClusterLive(t *testing.T) {
 
 	// The server stopped: the next start serves the cached copy and says
 	// why the cluster was not read.
+	// The copy made 7 minutes ago, as its cache says: hover says so.
 	s.Stop()
+	metas, _ := filepath.Glob(filepath.Join(dir, "cache", "crd-lsp", "clusters", "*", "cluster.json"))
+	if len(metas) != 1 {
+		t.Fatalf("cluster caches: %v", metas)
+	}
+	meta, err := os.ReadFile(metas[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap map[string]any
+	if err := json.Unmarshal(meta, &snap); err != nil {
+		t.Fatal(err)
+	}
+	snap["readAt"] = time.Now().Add(-7*time.Minute - 10*time.Second).UTC().Format(time.RFC3339)
+	if meta, err = json.Marshal(snap); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(metas[0], meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	e3 := lsptest.StartInProcess(t, lsptest.Config{Dir: ws, Settings: settings("1m")})
 	e3.AwaitSchemas(30 * time.Second)
 	e3.Open("gadget.yaml", strings.Replace(gadget, "slow", "turbo", 1))
 	waitDiags(t, e3, "gadget.yaml", 30*time.Second, func(ds []protocol.Diagnostic) bool { return hasDiag(ds, "enum", "turbo") != nil })
 	e3.AwaitLog(`crd-lsp: cluster context "dev-eu" (`+rec.URL+`): `, 30*time.Second)
+	if h := e3.Hover("gadget.yaml", 1, 7); h == nil || !strings.Contains(h.Contents.(*protocol.MarkupContent).Value, "Schema: cluster `dev-eu`, read 7 min ago") {
+		t.Errorf("hover from the 7-minute-old copy = %+v", h)
+	}
 }
