@@ -16,7 +16,8 @@ import (
 // --catalog --cluster` validates a cert-manager Certificate from a
 // catalog on a loopback HTTP server (verbatim datreeio/CRDs-catalog
 // files), an ExternalSecret from a real API server serving External
-// Secrets' real CRD, and an S3 Bucket from the project's dependency; with
+// Secrets' real CRD, and an S3 Bucket from the project's dependency (which
+// wins over the Bucket the cluster serves, looser); with
 // the catalog and the cluster gone, the caches give the same findings.
 func TestCheckNoLocalCRDs(t *testing.T) {
 	reg := xpkgtest.StartDockerRegistry(t)
@@ -32,6 +33,13 @@ func TestCheckNoLocalCRDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.CreateCRD(t, string(eso))
+	// The cluster also serves the provider's Bucket, with objectLockEnabled
+	// a string: the package's definition must win.
+	looser := strings.ReplaceAll(string(bucketCRD), "regions or partitions.\n                    type: boolean", "regions or partitions.\n                    type: string")
+	if looser == string(bucketCRD) {
+		t.Fatal("the corpus's Bucket CRD changed: no objectLockEnabled boolean to loosen")
+	}
+	s.CreateCRD(t, looser)
 
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")

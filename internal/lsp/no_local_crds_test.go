@@ -40,8 +40,8 @@ spec:
 // server (verbatim datreeio/CRDs-catalog files) and crdLsp.cluster a real
 // API server serving External Secrets' real CRD: a cert-manager
 // Certificate is validated from the catalog, an ExternalSecret from the
-// cluster and an S3 Bucket from the project's dependency; hover names
-// each source.
+// cluster and an S3 Bucket from the project's dependency (which wins over
+// the cluster's looser Bucket); hover names each source.
 func TestNoLocalCRDs(t *testing.T) {
 	reg := xpkgtest.StartDockerRegistry(t)
 	bucketCRD, err := os.ReadFile(filepath.Join(corpusdir.Dir(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds", "s3.aws.upbound.io_buckets.yaml"))
@@ -59,6 +59,13 @@ func TestNoLocalCRDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.CreateCRD(t, string(eso))
+	// The cluster also serves the provider's Bucket, with objectLockEnabled
+	// a string: the package's definition must win.
+	looser := strings.ReplaceAll(string(bucketCRD), "regions or partitions.\n                    type: boolean", "regions or partitions.\n                    type: string")
+	if looser == string(bucketCRD) {
+		t.Fatal("the corpus's Bucket CRD changed: no objectLockEnabled boolean to loosen")
+	}
+	s.CreateCRD(t, looser)
 
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
