@@ -93,10 +93,10 @@ func BenchmarkCluster(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(ws, "analyzer.yaml"), []byte(analyzer), 0o644); err != nil {
 		b.Fatal(err)
 	}
+	bin := lsptest.BuildBinary(b) // before XDG_CACHE_HOME changes: go build's cache may live there
 	cache := filepath.Join(tmp, "cache")
 	b.Setenv("XDG_CACHE_HOME", cache)
 	clusters := filepath.Join(cache, "crd-lsp", "clusters")
-	bin := lsptest.BuildBinary(b)
 	withCluster := map[string]any{"cluster": map[string]any{"enabled": true, "kubeconfig": kubeconfig, "context": "bench", "timeout": "5m"}}
 	found := func(ds []protocol.Diagnostic) bool { return hasDiag(ds, "unknown-field", "analyzerNme") != nil }
 
