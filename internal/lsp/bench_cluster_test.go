@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/referee/apiserver"
 )
 
@@ -33,6 +35,9 @@ import (
 //     editor without a cluster for comparison: no-cluster-peak-RSS-MiB).
 //   - check-cold / check-warm: `crd-lsp check --cluster` on that
 //     workspace, wall time (check-ms) and its peak RSS.
+//   - read-cold / read-warm: packages.ClusterSource.ReadCluster alone
+//     (what a refresh costs), without / with the cached copy: read-ms and
+//     the bytes the cluster sent (KiB-sent, through a recording proxy).
 //   - heap: the in-process server after the cluster was read and the
 //     document diagnosed: the Go heap after a GC, above what the same
 //     editor without a cluster holds (cluster-heap-MiB).
@@ -167,6 +172,43 @@ func BenchmarkCluster(b *testing.B) {
 	}
 	b.Run("check-cold", func(b *testing.B) { check(b, true) })
 	b.Run("check-warm", func(b *testing.B) { check(b, false) })
+	// read-cold / read-warm: packages.ReadCluster alone, through a
+	// recording proxy: its time and the bytes the cluster sent.
+	rec := s.Record(b)
+	recKubeconfig := filepath.Join(tmp, "kubeconfig-rec")
+	rec.Kubeconfig(b, recKubeconfig, "bench-rec")
+	readCluster := func(b *testing.B, cold bool) {
+		src := packages.ClusterSource{Kubeconfig: recKubeconfig, CacheDir: filepath.Join(tmp, "read-cache"), Timeout: 5 * time.Minute}
+		if !cold {
+			if _, err := src.ReadCluster(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		rec.Requests()
+		var took time.Duration
+		var sent int64
+		for range b.N {
+			if cold {
+				if err := os.RemoveAll(src.CacheDir); err != nil {
+					b.Fatal(err)
+				}
+			}
+			start := time.Now()
+			snap, err := src.ReadCluster(context.Background())
+			took += time.Since(start)
+			if err != nil || len(snap.CRDs) != n || (len(snap.Downloaded) == n) != cold {
+				b.Fatalf("read: %v, %d CRDs, %d downloaded", err, len(snap.CRDs), len(snap.Downloaded))
+			}
+			for _, r := range rec.Requests() {
+				sent += r.Bytes
+			}
+		}
+		b.ReportMetric(float64(took.Milliseconds())/float64(b.N), "read-ms")
+		b.ReportMetric(float64(sent>>10)/float64(b.N), "KiB-sent")
+	}
+	b.Run("read-cold", func(b *testing.B) { readCluster(b, true) })
+	b.Run("read-warm", func(b *testing.B) { readCluster(b, false) })
+
 	b.Run("heap", func(b *testing.B) {
 		heap := func(settings map[string]any, want func([]protocol.Diagnostic) bool) uint64 {
 			e := lsptest.StartInProcess(b, lsptest.Config{Dir: ws, Settings: settings})

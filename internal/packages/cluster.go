@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -367,6 +368,7 @@ func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapsh
 				return nil, err
 			}
 		} else {
+			sort.Strings(changed)
 			for _, name := range changed {
 				b, code, err := get(crdsPath+"/"+url.PathEscape(name), "application/json")
 				if code == http.StatusNotFound {
@@ -394,6 +396,18 @@ func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapsh
 	}
 	sort.Strings(names)
 	sort.Strings(snap.Downloaded)
+	snap.ReadAt = time.Now().UTC()
+	if len(snap.Downloaded) == 0 && prev != nil && len(names) == len(prev.CRDs) {
+		same := true
+		for i, n := range names {
+			same = same && prev.CRDs[i].Name == n
+		}
+		if same { // nothing changed: the cached stream as it is, no copy
+			snap.CRDs = slices.Clone(prev.CRDs)
+			snap.YAML = prev.YAML
+			return snap, nil
+		}
+	}
 	var buf bytes.Buffer
 	snap.CRDs = make([]ClusterCRD, 0, len(names))
 	for _, n := range names {
@@ -403,7 +417,6 @@ func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapsh
 		snap.CRDs = append(snap.CRDs, ClusterCRD{Name: n, ResourceVersion: docs[n].rv})
 	}
 	snap.YAML = buf.Bytes()
-	snap.ReadAt = time.Now().UTC()
 	return snap, nil
 }
 
