@@ -377,13 +377,13 @@ func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapsh
 				if err != nil {
 					return nil, err
 				}
-				var it map[string]any
+				var it rawCRD
 				if err := json.Unmarshal(b, &it); err != nil {
 					return nil, fmt.Errorf("the CustomResourceDefinition %s: %w", name, err)
 				}
-				d, err := normalizeCRD(it)
+				d, err := it.normalize(true)
 				if err != nil {
-					return nil, err
+					return nil, fmt.Errorf("the CustomResourceDefinition %s: %w", name, err)
 				}
 				docs[d.name] = d
 				snap.Downloaded = append(snap.Downloaded, d.name)
@@ -446,34 +446,18 @@ func listCRDs(get func(path, accept string) ([]byte, int, error), accept string,
 			Metadata struct {
 				Continue string `json:"continue"`
 			} `json:"metadata"`
-			Items []json.RawMessage `json:"items"`
+			Items []rawCRD `json:"items"`
 		}
 		if err := json.Unmarshal(b, &list); err != nil {
 			return fmt.Errorf("the CustomResourceDefinition list: %w", err)
 		}
-		for _, raw := range list.Items {
-			if list.Kind == "PartialObjectMetadataList" {
-				var it struct {
-					Metadata struct {
-						Name            string `json:"name"`
-						ResourceVersion string `json:"resourceVersion"`
-					} `json:"metadata"`
-				}
-				if err := json.Unmarshal(raw, &it); err != nil {
-					return fmt.Errorf("the CustomResourceDefinition list: %w", err)
-				}
-				each(crdDoc{name: it.Metadata.Name, rv: it.Metadata.ResourceVersion})
-				continue
-			}
-			var it map[string]any
-			if err := json.Unmarshal(raw, &it); err != nil {
+		for i := range list.Items {
+			d, err := list.Items[i].normalize(list.Kind != "PartialObjectMetadataList")
+			if err != nil {
 				return fmt.Errorf("the CustomResourceDefinition list: %w", err)
 			}
-			d, err := normalizeCRD(it)
-			if err != nil {
-				return err
-			}
 			each(d)
+			list.Items[i] = rawCRD{} // its text is in d now
 		}
 		if cont = list.Metadata.Continue; cont == "" {
 			return nil
@@ -481,19 +465,32 @@ func listCRDs(get func(path, accept string) ([]byte, int, error), accept string,
 	}
 }
 
-// normalizeCRD is a CRD as the cache keeps it: TypeMeta set (a list's
-// items lack it), managedFields and status dropped.
-func normalizeCRD(it map[string]any) (crdDoc, error) {
-	it["apiVersion"] = "apiextensions.k8s.io/v1"
-	it["kind"] = "CustomResourceDefinition"
+// rawCRD is a CRD as the API server sends it, decoded only as far as the
+// cache needs: its spec stays undecoded text, its status is dropped.
+type rawCRD struct {
+	APIVersion string                     `json:"apiVersion"`
+	Kind       string                     `json:"kind"`
+	Metadata   map[string]json.RawMessage `json:"metadata"`
+	Spec       json.RawMessage            `json:"spec,omitempty"`
+}
+
+// normalize is the CRD as the cache keeps it (whole: TypeMeta set, as a
+// list's items lack it; managedFields and status dropped), or only its
+// name and resourceVersion.
+func (c rawCRD) normalize(whole bool) (crdDoc, error) {
 	var d crdDoc
-	if md, _ := it["metadata"].(map[string]any); md != nil {
-		delete(md, "managedFields")
-		d.name, _ = md["name"].(string)
-		d.rv, _ = md["resourceVersion"].(string)
+	if err := json.Unmarshal(c.Metadata["name"], &d.name); err != nil || d.name == "" {
+		return crdDoc{}, errors.New("a CustomResourceDefinition without a name")
 	}
-	delete(it, "status")
-	doc, err := json.Marshal(it)
+	if rv, ok := c.Metadata["resourceVersion"]; ok {
+		_ = json.Unmarshal(rv, &d.rv)
+	}
+	if !whole {
+		return d, nil
+	}
+	delete(c.Metadata, "managedFields")
+	c.APIVersion, c.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+	doc, err := json.Marshal(c)
 	if err != nil {
 		return crdDoc{}, err
 	}
