@@ -34,7 +34,9 @@ import (
 //     (first-diag-ms), and the process's peak RSS (peak-RSS-MiB; the same
 //     editor without a cluster for comparison: no-cluster-peak-RSS-MiB).
 //   - check-cold / check-warm: `crd-lsp check --cluster` on that
-//     workspace, wall time (check-ms) and its peak RSS.
+//     workspace: wall time (check-ms), the process's CPU time
+//     (check-CPU-ms: user and system, steadier than wall time on a busy
+//     machine) and its peak RSS.
 //   - read-cold / read-warm: packages.ClusterSource.ReadCluster alone
 //     (what a refresh costs), without / with the cached copy: read-ms and
 //     the bytes the cluster sent (KiB-sent, through a recording proxy).
@@ -150,7 +152,7 @@ func BenchmarkCluster(b *testing.B) {
 		b.ReportMetric(float64(rss>>20), "peak-RSS-MiB")
 	})
 	check := func(b *testing.B, cold bool) {
-		var took time.Duration
+		var took, cpu time.Duration
 		var rss int64
 		for range b.N {
 			if cold {
@@ -166,8 +168,10 @@ func BenchmarkCluster(b *testing.B) {
 				b.Fatalf("check: %v\n%s", err, out)
 			}
 			rss = max(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss<<10)
+			cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		}
 		b.ReportMetric(float64(took.Milliseconds())/float64(b.N), "check-ms")
+		b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "check-CPU-ms")
 		b.ReportMetric(float64(rss>>20), "peak-RSS-MiB")
 	}
 	b.Run("check-cold", func(b *testing.B) { check(b, true) })
