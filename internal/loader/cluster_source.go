@@ -13,13 +13,16 @@ import (
 // cluster for the front end, which adds it with WithClusterSource. They
 // rank below the workspace's, packages' and built-in schemas.
 
-// ClusterSourceInput is a cluster snapshot as a store input.
+// ClusterSourceInput is a cluster snapshot as a store input, indexed once
+// for every store it goes into (hundreds of CRDs take a while to index).
 func ClusterSourceInput(s *packages.ClusterSnapshot) schemas.FileInput {
-	return schemas.FileInput{
+	in := schemas.FileInput{
 		Source:  schemas.Source{Kind: schemas.SourceCluster, Name: s.Context, Version: s.ReadAt.UTC().Format(time.RFC3339), File: s.Path},
 		Path:    s.Path,
 		Content: s.YAML,
 	}
+	in.Indexed = schemas.IndexInput(in)
+	return in
 }
 
 // loadCachedClusterSource serves the cluster's cached snapshot, if any.
