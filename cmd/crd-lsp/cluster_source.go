@@ -22,7 +22,7 @@ type clusterSourceOptions struct {
 }
 
 func (o *clusterSourceOptions) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&o.enabled, "cluster", false, "also use the CRDs a live cluster serves (read-only: one list of CRDs and the server version, cached per cluster; the cached copy is used when the cluster is unreachable). Workspace and package schemas win")
+	fs.BoolVar(&o.enabled, "cluster", false, "also use the CRDs a live cluster serves (read-only: the server version and the CRDs, cached per cluster; with a cached copy only the CRDs whose resourceVersion changed are downloaded, and the copy is used when the cluster is unreachable). Workspace and package schemas win")
 	fs.StringVar(&o.context, "context", "", "the kubeconfig context of --cluster (default: the current context)")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig of --cluster (default: $KUBECONFIG, else ~/.kube/config)")
 	fs.DurationVar(&o.timeout, "cluster-timeout", packages.DefaultClusterTimeout, "how long --cluster waits for the cluster before using its cached copy")
