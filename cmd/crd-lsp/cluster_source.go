@@ -55,8 +55,8 @@ func fetchClusterSource(ctx context.Context, w *loader.World, stderr io.Writer) 
 			fmt.Fprintf(stderr, "crd-lsp check: %v; no cached copy: its kinds stay unknown\n", err)
 		}
 	}
-	if snap == nil {
-		return w
+	if snap == nil || w.ServesCluster(snap) {
+		return w // nothing changed since the cached copy the load used: check shows no read time, so no re-index
 	}
 	return w.WithClusterSource(snap)
 }

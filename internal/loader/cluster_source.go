@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"context"
 	"time"
 
@@ -60,6 +61,13 @@ func (w *World) WithClusterSource(s *packages.ClusterSnapshot) *World {
 	}
 	c.stores = stores
 	return c
+}
+
+// ServesCluster reports whether the World's cluster schemas are exactly
+// s's CRDs (the same stream from the same cache file), whatever the time
+// each copy was read.
+func (w *World) ServesCluster(s *packages.ClusterSnapshot) bool {
+	return s != nil && len(w.liveCluster) == 1 && w.liveCluster[0].Path == s.Path && bytes.Equal(w.liveCluster[0].Content, s.YAML)
 }
 
 // ClusterSource is the configured cluster (nil: none).
