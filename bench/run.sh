@@ -27,6 +27,8 @@ echo "# schema store: indexing every provider-aws CRD, re-indexing one file, val
 run ./internal/schemas 'IndexAWSFull|ReindexOneFile|FirstValidate|ValidateWarm' "$@"
 echo "# hostile inputs (issue 16): the slowest hover after each, the server's peak RSS"
 run ./internal/lsp HostileInputs -benchtime 1x "$@"
+echo "# a live cluster (issue 23): 500 real CRDs in a real API server; first diagnostic, cold and warm cache; memory"
+run ./internal/lsp 'Cluster$' -benchtime 3x -timeout 40m "$@"
 
 echo
 echo "# end to end (issue 15): the crd-lsp binary on generated workloads"

@@ -26,7 +26,7 @@ type clusterSourceOptions struct {
 }
 
 func (o *clusterSourceOptions) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&o.enabled, "cluster", false, "also use the CRDs a live cluster serves (read-only: one list of CRDs and the server version, cached per cluster; the cached copy is used when the cluster is unreachable). Workspace and package schemas win")
+	fs.BoolVar(&o.enabled, "cluster", false, "also use the CRDs a live cluster serves (read-only: the server version and the CRDs, cached per cluster; with a cached copy only the CRDs whose resourceVersion changed are downloaded, and the copy is used when the cluster is unreachable). Workspace and package schemas win")
 	fs.StringVar(&o.context, "context", "", "the kubeconfig context of --cluster (default: the current context)")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig of --cluster (default: $KUBECONFIG, else ~/.kube/config)")
 	fs.DurationVar(&o.timeout, "cluster-timeout", packages.DefaultClusterTimeout, "how long --cluster waits for the cluster before using its cached copy")
@@ -59,8 +59,8 @@ func fetchClusterSource(ctx context.Context, w *loader.World, stderr io.Writer) 
 			fmt.Fprintf(stderr, "crd-lsp check: %v; no cached copy: its kinds stay unknown\n", err)
 		}
 	}
-	if snap == nil {
-		return w
+	if snap == nil || w.ServesCluster(snap) {
+		return w // nothing changed since the cached copy the load used: check shows no read time, so no re-index
 	}
 	return w.WithClusterSource(snap)
 }

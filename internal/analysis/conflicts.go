@@ -44,6 +44,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 	sev := severity.Info            // the nearest definition applies: folders decide
 	var why []string
 	cluster := map[string][]string{} // cluster name → versions it serves differently
+	indexed := false                 // a version of this document is in the store
 	versions, _ := spec["versions"].([]any)
 	for _, v := range versions {
 		vm, _ := v.(map[string]any)
@@ -61,6 +62,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 		if mine == nil {
 			continue // not indexed (outside the workspace): nothing to compare
 		}
+		indexed = true
 		for _, c := range cands {
 			if c.Source.Kind == schemas.SourceCluster && !sameVersionSchema(mine, c, version) {
 				cluster[c.Source.Name] = append(cluster[c.Source.Name], version)
@@ -85,14 +87,49 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 			others[key] = append(others[key], version)
 		}
 	}
+	// Versions of the kind only a cluster serves: documents of those
+	// versions are validated against the cluster's schema, not this one.
+	var mineVersions []string
+	defined := map[string]bool{}
+	for _, v := range versions {
+		vm, _ := v.(map[string]any)
+		if name, _ := vm["name"].(string); name != "" {
+			defined[name] = true
+			mineVersions = append(mineVersions, name)
+		}
+	}
+	clusterOnly := map[string][]string{} // cluster name → versions this definition lacks
+	if indexed {
+		for _, k := range env.Schemas.Kinds() {
+			if k.GVK.Group == group && k.GVK.Kind == kind && k.Source.Kind == schemas.SourceCluster && !defined[k.GVK.Version] {
+				clusterOnly[k.Source.Name] = append(clusterOnly[k.Source.Name], k.GVK.Version)
+			}
+		}
+	}
 	var out []Diagnostic
-	clusters := make([]string, 0, len(cluster))
+	clusters := make([]string, 0, len(cluster)+len(clusterOnly))
 	for n := range cluster {
 		clusters = append(clusters, n)
 	}
+	for n := range clusterOnly {
+		if _, ok := cluster[n]; !ok {
+			clusters = append(clusters, n)
+		}
+	}
 	sort.Strings(clusters)
 	for _, n := range clusters {
-		msg := fmt.Sprintf("the cluster %s serves %s of %s (version %s) with a different schema than this definition, which is used in the workspace instead", n, kind, group, strings.Join(cluster[n], ", "))
+		var parts []string
+		if vs := cluster[n]; len(vs) > 0 {
+			parts = append(parts, fmt.Sprintf("serves %s of %s (version %s) with a different schema than this definition, which is used in the workspace instead", kind, group, strings.Join(vs, ", ")))
+		}
+		if vs := clusterOnly[n]; len(vs) > 0 {
+			verb := "serves"
+			if len(parts) > 0 {
+				verb = "also serves"
+			}
+			parts = append(parts, fmt.Sprintf("%s %s of %s in version %s, which this definition (version %s) does not define: documents of that version are validated against the cluster's schema", verb, kind, group, strings.Join(vs, ", "), strings.Join(mineVersions, ", ")))
+		}
+		msg := "the cluster " + n + " " + strings.Join(parts, "; it ")
 		out = append(out, diagnosticAt(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("names"), fieldpath.Field("kind")}, false, severity.Info, "cluster-differs", msg))
 	}
 	if len(others) == 0 {

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"context"
 	"time"
 
@@ -13,13 +14,16 @@ import (
 // cluster for the front end, which adds it with WithClusterSource. They
 // rank below the workspace's, packages' and built-in schemas.
 
-// ClusterSourceInput is a cluster snapshot as a store input.
+// ClusterSourceInput is a cluster snapshot as a store input, indexed once
+// for every store it goes into (hundreds of CRDs take a while to index).
 func ClusterSourceInput(s *packages.ClusterSnapshot) schemas.FileInput {
-	return schemas.FileInput{
+	in := schemas.FileInput{
 		Source:  schemas.Source{Kind: schemas.SourceCluster, Name: s.Context, Version: s.ReadAt.UTC().Format(time.RFC3339), File: s.Path},
 		Path:    s.Path,
 		Content: s.YAML,
 	}
+	in.Indexed = schemas.IndexInput(in)
+	return in
 }
 
 // loadCachedClusterSource serves the cluster's cached snapshot, if any.
@@ -62,6 +66,13 @@ func (w *World) WithClusterSource(s *packages.ClusterSnapshot) *World {
 		c.rebuildForCluster()
 	}
 	return c
+}
+
+// ServesCluster reports whether the World's cluster schemas are exactly
+// s's CRDs (the same stream from the same cache file), whatever the time
+// each copy was read.
+func (w *World) ServesCluster(s *packages.ClusterSnapshot) bool {
+	return s != nil && len(w.liveCluster) == 1 && w.liveCluster[0].Path == s.Path && bytes.Equal(w.liveCluster[0].Content, s.YAML)
 }
 
 // ClusterSource is the configured cluster (nil: none).

@@ -27,6 +27,22 @@ type ClusterSettings struct {
 	Kubeconfig string `json:"kubeconfig,omitempty"`
 	// Context is the kubeconfig's context ("": its current context).
 	Context string `json:"context,omitempty"`
+	// Timeout bounds one read of the cluster (a Go duration; default
+	// packages.DefaultClusterTimeout): past it, the cached copy serves.
+	Timeout string `json:"timeout,omitempty"`
+}
+
+// checkClusterSettings says what is wrong with crdLsp.cluster.
+func checkClusterSettings(set Settings) error {
+	if set.Cluster.Timeout == "" {
+		return nil
+	}
+	if d, err := time.ParseDuration(set.Cluster.Timeout); err != nil {
+		return fmt.Errorf("crdLsp.cluster.timeout: %w", err)
+	} else if d <= 0 {
+		return fmt.Errorf("crdLsp.cluster.timeout: %q is not a positive duration", set.Cluster.Timeout)
+	}
+	return nil
 }
 
 // clusterSource is the cluster the settings name (nil: none).
@@ -34,7 +50,8 @@ func (set Settings) clusterSource() *packages.ClusterSource {
 	if !set.Cluster.Enabled {
 		return nil
 	}
-	return &packages.ClusterSource{Kubeconfig: set.Cluster.Kubeconfig, Context: set.Cluster.Context}
+	timeout, _ := time.ParseDuration(set.Cluster.Timeout) // checked by parseSettings
+	return &packages.ClusterSource{Kubeconfig: set.Cluster.Kubeconfig, Context: set.Cluster.Context, Timeout: timeout}
 }
 
 // cachedCluster is w with the cluster's cached copy.
@@ -83,7 +100,11 @@ func (s *server) refreshCluster(ctx context.Context) {
 		s.logMessage(protocol.MessageTypeWarning, msg)
 		return // the cached copy is in place since the load
 	}
-	prog.end(fmt.Sprintf("%d CRDs read", len(snap.CRDs)))
+	read := fmt.Sprintf("%d CRDs read", len(snap.CRDs))
+	if len(snap.Downloaded) < len(snap.CRDs) {
+		read += fmt.Sprintf(", %d downloaded (new or changed since the cached copy)", len(snap.Downloaded))
+	}
+	prog.end(read)
 	s.mu.Lock()
 	if s.world == nil || s.settings.Cluster != set.Cluster {
 		s.mu.Unlock()
@@ -98,6 +119,6 @@ func (s *server) refreshCluster(ctx context.Context) {
 	if snap.Version != "" {
 		version = ", server " + snap.Version
 	}
-	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("crd-lsp: cluster %q: %d CRDs read%s", snap.Context, len(snap.CRDs), version))
+	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("crd-lsp: cluster %q: %s%s", snap.Context, read, version))
 	s.diag.scheduleAll()
 }

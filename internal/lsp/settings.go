@@ -240,6 +240,9 @@ func parseSettings(raw []byte) (Settings, error) {
 	if err := checkCatalogSettings(s); err != nil {
 		return defaultSettings(), err
 	}
+	if err := checkClusterSettings(s); err != nil {
+		return defaultSettings(), err
+	}
 	if s.Schemas.MaxFileSize <= 0 {
 		s.Schemas.MaxFileSize = workspace.DefaultMaxFileSize
 	}

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,8 +30,11 @@ import (
 // whole (CEL rules, defaults, list types) with the credentials kubectl
 // would use (client-go's kubeconfig loading: certificates, tokens, exec
 // plugins), and cached on disk per cluster so they serve offline. The
-// cluster is only read: one list of CRDs and the server's version per
-// refresh, never a write.
+// cluster is only read (GET only), never written: one request set per
+// refresh. A first read lists the CRDs whole; a refresh with a cached copy
+// lists their metadata only (a PartialObjectMetadataList, as client-go's
+// metadata client asks for it) and downloads by name only the CRDs whose
+// resourceVersion changed, or lists them whole again when many did.
 
 // DefaultClusterTimeout bounds one refresh of a cluster.
 const DefaultClusterTimeout = 15 * time.Second
@@ -64,6 +68,11 @@ type ClusterSnapshot struct {
 	Path string `json:"-"`
 	// YAML is the CRDs, one JSON document each, "---" separated.
 	YAML []byte `json:"-"`
+	// Downloaded names the CRDs whose definitions this read downloaded:
+	// all of them when there was no cached copy, else only those that are
+	// new or whose resourceVersion changed (the others are the cached
+	// copy's, neither downloaded nor decoded again). Not cached.
+	Downloaded []string `json:"-"`
 }
 
 // DefaultClusterCacheDir is os.UserCacheDir()/crd-lsp/clusters.
@@ -186,15 +195,15 @@ func (s ClusterSource) ReadCluster(ctx context.Context) (*ClusterSnapshot, error
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.read(ctx, r)
+	prev, _ := s.CachedCluster()
+	snap, err := s.read(ctx, r, prev)
 	if err != nil {
 		cerr := &ClusterError{Context: r.context, Server: r.config.Host, Err: err}
-		cached, _ := s.CachedCluster()
-		return cached, cerr
+		return prev, cerr
 	}
 	dir, err := s.cacheDir(r)
 	if err == nil {
-		err = writeSnapshot(dir, snap)
+		err = writeSnapshot(dir, snap, prev)
 	}
 	if err != nil {
 		return snap, fmt.Errorf("caching cluster context %q: %w", r.context, err)
@@ -202,7 +211,7 @@ func (s ClusterSource) ReadCluster(ctx context.Context) (*ClusterSnapshot, error
 	return snap, nil
 }
 
-func writeSnapshot(dir string, snap *ClusterSnapshot) error {
+func writeSnapshot(dir string, snap, prev *ClusterSnapshot) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -211,8 +220,10 @@ func writeSnapshot(dir string, snap *ClusterSnapshot) error {
 		return err
 	}
 	snap.Path = filepath.Join(dir, "crds.yaml")
-	if err := writeAtomic(snap.Path, snap.YAML); err != nil {
-		return err
+	if prev == nil || prev.Path != snap.Path || !bytes.Equal(prev.YAML, snap.YAML) {
+		if err := writeAtomic(snap.Path, snap.YAML); err != nil {
+			return err
+		}
 	}
 	return writeAtomic(filepath.Join(dir, "cluster.json"), meta)
 }
@@ -220,7 +231,19 @@ func writeSnapshot(dir string, snap *ClusterSnapshot) error {
 // maxClusterAnswer caps one answer of the API server.
 const maxClusterAnswer = 256 << 20
 
-func (s ClusterSource) read(ctx context.Context, r resolved) (*ClusterSnapshot, error) {
+// crdsPath is the API server's collection of CustomResourceDefinitions.
+const crdsPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+// metadataListAccept asks for a PartialObjectMetadataList (the items'
+// metadata only), as client-go's metadata client does; a server that
+// cannot answer so answers the whole list (the second choice).
+const metadataListAccept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+
+// maxByName is how many changed CRDs a refresh downloads one by one; more
+// are listed whole again (one paged list costs less than many requests).
+const maxByName = 32
+
+func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapshot) (*ClusterSnapshot, error) {
 	timeout := s.Timeout
 	if timeout <= 0 {
 		timeout = DefaultClusterTimeout
@@ -237,12 +260,13 @@ func (s ClusterSource) read(ctx context.Context, r resolved) (*ClusterSnapshot, 
 	if !strings.Contains(base, "://") {
 		base = "https://" + base
 	}
-	get := func(path string) ([]byte, error) {
+	// get is the only request the cluster sees: a GET.
+	get := func(path, accept string) ([]byte, int, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		req.Header.Set("Accept", "application/json")
+		req.Header.Set("Accept", accept)
 		if cfg.UserAgent != "" {
 			req.Header.Set("User-Agent", cfg.UserAgent)
 		} else {
@@ -252,17 +276,20 @@ func (s ClusterSource) read(ctx context.Context, r resolved) (*ClusterSnapshot, 
 		if err != nil {
 			var ne net.Error
 			if ctx.Err() == context.DeadlineExceeded || errors.As(err, &ne) && ne.Timeout() {
-				return nil, fmt.Errorf("no answer within %s", timeout)
+				return nil, 0, fmt.Errorf("no answer within %s", timeout)
 			}
-			return nil, err
+			return nil, 0, err
 		}
 		defer resp.Body.Close()
 		b, err := io.ReadAll(io.LimitReader(resp.Body, maxClusterAnswer+1))
 		if err != nil {
-			return nil, err
+			if ctx.Err() == context.DeadlineExceeded {
+				return nil, 0, fmt.Errorf("no answer within %s", timeout)
+			}
+			return nil, 0, err
 		}
 		if len(b) > maxClusterAnswer {
-			return nil, fmt.Errorf("GET %s: answer larger than %d MiB", path, maxClusterAnswer>>20)
+			return nil, 0, fmt.Errorf("GET %s: answer larger than %d MiB", path, maxClusterAnswer>>20)
 		}
 		if resp.StatusCode != http.StatusOK {
 			var st struct {
@@ -277,17 +304,19 @@ func (s ClusterSource) read(ctx context.Context, r resolved) (*ClusterSnapshot, 
 			}
 			switch resp.StatusCode {
 			case http.StatusUnauthorized:
-				return nil, fmt.Errorf("unauthorised (401): the kubeconfig's credentials were refused: %s", msg)
+				return nil, 0, fmt.Errorf("unauthorised (401): the kubeconfig's credentials were refused: %s", msg)
 			case http.StatusForbidden:
-				return nil, fmt.Errorf("forbidden (403): may not list customresourcedefinitions: %s", msg)
+				return nil, 0, fmt.Errorf("forbidden (403): may not read customresourcedefinitions: %s", msg)
+			case http.StatusNotFound:
+				return nil, http.StatusNotFound, fmt.Errorf("GET %s: %s: %s", path, resp.Status, msg)
 			}
-			return nil, fmt.Errorf("GET %s: %s: %s", path, resp.Status, msg)
+			return nil, 0, fmt.Errorf("GET %s: %s: %s", path, resp.Status, msg)
 		}
-		return b, nil
+		return b, http.StatusOK, nil
 	}
 
 	snap := &ClusterSnapshot{Context: r.context, Server: cfg.Host}
-	if b, err := get("/version"); err != nil {
+	if b, _, err := get("/version", "application/json"); err != nil {
 		return nil, err
 	} else {
 		var v struct {
@@ -296,63 +325,201 @@ func (s ClusterSource) read(ctx context.Context, r resolved) (*ClusterSnapshot, 
 		_ = json.Unmarshal(b, &v)
 		snap.Version = v.GitVersion
 	}
-	var docs [][]byte
+
+	docs := map[string]crdDoc{} // by name
+	var cached map[string]crdDoc
+	if prev != nil && prev.Server == cfg.Host {
+		cached = prev.docs()
+	}
+	if cached == nil {
+		// No cached copy: list the CRDs whole.
+		if err := listCRDs(get, "application/json", func(d crdDoc) { docs[d.name] = d }); err != nil {
+			return nil, err
+		}
+		for n := range docs {
+			snap.Downloaded = append(snap.Downloaded, n)
+		}
+	} else {
+		// A cached copy: list the metadata, download what changed.
+		var changed []string
+		err := listCRDs(get, metadataListAccept, func(d crdDoc) {
+			if c, ok := cached[d.name]; ok && c.rv == d.rv && d.rv != "" {
+				docs[d.name] = c
+				return
+			}
+			if d.doc != nil { // the server answered the whole list
+				docs[d.name] = d
+				snap.Downloaded = append(snap.Downloaded, d.name)
+				return
+			}
+			changed = append(changed, d.name)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(changed) > maxByName {
+			clear(docs)
+			snap.Downloaded = snap.Downloaded[:0]
+			if err := listCRDs(get, "application/json", func(d crdDoc) {
+				if c, ok := cached[d.name]; ok && c.rv == d.rv && d.rv != "" {
+					docs[d.name] = c
+				} else {
+					docs[d.name] = d
+					snap.Downloaded = append(snap.Downloaded, d.name)
+				}
+			}); err != nil {
+				return nil, err
+			}
+		} else {
+			sort.Strings(changed)
+			for _, name := range changed {
+				b, code, err := get(crdsPath+"/"+url.PathEscape(name), "application/json")
+				if code == http.StatusNotFound {
+					continue // deleted since the list
+				}
+				if err != nil {
+					return nil, err
+				}
+				var it rawCRD
+				if err := json.Unmarshal(b, &it); err != nil {
+					return nil, fmt.Errorf("the CustomResourceDefinition %s: %w", name, err)
+				}
+				d, err := it.normalize(true)
+				if err != nil {
+					return nil, fmt.Errorf("the CustomResourceDefinition %s: %w", name, err)
+				}
+				docs[d.name] = d
+				snap.Downloaded = append(snap.Downloaded, d.name)
+			}
+		}
+	}
+	names := make([]string, 0, len(docs))
+	for n := range docs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	sort.Strings(snap.Downloaded)
+	snap.ReadAt = time.Now().UTC()
+	if len(snap.Downloaded) == 0 && prev != nil && len(names) == len(prev.CRDs) {
+		same := true
+		for i, n := range names {
+			same = same && prev.CRDs[i].Name == n
+		}
+		if same { // nothing changed: the cached stream as it is, no copy
+			snap.CRDs = slices.Clone(prev.CRDs)
+			snap.YAML = prev.YAML
+			return snap, nil
+		}
+	}
+	var buf bytes.Buffer
+	snap.CRDs = make([]ClusterCRD, 0, len(names))
+	for _, n := range names {
+		buf.WriteString("---\n")
+		buf.Write(docs[n].doc)
+		buf.WriteByte('\n')
+		snap.CRDs = append(snap.CRDs, ClusterCRD{Name: n, ResourceVersion: docs[n].rv})
+	}
+	snap.YAML = buf.Bytes()
+	return snap, nil
+}
+
+// crdDoc is one CRD of a snapshot: its name, resourceVersion and
+// document (nil when only its metadata was listed).
+type crdDoc struct {
+	name, rv string
+	doc      []byte
+}
+
+// listCRDs lists the CRDs page by page with that Accept header, passing
+// each item on: whole documents, or only names and resourceVersions when
+// the server answered a PartialObjectMetadataList.
+func listCRDs(get func(path, accept string) ([]byte, int, error), accept string, each func(crdDoc)) error {
 	cont := ""
 	for {
 		q := url.Values{"limit": {"500"}}
 		if cont != "" {
 			q.Set("continue", cont)
 		}
-		b, err := get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions?" + q.Encode())
+		b, _, err := get(crdsPath+"?"+q.Encode(), accept)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var list struct {
+			Kind     string `json:"kind"`
 			Metadata struct {
 				Continue string `json:"continue"`
 			} `json:"metadata"`
-			Items []map[string]any `json:"items"`
+			Items []rawCRD `json:"items"`
 		}
 		if err := json.Unmarshal(b, &list); err != nil {
-			return nil, fmt.Errorf("the CustomResourceDefinition list: %w", err)
+			return fmt.Errorf("the CustomResourceDefinition list: %w", err)
 		}
-		for _, it := range list.Items {
-			it["apiVersion"] = "apiextensions.k8s.io/v1"
-			it["kind"] = "CustomResourceDefinition"
-			md, _ := it["metadata"].(map[string]any)
-			name, rv := "", ""
-			if md != nil {
-				delete(md, "managedFields")
-				name, _ = md["name"].(string)
-				rv, _ = md["resourceVersion"].(string)
-			}
-			delete(it, "status")
-			doc, err := json.Marshal(it)
+		for i := range list.Items {
+			d, err := list.Items[i].normalize(list.Kind != "PartialObjectMetadataList")
 			if err != nil {
-				return nil, err
+				return fmt.Errorf("the CustomResourceDefinition list: %w", err)
 			}
-			docs = append(docs, doc)
-			snap.CRDs = append(snap.CRDs, ClusterCRD{Name: name, ResourceVersion: rv})
+			each(d)
+			list.Items[i] = rawCRD{} // its text is in d now
 		}
 		if cont = list.Metadata.Continue; cont == "" {
-			break
+			return nil
 		}
 	}
-	idx := make([]int, len(docs))
-	for i := range idx {
-		idx[i] = i
+}
+
+// rawCRD is a CRD as the API server sends it, decoded only as far as the
+// cache needs: its spec stays undecoded text, its status is dropped.
+type rawCRD struct {
+	APIVersion string                     `json:"apiVersion"`
+	Kind       string                     `json:"kind"`
+	Metadata   map[string]json.RawMessage `json:"metadata"`
+	Spec       json.RawMessage            `json:"spec,omitempty"`
+}
+
+// normalize is the CRD as the cache keeps it (whole: TypeMeta set, as a
+// list's items lack it; managedFields and status dropped), or only its
+// name and resourceVersion.
+func (c rawCRD) normalize(whole bool) (crdDoc, error) {
+	var d crdDoc
+	if err := json.Unmarshal(c.Metadata["name"], &d.name); err != nil || d.name == "" {
+		return crdDoc{}, errors.New("a CustomResourceDefinition without a name")
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return snap.CRDs[idx[a]].Name < snap.CRDs[idx[b]].Name })
-	var buf bytes.Buffer
-	crds := make([]ClusterCRD, 0, len(idx))
-	for _, i := range idx {
-		buf.WriteString("---\n")
-		buf.Write(docs[i])
-		buf.WriteByte('\n')
-		crds = append(crds, snap.CRDs[i])
+	if rv, ok := c.Metadata["resourceVersion"]; ok {
+		_ = json.Unmarshal(rv, &d.rv)
 	}
-	snap.CRDs = crds
-	snap.YAML = buf.Bytes()
-	snap.ReadAt = time.Now().UTC()
-	return snap, nil
+	if !whole {
+		return d, nil
+	}
+	delete(c.Metadata, "managedFields")
+	c.APIVersion, c.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+	doc, err := json.Marshal(c)
+	if err != nil {
+		return crdDoc{}, err
+	}
+	d.doc = doc
+	return d, nil
+}
+
+// docs are the snapshot's CRDs by name (nil when its YAML does not hold
+// one document per CRD listed, as read writes it: the cache is then not
+// used to skip downloads).
+func (s *ClusterSnapshot) docs() map[string]crdDoc {
+	out := make(map[string]crdDoc, len(s.CRDs))
+	i := 0
+	for _, line := range bytes.Split(s.YAML, []byte("\n")) {
+		if len(line) == 0 || string(line) == "---" {
+			continue
+		}
+		if i >= len(s.CRDs) || line[0] != '{' || line[len(line)-1] != '}' {
+			return nil
+		}
+		c := s.CRDs[i]
+		out[c.Name] = crdDoc{name: c.Name, rv: c.ResourceVersion, doc: line}
+		i++
+	}
+	if i != len(s.CRDs) {
+		return nil
+	}
+	return out
 }

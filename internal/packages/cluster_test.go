@@ -2,11 +2,13 @@ package packages
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,9 +77,17 @@ func TestClusterSourceAnswers(t *testing.T) {
 		t.Errorf("YAML:\n%s", y)
 	}
 
+	// A refresh from a server that answers the whole list to a request
+	// for metadata only: nothing unchanged counts as downloaded.
+	again, err := src.ReadCluster(context.Background())
+	if err != nil || len(again.Downloaded) != 0 || string(again.YAML) != y {
+		t.Errorf("refresh: %v, downloaded %v", err, again.Downloaded)
+	}
+	snap = again
+
 	mode.Store(1)
 	cached, err := src.ReadCluster(context.Background())
-	if err == nil || !strings.Contains(err.Error(), `cluster context "dev-eu" (`+srv.URL+`): forbidden (403): may not list customresourcedefinitions: customresourcedefinitions is forbidden`) {
+	if err == nil || !strings.Contains(err.Error(), `cluster context "dev-eu" (`+srv.URL+`): forbidden (403): may not read customresourcedefinitions: customresourcedefinitions is forbidden`) {
 		t.Errorf("forbidden: %v", err)
 	}
 	if cached == nil || string(cached.YAML) != y || !cached.ReadAt.Equal(snap.ReadAt) {
@@ -96,5 +106,85 @@ func TestClusterSourceAnswers(t *testing.T) {
 	other.Context = "nope"
 	if _, err := other.CachedCluster(); err == nil || !strings.Contains(err.Error(), `cluster context "nope": no such context in the kubeconfig`) {
 		t.Errorf("unknown context: %v", err)
+	}
+}
+
+// TestClusterRefreshManyChanged: a refresh downloads a few changed CRDs
+// by name, but lists the CRDs whole again when more than maxByName
+// changed; either way only the changed ones count as downloaded.
+func TestClusterRefreshManyChanged(t *testing.T) {
+	const n = 40
+	var mu sync.Mutex
+	rvs := map[string]int{}
+	for i := range n {
+		rvs[fmt.Sprintf("c%02d.example.org", i)] = 1
+	}
+	var reqs []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		meta := strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadataList")
+		reqs = append(reqs, fmt.Sprintf("%s %s meta=%v", r.Method, r.URL.Path, meta))
+		item := func(name string) string {
+			if meta {
+				return fmt.Sprintf(`{"metadata":{"name":%q,"resourceVersion":"%d"}}`, name, rvs[name])
+			}
+			return fmt.Sprintf(`{"metadata":{"name":%q,"resourceVersion":"%d"},"spec":{"group":"example.org","rv":%d}}`, name, rvs[name], rvs[name])
+		}
+		switch {
+		case r.URL.Path == "/version":
+			w.Write([]byte(`{"gitVersion":"v1.35.0"}`))
+		case r.URL.Path == crdsPath:
+			kind := "CustomResourceDefinitionList"
+			if meta {
+				kind = "PartialObjectMetadataList"
+			}
+			var items []string
+			for name := range rvs {
+				items = append(items, item(name))
+			}
+			fmt.Fprintf(w, `{"kind":%q,"metadata":{},"items":[%s]}`, kind, strings.Join(items, ","))
+		case strings.HasPrefix(r.URL.Path, crdsPath+"/"):
+			w.Write([]byte(item(strings.TrimPrefix(r.URL.Path, crdsPath+"/"))))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kc, []byte("apiVersion: v1\nkind: Config\nclusters:\n- cluster: {server: \""+srv.URL+"\", insecure-skip-tls-verify: true}\n  name: c\ncontexts:\n- context: {cluster: c, user: u}\n  name: x\ncurrent-context: x\nusers:\n- name: u\n  user: {token: t}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := ClusterSource{Kubeconfig: kc, CacheDir: filepath.Join(dir, "cache"), Timeout: 10 * time.Second}
+	read := func(changed int) (*ClusterSnapshot, []string) {
+		t.Helper()
+		mu.Lock()
+		for i := range changed {
+			rvs[fmt.Sprintf("c%02d.example.org", i)]++
+		}
+		reqs = nil
+		mu.Unlock()
+		snap, err := src.ReadCluster(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return snap, reqs
+	}
+	if snap, r := read(0); len(snap.Downloaded) != n || len(r) != 2 {
+		t.Errorf("first read: %d downloaded, requests %v", len(snap.Downloaded), r)
+	}
+	snap, r := read(2)
+	if len(snap.Downloaded) != 2 || len(r) != 4 || r[1] != "GET "+crdsPath+" meta=true" || r[2] != "GET "+crdsPath+"/c00.example.org meta=false" {
+		t.Errorf("two changed: downloaded %v, requests %v", snap.Downloaded, r)
+	}
+	snap, r = read(maxByName + 1)
+	if len(snap.Downloaded) != maxByName+1 || len(r) != 3 || r[2] != "GET "+crdsPath+" meta=false" {
+		t.Errorf("%d changed: %d downloaded, requests %v", maxByName+1, len(snap.Downloaded), r)
+	}
+	if !strings.Contains(string(snap.YAML), `"name":"c00.example.org","resourceVersion":"3"`) || !strings.Contains(string(snap.YAML), `"rv":3`) || !strings.Contains(string(snap.YAML), `"name":"c39.example.org","resourceVersion":"1"`) {
+		t.Errorf("YAML:\n%s", snap.YAML)
 	}
 }

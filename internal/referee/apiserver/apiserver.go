@@ -26,13 +26,17 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"log"
 	"math/big"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -339,32 +343,77 @@ users:
 `, s.Base, s.CACert, context, context, context, context, context, context, s.ClientCert, s.ClientKey))
 }
 
-// CreateCRD creates the CRD on the server and waits until it is
-// Established (the server's own condition).
+// CreateCRD creates the CRD (JSON, or YAML when it does not start with
+// "{") on the server and waits until it is Established (the server's own
+// condition).
 func (s *Server) CreateCRD(t testing.TB, crd string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	s.CreateCRDs(t, []string{crd})
+}
+
+// CreateCRDs creates the CRDs (four at a time) and then waits until each
+// is Established.
+func (s *Server) CreateCRDs(t testing.TB, crds []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	names := make([]string, len(crds))
+	errs := make([]error, len(crds))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				names[i], errs[i] = s.post(ctx, crds[i])
+			}
+		}()
+	}
+	for i := range crds {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range names {
+		s.awaitEstablished(t, ctx, name)
+	}
+}
+
+func (s *Server) post(ctx context.Context, crd string) (string, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", strings.NewReader(crd))
 	req.Header.Set("Content-Type", "application/json")
+	if !strings.HasPrefix(strings.TrimSpace(crd), "{") {
+		req.Header.Set("Content-Type", "application/yaml")
+	}
 	resp, err := s.Client.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("creating the CRD: %s %s", resp.Status, b)
+		return "", fmt.Errorf("creating the CRD: %s %s", resp.Status, b)
 	}
 	var name struct {
 		Metadata struct{ Name string } `json:"metadata"`
 	}
 	_ = json.Unmarshal(b, &name)
+	return name.Metadata.Name, nil
+}
+
+func (s *Server) awaitEstablished(t testing.TB, ctx context.Context, name string) {
+	t.Helper()
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name.Metadata.Name+"?watch=false", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, nil)
 		resp, err := s.Client.Do(req)
 		if err != nil {
-			t.Fatalf("waiting for the CRD: %v", err)
+			t.Fatalf("waiting for the CRD %s: %v", name, err)
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -381,8 +430,155 @@ func (s *Server) CreateCRD(t testing.TB, crd string) {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("CRD not established: %s", b)
+			t.Fatalf("CRD %s not established: %s", name, b)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// PatchCRD applies a JSON patch (RFC 6902) to the named CRD and returns
+// its new resourceVersion.
+func (s *Server) PatchCRD(t testing.TB, name, patch string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPatch, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, strings.NewReader(patch))
+	req.Header.Set("Content-Type", "application/json-patch+json")
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("patching the CRD %s: %s %s", name, resp.Status, b)
+	}
+	var md struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(b, &md)
+	return md.Metadata.ResourceVersion
+}
+
+// Request is one request a Recorder passed on: Bytes is the size of the
+// answer's body.
+type Request struct {
+	Method, Path, RawQuery, Accept string
+	Status                         int
+	Bytes                          int64
+}
+
+type countingWriter struct {
+	http.ResponseWriter
+	status int
+	n      int64
+}
+
+func (c *countingWriter) WriteHeader(code int) { c.status = code; c.ResponseWriter.WriteHeader(code) }
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	n, err := c.ResponseWriter.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// Recorder is a plain-HTTP reverse proxy on loopback in front of the
+// server, passing each request on with the system:masters certificate
+// and recording it: a test's kubeconfig points a client at it to see
+// every request the client makes.
+type Recorder struct {
+	URL      string
+	mu       sync.Mutex
+	idle     *sync.Cond // inflight reached 0
+	inflight int
+	reqs     []Request
+	stalled  bool
+}
+
+// Stall makes the recorder hold each request without an answer until
+// the client gives up (true), or pass them on again (false): a slow
+// cluster.
+func (r *Recorder) Stall(on bool) {
+	r.mu.Lock()
+	r.stalled = on
+	r.mu.Unlock()
+}
+
+// Record starts a Recorder in front of s, stopped when the test ends.
+func (s *Server) Record(t testing.TB) *Recorder {
+	t.Helper()
+	target, err := url.Parse(s.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &Recorder{}
+	rec.idle = sync.NewCond(&rec.mu)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.Transport = s.Client.Transport
+	proxy.ErrorLog = log.New(io.Discard, "", 0) // a stopped server answers 502, which the client reports
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec.mu.Lock()
+		rec.inflight++
+		stalled := rec.stalled
+		rec.mu.Unlock()
+		cw := &countingWriter{ResponseWriter: w}
+		if stalled {
+			<-r.Context().Done()
+		} else {
+			proxy.ServeHTTP(cw, r)
+		}
+		rec.mu.Lock()
+		rec.reqs = append(rec.reqs, Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Accept: r.Header.Get("Accept"), Status: cw.status, Bytes: cw.n})
+		if rec.inflight--; rec.inflight == 0 {
+			rec.idle.Broadcast()
+		}
+		rec.mu.Unlock()
+	}), ReadHeaderTimeout: time.Minute}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	rec.URL = "http://" + l.Addr().String()
+	return rec
+}
+
+// Requests returns the requests recorded so far and forgets them, once
+// none is in flight (a client that has its answer may return before the
+// recorder has counted it).
+func (r *Recorder) Requests() []Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.inflight > 0 {
+		r.idle.Wait()
+	}
+	out := r.reqs
+	r.reqs = nil
+	return out
+}
+
+// Kubeconfig writes a kubeconfig at path with a context of that name
+// pointing at the recorder (no credentials: the recorder adds them).
+func (r *Recorder) Kubeconfig(t testing.TB, path, context string) {
+	t.Helper()
+	writeFile(t, path, fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    server: %s
+  name: %s
+contexts:
+- context:
+    cluster: %s
+    user: %s-user
+  name: %s
+current-context: %s
+users:
+- name: %s-user
+  user: {}
+`, r.URL, context, context, context, context, context, context))
 }
