@@ -100,7 +100,7 @@ func conflictingDefinitions(d *document.Doc, m map[string]any, env Env) []Diagno
 	}
 	clusterOnly := map[string][]string{} // cluster name → versions this definition lacks
 	if indexed {
-		for _, k := range env.Schemas.Kinds() {
+		for _, k := range env.Workspace.Schemas.Kinds() {
 			if k.GVK.Group == group && k.GVK.Kind == kind && k.Source.Kind == schemas.SourceCluster && !defined[k.GVK.Version] {
 				clusterOnly[k.Source.Name] = append(clusterOnly[k.Source.Name], k.GVK.Version)
 			}
