@@ -69,10 +69,13 @@ func (w *World) WithClusterSource(s *packages.ClusterSnapshot) *World {
 }
 
 // ServesCluster reports whether the World's cluster schemas are exactly
-// s's CRDs (the same stream from the same cache file), whatever the time
+// s's CRDs (the same stream from the same cache file) at s's server
+// version (which chooses the built-in Kubernetes schemas: a cluster
+// upgraded since the cached copy serves the same CRDs), whatever the time
 // each copy was read.
 func (w *World) ServesCluster(s *packages.ClusterSnapshot) bool {
-	return s != nil && len(w.liveCluster) == 1 && w.liveCluster[0].Path == s.Path && bytes.Equal(w.liveCluster[0].Content, s.YAML)
+	return s != nil && len(w.liveCluster) == 1 && w.liveCluster[0].Path == s.Path && bytes.Equal(w.liveCluster[0].Content, s.YAML) &&
+		(s.Version == "" || s.Version == w.clusterVersion)
 }
 
 // ClusterSource is the configured cluster (nil: none).

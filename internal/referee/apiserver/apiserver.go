@@ -496,6 +496,36 @@ type Recorder struct {
 	inflight int
 	reqs     []Request
 	stalled  bool
+	version  string // GET /version's gitVersion ("": passed on)
+}
+
+// ServeVersion makes the recorder answer GET /version itself, as a
+// cluster of that release does (gitVersion, e.g. "v1.34.3", with its
+// major and minor), while passing every other request on; "" passes
+// /version on again (the standalone server says
+// "v0.0.0-master+$Format:%H$"). The answer is recorded as any other.
+func (r *Recorder) ServeVersion(gitVersion string) {
+	r.mu.Lock()
+	r.version = gitVersion
+	r.mu.Unlock()
+}
+
+// versionAnswer is the body of GET /version for gitVersion, in the shape
+// of k8s.io/apimachinery/pkg/version.Info.
+func versionAnswer(gitVersion string) []byte {
+	major, minor := "", ""
+	if v := strings.TrimPrefix(gitVersion, "v"); v != gitVersion {
+		parts := strings.SplitN(v, ".", 3)
+		if len(parts) >= 2 {
+			major, minor = parts[0], parts[1]
+		}
+	}
+	b, _ := json.Marshal(map[string]string{
+		"major": major, "minor": minor, "gitVersion": gitVersion,
+		"gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
+		"buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.25.0", "compiler": "gc", "platform": "linux/amd64",
+	})
+	return b
 }
 
 // Stall makes the recorder hold each request without an answer until
@@ -526,12 +556,16 @@ func (s *Server) Record(t testing.TB) *Recorder {
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec.mu.Lock()
 		rec.inflight++
-		stalled := rec.stalled
+		stalled, version := rec.stalled, rec.version
 		rec.mu.Unlock()
 		cw := &countingWriter{ResponseWriter: w}
-		if stalled {
+		switch {
+		case stalled:
 			<-r.Context().Done()
-		} else {
+		case version != "" && r.Method == http.MethodGet && r.URL.Path == "/version":
+			cw.Header().Set("Content-Type", "application/json")
+			_, _ = cw.Write(versionAnswer(version))
+		default:
 			proxy.ServeHTTP(cw, r)
 		}
 		rec.mu.Lock()
