@@ -35,12 +35,24 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 		uris[fs.File] = fileURI(f)
 		return fs
 	}
-	fromCache := func(e *symbolEntry) analysis.FileSymbols {
+	// fromDisk gives a file's symbols from the cache, as of one stat per
+	// request (a file both holding objects and defining kinds is one
+	// entry).
+	gen := sn.symbols.begin()
+	entries := map[string]*symbolEntry{}
+	fromDisk := func(path string, read func(string) ([]byte, error)) (analysis.FileSymbols, bool) {
+		e, ok := entries[path]
+		if !ok {
+			e, _ = sn.symbols.get(path, read, enc, gen)
+			entries[path] = e
+		}
+		if e == nil {
+			return analysis.FileSymbols{}, false
+		}
 		ranges[e.syms.File] = func(sp document.Span) protocol.Range { return e.ranges[sp] }
 		uris[e.syms.File] = uri.File(e.syms.File)
-		return e.syms
+		return e.syms, true
 	}
-	gen := sn.symbols.begin()
 
 	// Open buffers always win over their files on disk.
 	open := map[string]*document.File{}
@@ -74,8 +86,8 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 				continue
 			}
 			seen[p] = true
-			if e, ok := sn.symbols.get(p, readDisk, enc, gen); ok {
-				files = append(files, fromCache(e))
+			if fs, ok := fromDisk(p, readDisk); ok {
+				files = append(files, fs)
 			} // else gone or grown since the World indexed it
 		}
 	}
@@ -92,11 +104,7 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 		if file, ok := packageFile(w, path); ok {
 			real, read = file, os.ReadFile
 		}
-		e, ok := sn.symbols.get(real, read, enc, gen)
-		if !ok {
-			return analysis.FileSymbols{}, false
-		}
-		return fromCache(e), true
+		return fromDisk(real, read)
 	}
 	syms := analysis.WorkspaceSymbols(ctx, params.Query, env, files, kindsIn)
 	out := protocol.SymbolInformationSlice{}
