@@ -131,33 +131,84 @@ func definitionOf(file string, gvk schemas.GVK, read FileReader) (Location, bool
 // WorkspaceSymbol is a kind or an object found across the workspace.
 type WorkspaceSymbol struct {
 	Name        string
-	Detail      string // group/version, or the file's kind summary
+	Detail      string // group/version, or the object's apiVersion
 	DefinesKind bool   // a kind definition (CRD, XRD) rather than an object
-	Location    Location
+	// File is the FileSymbols.File the symbol was found in, and Span its
+	// kind name (a definition) or its kind (an object) in that file's text.
+	File string
+	Span document.Span
 }
 
-// WorkspaceSymbols lists kinds defined in workspace files and objects
-// (Kind/name) in files, whose name contains query (case-insensitive).
-func WorkspaceSymbols(ctx context.Context, query string, env Env, files []*document.File, read FileReader) []WorkspaceSymbol {
+// FileSymbols is what workspace symbols use of one file, before any
+// query: its objects and the kinds it defines. It depends on the file's
+// text alone, so a caller may keep it for as long as the text is
+// unchanged (the server keeps it per file, by size and modification
+// time) instead of parsing the file for every query.
+type FileSymbols struct {
+	File    string            // the document.File's URI (a path for files read from disk)
+	Objects []WorkspaceSymbol // one per object ("Kind/name"), in order
+	Kinds   []KindDefinition  // the kinds its CRD, XRD or MRD documents define
+}
+
+// KindDefinition is a kind a document defines (spec.group with
+// spec.names.kind or spec.claimNames.kind), at that kind name.
+type KindDefinition struct {
+	Group, Kind string
+	Span        document.Span
+}
+
+// SymbolsOfFile is the FileSymbols of f.
+func SymbolsOfFile(f *document.File) FileSymbols {
+	out := FileSymbols{File: f.URI}
+	for _, sym := range Symbols(f) {
+		out.Objects = append(out.Objects, WorkspaceSymbol{Name: sym.Name, Detail: sym.Detail, File: f.URI, Span: sym.Selection})
+	}
+	for _, d := range f.Docs {
+		_, g, ok := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("group")})
+		if !ok || g.Kind != yaml.ScalarNode {
+			continue
+		}
+		for _, names := range []string{"names", "claimNames"} {
+			if _, k, ok := d.Lookup(fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field(names), fieldpath.Field("kind")}); ok && k.Kind == yaml.ScalarNode {
+				out.Kinds = append(out.Kinds, KindDefinition{Group: g.Value, Kind: k.Value, Span: f.NodeSpan(k)})
+			}
+		}
+	}
+	return out
+}
+
+// WorkspaceSymbols lists the kinds defined in workspace files and the
+// objects of files, whose name contains query (case-insensitive). files
+// are the files searched for objects; kindsIn gives the FileSymbols of
+// the file a kind comes from (ok false: it cannot be read), where the
+// kind's first definition is its location.
+func WorkspaceSymbols(ctx context.Context, query string, env Env, files []FileSymbols, kindsIn func(path string) (FileSymbols, bool)) []WorkspaceSymbol {
 	q := strings.ToLower(query)
 	var out []WorkspaceSymbol
-	if env.Workspace.Schemas != nil {
+	if env.Workspace.Schemas != nil && kindsIn != nil {
 		for _, k := range env.Workspace.Schemas.Kinds() {
 			if ctx.Err() != nil {
 				return nil
 			}
-			if k.Source.Kind == schemas.SourceBuiltin || !strings.Contains(strings.ToLower(k.GVK.Kind), q) {
+			if k.Source.Kind == schemas.SourceBuiltin || k.Source.File == "" || !strings.Contains(strings.ToLower(k.GVK.Kind), q) {
 				continue
 			}
-			if loc, ok := definitionOf(k.Source.File, k.GVK, read); ok {
-				out = append(out, WorkspaceSymbol{Name: k.GVK.Kind, Detail: k.GVK.APIVersion(), DefinesKind: true, Location: loc})
+			fs, ok := kindsIn(k.Source.File)
+			if !ok {
+				continue
+			}
+			for _, def := range fs.Kinds {
+				if def.Group == k.GVK.Group && def.Kind == k.GVK.Kind {
+					out = append(out, WorkspaceSymbol{Name: k.GVK.Kind, Detail: k.GVK.APIVersion(), DefinesKind: true, File: fs.File, Span: def.Span})
+					break
+				}
 			}
 		}
 	}
-	for _, f := range files {
-		for _, sym := range Symbols(f) {
+	for _, fs := range files {
+		for _, sym := range fs.Objects {
 			if strings.Contains(strings.ToLower(sym.Name), q) {
-				out = append(out, WorkspaceSymbol{Name: sym.Name, Detail: sym.Detail, Location: Location{File: f, Span: sym.Selection}})
+				out = append(out, sym)
 			}
 		}
 	}

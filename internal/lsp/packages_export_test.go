@@ -29,3 +29,13 @@ func SetWatchHook(hook func(batch int)) {
 	}
 	testWatchHook.Store(&hook)
 }
+
+// SetSymbolReadHook makes workspace/symbol call hook with each file it
+// reads from disk (nil: no hook).
+func SetSymbolReadHook(hook func(path string)) {
+	if hook == nil {
+		testSymbolReadHook.Store(nil)
+		return
+	}
+	testSymbolReadHook.Store(&hook)
+}

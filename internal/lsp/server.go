@@ -75,6 +75,9 @@ type server struct {
 
 	pkgs pkgState
 	cat  catalogState // schema catalog lookups (catalogs.go)
+	// symbols caches what workspace/symbol found in files on disk
+	// (symbol_cache.go); handlers reach it through their snapshot.
+	symbols *symbolCache
 }
 
 type clientCaps struct {
@@ -102,6 +105,7 @@ func newServer(ctx context.Context, opts Options, conn jsonrpc2.Conn) *server {
 		settings: defaultSettings(),
 		open:     map[uri.URI]*document.File{},
 		exitCh:   make(chan struct{}),
+		symbols:  newSymbolCache(),
 	}
 	s.traceLevel.Store(protocol.TraceValueOff)
 	s.diag = newDiagnoser(s)
@@ -169,6 +173,9 @@ type snapshot struct {
 	// snapshotWithFunctions sets it (diagnostics, crdLsp.render): other
 	// requests never wait for a function.
 	pipeline analysis.Pipeline
+	// symbols is the server's cache of workspace/symbol's files on disk
+	// (not session state: its entries are checked against the disk).
+	symbols *symbolCache
 }
 
 // snapshot takes the session's current state for u.
@@ -179,7 +186,7 @@ func (s *server) snapshot(u uri.URI) snapshot {
 	for i, f := range s.folders {
 		roots[i] = f.path
 	}
-	return snapshot{seq: s.seq, file: s.open[u], world: s.world, settings: s.settings, enc: s.enc, caps: s.caps, open: s.open, roots: roots, refreshed: s.pkgs.refreshed}
+	return snapshot{seq: s.seq, file: s.open[u], world: s.world, settings: s.settings, enc: s.enc, caps: s.caps, open: s.open, roots: roots, refreshed: s.pkgs.refreshed, symbols: s.symbols}
 }
 
 // setOpenLocked records f as the open document u (nil: closed) in a new

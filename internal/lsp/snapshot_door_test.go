@@ -13,7 +13,7 @@ var requestFiles = []string{"hover.go", "completion.go", "definition.go", "refer
 
 // sessionState are the server's fields that hold session state: a
 // snapshot carries what a request may read of them.
-var sessionState = map[string]bool{"mu": true, "enc": true, "caps": true, "folders": true, "settings": true, "open": true, "world": true, "seq": true, "pkgs": true, "fileProblems": true, "scanGen": true, "reloads": true, "watched": true, "cat": true}
+var sessionState = map[string]bool{"mu": true, "enc": true, "caps": true, "folders": true, "settings": true, "open": true, "world": true, "seq": true, "pkgs": true, "fileProblems": true, "scanGen": true, "reloads": true, "watched": true, "cat": true, "symbols": true}
 
 // The snapshot is the only door to session state: no request handler
 // reads a session field (or takes the session's lock) itself; it reads
