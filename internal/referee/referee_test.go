@@ -362,11 +362,19 @@ type regression struct {
 }
 
 // regressions are judged on every run besides the random seed's.
-var regressions = []regression{}
+var regressions = []regression{
+	{seed: 4, index: 1891,
+		name: "mutation 1891 (crd-schema: spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.managementPolicies.items.type = strin) of workspaces/provider-upjet-gcp-examples/schemas/pubsub.gcp.upbound.io_litereservations.yaml",
+		why:  "a list default's item: the server names it default.[0]"},
+	{seed: 3, index: 5236,
+		name: "mutation 5236 (crd-schema: spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.managementPolicies.items.enum = [a, 1]) of workspaces/provider-upjet-gcp-examples/schemas/cloudplatform.gcp.upbound.io_folders.yaml",
+		why:  "a list default's item: the server names it default.[0]"},
+}
 
 // judgeRegressions makes each regression's mutation again and judges it.
 func (r *referee) judgeRegressions(t *testing.T, ctx context.Context, objs, crds []doc) []judgement {
 	t.Helper()
+	start := time.Now()
 	var docs []doc
 	for _, reg := range regressions {
 		m := &mutator{rng: mutationRNG(reg.seed), r: r}
@@ -383,6 +391,7 @@ func (r *referee) judgeRegressions(t *testing.T, ctx context.Context, objs, crds
 	}
 	js := r.judgeAll(ctx, docs)
 	report(t, "regression mutations", js)
+	t.Logf("%d regression mutations made and judged in %v", len(js), time.Since(start).Round(time.Millisecond))
 	return js
 }
 
