@@ -209,7 +209,10 @@ func norm(p string) string {
 		}
 		b.WriteByte(p[i])
 	}
-	return b.String()
+	// kube-openapi names a list item at the root of what it validates
+	// "[0]", and the server appends that as a child: a default's item is
+	// default.[0] there, default[0] in crd-lsp.
+	return strings.ReplaceAll(b.String(), ".[", "[")
 }
 
 var nilFieldRE = regexp.MustCompile(`^Invalid value: "": "([^"]+)" must (?:not )?validate`)
@@ -347,6 +350,55 @@ func report(t *testing.T, what string, js []judgement) {
 	t.Logf("%s: %d judged (%d rejected by the API server), %d disagreements, %d not served here", what, judged, rejected, bad, skipped)
 }
 
+// regression is a mutation that once found a disagreement: the
+// mutation at index of seed's sequence. name is its description, so that
+// a change of the corpus or of the mutator, which shifts the sequence,
+// fails loudly instead of quietly testing something else.
+type regression struct {
+	seed  uint64
+	index int
+	name  string
+	why   string
+}
+
+// regressions are judged on every run besides the random seed's.
+var regressions = []regression{
+	{seed: 4, index: 1891,
+		name: "mutation 1891 (crd-schema: spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.managementPolicies.items.type = strin) of workspaces/provider-upjet-gcp-examples/schemas/pubsub.gcp.upbound.io_litereservations.yaml",
+		why:  "a list default's item: the server names it default.[0]"},
+	{seed: 3, index: 5236,
+		name: "mutation 5236 (crd-schema: spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.managementPolicies.items.enum = [a, 1]) of workspaces/provider-upjet-gcp-examples/schemas/cloudplatform.gcp.upbound.io_folders.yaml",
+		why:  "a list default's item: the server names it default.[0]"},
+}
+
+// judgeRegressions makes each regression's mutation again and judges it.
+func (r *referee) judgeRegressions(t *testing.T, ctx context.Context, objs, crds []doc) []judgement {
+	t.Helper()
+	start := time.Now()
+	var docs []doc
+	for _, reg := range regressions {
+		m := &mutator{rng: mutationRNG(reg.seed), r: r}
+		muts := m.mutations(t, reg.index+1, objs, crds)
+		if len(muts) <= reg.index || muts[reg.index].name != reg.name {
+			got := "none"
+			if len(muts) > reg.index {
+				got = muts[reg.index].name
+			}
+			t.Errorf("regression seed %d mutation %d: the corpus or the mutator changed, it is now %q, not %q (%s): find the case again", reg.seed, reg.index, got, reg.name, reg.why)
+			continue
+		}
+		docs = append(docs, muts[reg.index])
+	}
+	js := r.judgeAll(ctx, docs)
+	report(t, "regression mutations", js)
+	t.Logf("%d regression mutations made and judged in %v", len(js), time.Since(start).Round(time.Millisecond))
+	return js
+}
+
+func mutationRNG(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x7265666572656521))
+}
+
 func seed(t *testing.T) uint64 {
 	t.Helper()
 	s := uint64(time.Now().UnixNano())
@@ -378,7 +430,7 @@ func TestReferee(t *testing.T) {
 	dir := corpus.Dir(t)
 	srv := startServer(t)
 	ctx := context.Background()
-	rng := rand.New(rand.NewPCG(seed(t), 0x7265666572656521))
+	rng := mutationRNG(seed(t))
 
 	// The CRDs, one per name (the first folder wins), and the referee's
 	// own edge cases.
@@ -480,6 +532,9 @@ func TestReferee(t *testing.T) {
 	report(t, "mutations", mj)
 	t.Logf("%d mutations judged in %v", len(muts), time.Since(start).Round(time.Millisecond))
 	logMutationKinds(t, mj)
+
+	// 4. The mutations of seeds that once found a disagreement.
+	mj = append(mj, r.judgeRegressions(t, ctx, servedObjs, crds)...)
 
 	// Each finding kept short of an error still stands for a rejection.
 	for _, l := range lenientFindings {
