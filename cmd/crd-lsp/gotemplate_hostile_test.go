@@ -11,28 +11,6 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 )
 
-// templateComposition is a Composition whose one go-templating step has
-// the given inline template, written as a literal block scalar.
-func templateComposition(tpl string) string {
-	return `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: hostile
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
-  - step: s0
-    functionRef: {name: function-go-templating}
-    input:
-      apiVersion: gotemplating.fn.crossplane.io/v1beta1
-      kind: GoTemplate
-      source: Inline
-      inline:
-        template: |
-          ` + tpl + "\n"
-}
-
 // TestCheckHostileTemplates (issue 25): go-templating templates nested
 // ~600,000 actions deep (9 MB: text/template's parser used to die of a
 // stack overflow no recover() catches, losing every file's result) or
@@ -44,10 +22,10 @@ func TestCheckHostileTemplates(t *testing.T) {
 	dir := t.TempDir()
 	deep := 600_000
 	files := map[string]string{
-		"huge.yaml":    templateComposition(strings.Repeat("{{if 1}}", deep) + "x" + strings.Repeat("{{end}}", deep)),
-		"nested.yaml":  templateComposition(strings.Repeat("{{if 1}}", 201) + "x" + strings.Repeat("{{end}}", 201)),
-		"parens.yaml":  templateComposition("{{ " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300) + " }}"),
-		"elseifs.yaml": templateComposition("{{if 0}}" + strings.Repeat("{{else if 0}}", 300) + "{{end}}"),
+		"huge.yaml":    lsptest.GoTemplatingComposition(strings.Repeat("{{if 1}}", deep) + "x" + strings.Repeat("{{end}}", deep)),
+		"nested.yaml":  lsptest.GoTemplatingComposition(strings.Repeat("{{if 1}}", 201) + "x" + strings.Repeat("{{end}}", 201)),
+		"parens.yaml":  lsptest.GoTemplatingComposition("{{ " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300) + " }}"),
+		"elseifs.yaml": lsptest.GoTemplatingComposition("{{if 0}}" + strings.Repeat("{{else if 0}}", 300) + "{{end}}"),
 		"other.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: 1}\n",
 	}
 	for name, text := range files {

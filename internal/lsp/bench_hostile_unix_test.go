@@ -129,12 +129,12 @@ func hostileRun(b *testing.B) {
 	// file (refused before parsing), and five 0.9 MB templates under the
 	// limits (parsed, split and rendered).
 	step("a go-templating template nested 280,000 deep", func() {
-		e.Open("gotpl-deep.yaml", hostileTemplating(strings.Repeat("{{if 1}}", 280_000)+"x"+strings.Repeat("{{end}}", 280_000)))
+		e.Open("gotpl-deep.yaml", lsptest.GoTemplatingComposition(strings.Repeat("{{if 1}}", 280_000)+"x"+strings.Repeat("{{end}}", 280_000)))
 		e.AwaitDiagnostics("gotpl-deep.yaml", 1, 30*time.Second)
 	})
 	step("five 0.9 MB go-templating templates", func() {
 		body := strings.Repeat("{{ if .observed }}{{ .observed.composite.resource.metadata.name | upper | quote }}{{ end }}\n", 9500)
-		e.Open("gotpl-wide.yaml", strings.Repeat(hostileTemplating(body)+"---\n", 5))
+		e.Open("gotpl-wide.yaml", strings.Repeat(lsptest.GoTemplatingComposition(body)+"---\n", 5))
 		e.AwaitDiagnostics("gotpl-wide.yaml", 1, 60*time.Second)
 	})
 	step("a value outside a 100,000-value enum", func() {
@@ -312,28 +312,6 @@ metadata:
   name: a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p
   namespace: default
 `
-
-// hostileTemplating is a go-templating Composition with the given inline
-// template (one line, in a literal block scalar).
-func hostileTemplating(tpl string) string {
-	return `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: hostile
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
-  - step: s0
-    functionRef: {name: function-go-templating}
-    input:
-      apiVersion: gotemplating.fn.crossplane.io/v1beta1
-      kind: GoTemplate
-      source: Inline
-      inline:
-        template: |
-          ` + tpl + "\n"
-}
 
 // BenchmarkEOFWithAnalysesInFlight: the editor opens four files whose
 // analysis takes seconds (45,000 unknown fields each) and dies; it reports
