@@ -184,7 +184,7 @@ func Run(ctx context.Context, in Input) (out Output) {
 		}
 		req.Meta = &fnv1.RequestMeta{Tag: Tag(req)}
 
-		rsp, calls, err := runWithRequirements(ctx, run, st, req, in.Resources, timeout, res.Runner)
+		rsp, calls, err := RunWithRequirements(ctx, run, st, req, in.Resources, timeout, res.Runner)
 		res.Calls = calls
 		if err != nil {
 			res.Err = err
@@ -295,9 +295,11 @@ func conditionStatus(s fnv1.Status) string {
 	return "Unknown"
 }
 
-// runWithRequirements calls a step until its requirements stabilise, as
-// Crossplane's FetchingFunctionRunner.
-func runWithRequirements(ctx context.Context, run Runner, st Step, req *fnv1.RunFunctionRequest, resources []map[string]any, timeout time.Duration, name string) (*fnv1.RunFunctionResponse, int, error) {
+// RunWithRequirements calls a step until its requirements stabilise, as
+// Crossplane's FetchingFunctionRunner: the resources each response
+// requires are fetched from resources and the step is called again. It
+// returns the last response and how many calls were made.
+func RunWithRequirements(ctx context.Context, run Runner, st Step, req *fnv1.RunFunctionRequest, resources []map[string]any, timeout time.Duration, name string) (*fnv1.RunFunctionResponse, int, error) {
 	var last *fnv1.Requirements
 	bootstrap := maps.Clone(req.GetRequiredResources())
 	calls := 0
