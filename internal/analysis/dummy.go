@@ -12,7 +12,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
-	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 )
 
 // function-dummy (crossplane-contrib) answers every call with the
@@ -139,7 +139,7 @@ func nativeDummy(_ context.Context, _ functions.Step, req functions.NativeReques
 			ctx[k] = v
 		}
 		for k, v := range cm {
-			ctx[k] = render.DeepCopy(v)
+			ctx[k] = paved.DeepCopy(v)
 		}
 		rsp.Context = ctx
 	}
@@ -183,7 +183,7 @@ func dummyResource(v any, where string) (functions.Resource, error) {
 		if !ok {
 			return res, fmt.Errorf("%s.resource is not an object", where)
 		}
-		res.Object, _ = render.DeepCopy(obj).(map[string]any)
+		res.Object, _ = paved.DeepCopy(obj).(map[string]any)
 	}
 	if r, present := m["ready"]; present && r != nil {
 		s, _ := r.(string)

@@ -17,6 +17,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
@@ -239,7 +240,7 @@ func stepResponse(req functions.NativeRequest, so render.StepOutput, lenient boo
 // and composed resources of the steps functions ran.
 func (pr *pipelineRun) rendering(xr map[string]any, out functions.Output) Rendering {
 	rd := Rendering{Pipeline: &out, Functions: map[string]int{}}
-	rd.XR, _ = render.DeepCopy(xr).(map[string]any)
+	rd.XR, _ = paved.DeepCopy(xr).(map[string]any)
 	if rd.XR == nil {
 		rd.XR = map[string]any{}
 	}
@@ -402,7 +403,7 @@ func merge(dst, src map[string]any) {
 				continue
 			}
 		}
-		dst[k] = render.DeepCopy(v)
+		dst[k] = paved.DeepCopy(v)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
-	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 )
 
 // fakeTemplating is a Pipeline whose one function stands in for
@@ -26,7 +26,7 @@ func (f fakeTemplating) Run(ctx context.Context, in functions.Input, native func
 	fn := functions.Native(func(_ context.Context, _ functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
 		d := req.Desired
 		for n, o := range f.compose {
-			obj, _ := render.DeepCopy(o).(map[string]any)
+			obj, _ := paved.DeepCopy(o).(map[string]any)
 			d.Resources[n] = functions.Resource{Object: obj}
 		}
 		return functions.NativeResponse{Desired: d, Results: f.results}, nil

@@ -38,7 +38,7 @@ import (
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
-	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 )
 
 // Labels and the finalizer Crossplane sets on composites.
@@ -84,7 +84,7 @@ func (def Definition) IsClaim(obj map[string]any) bool {
 // FromExample prepares an example object: an XR of def's kind, or a claim
 // (any other kind is read as a claim, as its spec is what reaches the XR).
 func FromExample(def Definition, comp map[string]any, ex map[string]any) (map[string]any, Origin) {
-	obj, _ := render.DeepCopy(ex).(map[string]any)
+	obj, _ := paved.DeepCopy(ex).(map[string]any)
 	if obj == nil {
 		obj = map[string]any{}
 	}

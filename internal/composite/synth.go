@@ -12,7 +12,7 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
-	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 )
 
 // XRName is the name a synthesised composite gets; ClaimName that of the
@@ -67,10 +67,10 @@ func fill(s *structuralschema.Structural, depth int) any {
 		return nil
 	}
 	if s.Default.Object != nil {
-		return render.DeepCopy(s.Default.Object)
+		return paved.DeepCopy(s.Default.Object)
 	}
 	if v := s.ValueValidation; v != nil && len(v.Enum) > 0 {
-		return render.DeepCopy(v.Enum[0].Object)
+		return paved.DeepCopy(v.Enum[0].Object)
 	}
 	switch s.Type {
 	case "object":
@@ -250,9 +250,9 @@ func applyHints(xr map[string]any, hints map[string]any) {
 		if err != nil {
 			continue
 		}
-		if cur, err := render.Get(xr, fp); err == nil {
+		if cur, err := paved.Get(xr, fp); err == nil {
 			if _, isString := cur.(string); isString {
-				_ = render.Set(xr, fp, v)
+				_ = paved.Set(xr, fp, v)
 			}
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
-	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 	"github.com/crd-lsp/crd-lsp/internal/yamlflow"
 )
 
@@ -194,7 +194,7 @@ func classicData(envSpec map[string]any, picked []config) map[string]any {
 			merged = mergeMaps(merged, d)
 		}
 	}
-	env, _ := render.DeepCopy(merged).(map[string]any)
+	env, _ := paved.DeepCopy(merged).(map[string]any)
 	env["apiVersion"], env["kind"] = APIVersion, Kind
 	return env
 }

@@ -41,7 +41,7 @@ import (
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
-	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 )
 
 // ContextKey is the context key of the Composition environment, as
@@ -321,8 +321,8 @@ func get(obj map[string]any, p string) (v any, found bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	v, err = render.Get(obj, fp)
-	if render.IsNotFound(err) {
+	v, err = paved.Get(obj, fp)
+	if paved.IsNotFound(err) {
 		return nil, false, nil
 	}
 	return v, err == nil, err

@@ -8,14 +8,14 @@ import (
 	"sort"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
-	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 )
 
 // ResolveFunction runs a function-environment-configs step: input is its
 // input, xr the observed composite, prior the environment in the context
 // the step gets (nil: none). It never panics.
 func ResolveFunction(input, xr, prior map[string]any, opts Options) (res Result) {
-	res.Environment, _ = render.DeepCopy(prior).(map[string]any)
+	res.Environment, _ = paved.DeepCopy(prior).(map[string]any)
 	if res.Environment == nil {
 		res.Environment = map[string]any{}
 	}
@@ -202,7 +202,7 @@ func ResolveFunction(input, xr, prior map[string]any, opts Options) (res Result)
 			if to != "" {
 				p, err := path(to)
 				if err == nil {
-					err = render.Set(data, p, c.obj["data"])
+					err = paved.Set(data, p, c.obj["data"])
 				}
 				if err != nil {
 					return fail(root, true, "cannot merge environment data: cannot get data from environment config %s into path %q", c.name, to)
@@ -224,7 +224,7 @@ func ResolveFunction(input, xr, prior map[string]any, opts Options) (res Result)
 	if dd, ok := spec["defaultData"].(map[string]any); ok {
 		merged = mergeMaps(dd, merged)
 	}
-	res.Environment, _ = render.DeepCopy(withKind(merged)).(map[string]any)
+	res.Environment, _ = paved.DeepCopy(withKind(merged)).(map[string]any)
 	return res
 }
 

@@ -1,8 +1,9 @@
 package render
 
 import (
-	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
 // envComposition: a step that loads the environment, then a P&T step

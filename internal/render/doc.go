@@ -9,7 +9,7 @@
 //     math, string, convert), including how the function reads and checks
 //     its input before running, its result types (int64 vs float64) and
 //     its error messages.
-//   - paved.go: crossplane-runtime's pkg/fieldpath Paved operations on a
+//   - internal/paved: crossplane-runtime's pkg/fieldpath Paved operations on a
 //     fieldpath.Path: Get, Set (creating and growing objects and lists),
 //     Expand ([*] wildcards) and Merge (the toFieldPath policies and the
 //     classic mergeOptions, with mergo's merge rules).

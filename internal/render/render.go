@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/suggest"
 )
@@ -147,11 +148,11 @@ func Render(in Input) (out Output) {
 		}
 	}()
 	spec, _ := in.Composition["spec"].(map[string]any)
-	out.XR, _ = DeepCopy(in.XR).(map[string]any)
+	out.XR, _ = paved.DeepCopy(in.XR).(map[string]any)
 	if out.XR == nil {
 		out.XR = map[string]any{}
 	}
-	env, _ := DeepCopy(in.Environment).(map[string]any)
+	env, _ := paved.DeepCopy(in.Environment).(map[string]any)
 	if env == nil {
 		env = map[string]any{}
 	}
@@ -338,14 +339,14 @@ func RenderStep(in StepInput) (out StepOutput) {
 			out.Notes = append(out.Notes, Note{Path: in.Path, OnKey: true, Severity: severity.Error, Code: "render", Message: fmt.Sprintf("rendering failed: %v", r)})
 		}
 	}()
-	out.DesiredXR, _ = DeepCopy(in.DesiredXR).(map[string]any)
+	out.DesiredXR, _ = paved.DeepCopy(in.DesiredXR).(map[string]any)
 	if out.DesiredXR == nil {
 		out.DesiredXR = map[string]any{}
 	}
 	// The function gives the desired composite the observed one's kind.
 	out.DesiredXR["apiVersion"] = in.XR["apiVersion"]
 	out.DesiredXR["kind"] = in.XR["kind"]
-	env, _ := DeepCopy(in.Environment).(map[string]any)
+	env, _ := paved.DeepCopy(in.Environment).(map[string]any)
 	if env == nil {
 		env = map[string]any{}
 	}
@@ -483,7 +484,7 @@ func (r *renderer) resource(i int, tm map[string]any, sets map[string][]patchRef
 			return res
 		}
 	}
-	obj, _ := DeepCopy(base).(map[string]any)
+	obj, _ := paved.DeepCopy(base).(map[string]any)
 	size := newBudget(obj)
 	// Expand PatchSets at their point of use.
 	var patches []patchRef
@@ -695,7 +696,7 @@ func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classi
 			reads = append(reads, fp)
 			x, err := getString(src, fp)
 			if err != nil {
-				if IsNotFound(err) {
+				if paved.IsNotFound(err) {
 					return nil, &Skip{To: mustParse(to), Patch: pp, From: reads[len(reads)-1:]}, nil
 				}
 				return nil, nil, err
@@ -723,7 +724,7 @@ func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classi
 		reads = []string{from}
 		x, err := getString(src, from)
 		if err != nil {
-			if IsNotFound(err) {
+			if paved.IsNotFound(err) {
 				return nil, &Skip{To: mustParse(to), Patch: pp, From: reads}, nil
 			}
 			return nil, nil, err
@@ -739,20 +740,20 @@ func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classi
 	if err != nil {
 		return nil, nil, &invalidError{fmt.Errorf("invalid toFieldPath %q: %v", to, err)}
 	}
-	var opts MergeOptions
+	var opts paved.MergeOptions
 	if classic {
 		pol, _ := pm["policy"].(map[string]any)
 		mo, _ := pol["mergeOptions"].(map[string]any)
-		opts, err = LegacyMergeOptions(mo)
+		opts, err = paved.LegacyMergeOptions(mo)
 	} else {
-		opts, err = PatchMergeOptions(pm)
+		opts, err = paved.PatchMergeOptions(pm)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	targets := []fieldpath.Path{top}
 	if hasWildcard(top) {
-		if targets, err = Expand(dst, top); err != nil {
+		if targets, err = paved.Expand(dst, top); err != nil {
 			return nil, nil, err
 		}
 		if len(targets) == 0 {
@@ -768,7 +769,7 @@ func apply(pm map[string]any, pp fieldpath.Path, src, dst map[string]any, classi
 		if err := b.add("the object this patch writes to", size); err != nil {
 			return nil, nil, err
 		}
-		if err := Merge(dst, tp, out, opts); err != nil {
+		if err := paved.Merge(dst, tp, out, opts); err != nil {
 			return nil, nil, fmt.Errorf("cannot patch to object: %v", err)
 		}
 		writes = append(writes, Write{To: tp, Patch: pp, From: strings.Join(reads, ", "), Reads: reads})
@@ -781,7 +782,7 @@ func getString(obj map[string]any, p string) (any, error) {
 	if err != nil {
 		return nil, &invalidError{fmt.Errorf("invalid fieldPath %q: %v", p, err)}
 	}
-	return Get(obj, fp)
+	return paved.Get(obj, fp)
 }
 
 func mustParse(s string) fieldpath.Path {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
@@ -150,7 +151,7 @@ func TestRenderStepFromDesired(t *testing.T) {
 	}
 	before := map[string]any{}
 	for k, v := range earlier {
-		before[k] = DeepCopy(v)
+		before[k] = paved.DeepCopy(v)
 	}
 	input := map[string]any{"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources", "resources": []any{
 		map[string]any{"name": "patched", "patches": []any{map[string]any{"type": "FromCompositeFieldPath", "fromFieldPath": "spec.name", "toFieldPath": "data.name"}}},

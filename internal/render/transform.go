@@ -18,6 +18,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/jsonnum"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 )
 
 // This file runs function-patch-and-transform's transforms (transforms.go
@@ -302,7 +303,7 @@ func (r *reader) object(m map[string]any, key string, at fieldpath.Path) map[str
 	}
 	o, isObj := v.(map[string]any)
 	if !isObj {
-		r.wrongType(at.Child(fieldpath.Field(key)), "must be an object, not "+jsonKind(v))
+		r.wrongType(at.Child(fieldpath.Field(key)), "must be an object, not "+paved.JSONKind(v))
 		return map[string]any{}
 	}
 	return o
@@ -315,7 +316,7 @@ func (r *reader) str(m map[string]any, key string, at fieldpath.Path) *string {
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		r.wrongType(at.Child(fieldpath.Field(key)), "must be a string, not "+jsonKind(v))
+		r.wrongType(at.Child(fieldpath.Field(key)), "must be a string, not "+paved.JSONKind(v))
 		return new(string)
 	}
 	return &s
@@ -354,7 +355,7 @@ func (r *reader) integer(m map[string]any, key string, at fieldpath.Path) *int64
 	case float64:
 		f = n
 	default:
-		r.wrongType(at.Child(fieldpath.Field(key)), "must be an integer, not "+jsonKind(v))
+		r.wrongType(at.Child(fieldpath.Field(key)), "must be an integer, not "+paved.JSONKind(v))
 		return new(int64)
 	}
 	if f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
@@ -389,7 +390,7 @@ func readTransformAs(tv any, classic bool) (*xform, []*TransformError) {
 	r := reader{exact: classic}
 	t, ok := tv.(map[string]any)
 	if !ok {
-		r.wrongType(root, "a transform must be an object, not "+jsonKind(tv))
+		r.wrongType(root, "a transform must be an object, not "+paved.JSONKind(tv))
 	}
 	x := &xform{typ: r.plain(t, "type", root)}
 
@@ -431,7 +432,7 @@ func readTransformAs(tv any, classic bool) (*xform, []*TransformError) {
 		if v, ok := setField(m, "patterns"); ok {
 			list, isList := v.([]any)
 			if !isList {
-				r.wrongType(field("match", "patterns"), "must be an array, not "+jsonKind(v))
+				r.wrongType(field("match", "patterns"), "must be an array, not "+paved.JSONKind(v))
 			}
 			for i, pv := range list {
 				var pat patternX // a null element is an empty pattern
@@ -444,7 +445,7 @@ func readTransformAs(tv any, classic bool) (*xform, []*TransformError) {
 					pat.regexp = r.str(pm, "regexp", at)
 					pat.result, _ = setField(pm, "result")
 				default:
-					r.wrongType(at, "must be an object, not "+jsonKind(pv))
+					r.wrongType(at, "must be an object, not "+paved.JSONKind(pv))
 				}
 				x.match.patterns = append(x.match.patterns, pat)
 			}

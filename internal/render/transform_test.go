@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 )
 
 // transformCase is one transform on one input. Cases mirror
@@ -376,7 +377,7 @@ func TestTransformAll(t *testing.T) {
 // written.
 func TestTransformDoesNotModifyItsInput(t *testing.T) {
 	tr := jsonObj(t, `{"type":"map","map":{"a":{"x":[1]}}}`)
-	before := DeepCopy(tr)
+	before := paved.DeepCopy(tr)
 	out, err := Transform(tr, "a")
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package render
+package paved
 
 import (
 	"bytes"
@@ -303,7 +303,7 @@ func PatchMergeOptions(patch map[string]any) (MergeOptions, error) {
 	}
 	pm, ok := pol.(map[string]any)
 	if !ok {
-		return MergeOptions{}, fmt.Errorf("policy must be an object, not %s", jsonKind(pol))
+		return MergeOptions{}, fmt.Errorf("policy must be an object, not %s", JSONKind(pol))
 	}
 	tp, ok := pm["toFieldPath"]
 	if !ok || tp == nil {
@@ -311,7 +311,7 @@ func PatchMergeOptions(patch map[string]any) (MergeOptions, error) {
 	}
 	s, ok := tp.(string)
 	if !ok {
-		return MergeOptions{}, fmt.Errorf("policy.toFieldPath must be a string, not %s", jsonKind(tp))
+		return MergeOptions{}, fmt.Errorf("policy.toFieldPath must be a string, not %s", JSONKind(tp))
 	}
 	return ToFieldPathPolicy(s)
 }
@@ -333,7 +333,7 @@ func LegacyMergeOptions(mo map[string]any) (MergeOptions, error) {
 		case bool:
 			*f.dst = v
 		default:
-			return MergeOptions{}, fmt.Errorf("mergeOptions.%s must be a boolean, not %s", f.key, jsonKind(v))
+			return MergeOptions{}, fmt.Errorf("mergeOptions.%s must be a boolean, not %s", f.key, JSONKind(v))
 		}
 	}
 	return out, nil
@@ -547,8 +547,8 @@ func jsonCopy(v any) (any, error) {
 	return out, nil
 }
 
-// jsonKind names the JSON type of an unstructured value for messages.
-func jsonKind(v any) string {
+// JSONKind names the JSON type of an unstructured value for messages.
+func JSONKind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
