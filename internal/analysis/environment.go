@@ -160,7 +160,7 @@ func (er *environmentRun) step(i int, name string, input, xr, ctx map[string]any
 	return out
 }
 
-// contextStep is render.Input.ContextStep for a native render.
+// contextStep is patchandtransform.Input.ContextStep for a native render.
 func (er *environmentRun) contextStep(xr map[string]any) func(int, map[string]any, map[string]any) (render.ContextStepResult, bool) {
 	return func(i int, sm, ctx map[string]any) (render.ContextStepResult, bool) {
 		input, _ := sm["input"].(map[string]any)

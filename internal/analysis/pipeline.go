@@ -16,6 +16,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/functions/patchandtransform"
 	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
 	"github.com/crd-lsp/crd-lsp/internal/paved"
 	"github.com/crd-lsp/crd-lsp/internal/render"
@@ -90,7 +91,7 @@ func stepPath(i int) fieldpath.Path {
 }
 
 // renderPipeline renders a Composition's pipeline through env.Options.Pipeline:
-// patch-and-transform steps run in-process (render.RenderStep, from the
+// patch-and-transform steps run in-process (patchandtransform.RenderStep, from the
 // desired state the steps before them left), the others as the Pipeline
 // runs them. The result has the shape of a native render: every composed
 // resource the pipeline desires, with Crossplane's metadata, the native
@@ -103,7 +104,7 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 	pr := &pipelineRun{
 		env: env, er: er, steps: functions.Steps(m), lenient: lenient,
 		deadline: time.Now().Add(gotemplate.DefaultTimeout),
-		native:   map[int]render.StepOutput{},
+		native:   map[int]patchandtransform.StepOutput{},
 		envNotes: map[int][]render.Note{},
 	}
 	in := pipelineInput(m, xr, env, start)
@@ -134,8 +135,8 @@ type pipelineRun struct {
 	deadline time.Time // for the go templates run in-process
 
 	mu       sync.Mutex
-	native   map[int]render.StepOutput // patch-and-transform steps' outputs, by step index
-	envNotes map[int][]render.Note     // notes of function-environment-configs steps run natively
+	native   map[int]patchandtransform.StepOutput // patch-and-transform steps' outputs, by step index
+	envNotes map[int][]render.Note                // notes of function-environment-configs steps run natively
 }
 
 func (pr *pipelineRun) record(f func()) { pr.mu.Lock(); defer pr.mu.Unlock(); f() }
@@ -177,7 +178,7 @@ func (pr *pipelineRun) unrun(st functions.Step) string {
 }
 
 // patchAndTransform runs a patch-and-transform step in-process
-// (render.RenderStep) on the desired state the steps before it left, and
+// (patchandtransform.RenderStep) on the desired state the steps before it left, and
 // records its output for rendering.
 func (pr *pipelineRun) patchAndTransform(_ context.Context, st functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
 	environment, _ := req.Context[render.EnvironmentContextKey].(map[string]any)
@@ -189,13 +190,13 @@ func (pr *pipelineRun) patchAndTransform(_ context.Context, st functions.Step, r
 	// not known.
 	opaque := false
 	for _, e := range pr.steps[:min(st.Index, len(pr.steps))] {
-		if !functions.IsPatchAndTransform(e) && !render.ComposesNothing(e.Function) && !rendersStep(pr.env, e) {
+		if !functions.IsPatchAndTransform(e) && !patchandtransform.ComposesNothing(e.Function) && !rendersStep(pr.env, e) {
 			opaque = true
 		}
 	}
 	var unknown bool
 	pr.record(func() { unknown = pr.er.unknown })
-	so := render.RenderStep(render.StepInput{Input: st.Input, Path: stepPath(st.Index).Child(fieldpath.Field("input")), Step: st.Name,
+	so := patchandtransform.RenderStep(patchandtransform.StepInput{Input: st.Input, Path: stepPath(st.Index).Child(fieldpath.Field("input")), Step: st.Name,
 		XR: req.Observed.Composite.Object, DesiredXR: req.Desired.Composite.Object, Desired: desired, Environment: environment, EnvironmentUnknown: unknown, Opaque: opaque, Lenient: pr.lenient})
 	pr.record(func() { pr.native[st.Index] = so })
 	return stepResponse(req, so, pr.lenient), nil
@@ -205,7 +206,7 @@ func (pr *pipelineRun) patchAndTransform(_ context.Context, st functions.Step, r
 // response to req: resources it left as they were keep their identity
 // (and so the step that last changed them), and unless lenient, its
 // first error fails it as the function fails then.
-func stepResponse(req functions.NativeRequest, so render.StepOutput, lenient bool) functions.NativeResponse {
+func stepResponse(req functions.NativeRequest, so patchandtransform.StepOutput, lenient bool) functions.NativeResponse {
 	rsp := functions.NativeResponse{Desired: functions.State{Composite: req.Desired.Composite, Resources: map[string]functions.Resource{}}}
 	rsp.Desired.Composite.Object = so.DesiredXR
 	if so.Withheld {
@@ -288,7 +289,7 @@ func (pr *pipelineRun) claimed(out functions.Output) map[string]int {
 // nativeStep adds a patch-and-transform step's resources (as the
 // pipeline left those it claims; the templates that rendered nothing)
 // and notes to rd.
-func (pr *pipelineRun) nativeStep(rd *Rendering, so render.StepOutput, st functions.Step, out functions.Output, claimed map[string]int) {
+func (pr *pipelineRun) nativeStep(rd *Rendering, so patchandtransform.StepOutput, st functions.Step, out functions.Output, claimed map[string]int) {
 	for _, res := range so.Resources {
 		final, desired := out.Desired.Resources[res.Name]
 		switch {
@@ -309,7 +310,7 @@ func (pr *pipelineRun) functionStep(rd *Rendering, sr functions.StepResult, st f
 	sp := stepPath(st.Index)
 	name := pr.env.functionName(st.Function)
 	if sr.Skipped {
-		if !functions.IsPatchAndTransform(st) && !render.ComposesNothing(st.Function) {
+		if !functions.IsPatchAndTransform(st) && !patchandtransform.ComposesNothing(st.Function) {
 			rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: severity.Info, Code: "render-step",
 				Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run until it is configured (%s): it passes the desired state through, and resources it would compose are not rendered or validated", st.Name, name, render.HowToConfigure)})
 		}

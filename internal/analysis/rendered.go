@@ -9,8 +9,8 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/composite"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/functions/patchandtransform"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
-	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
@@ -58,7 +58,7 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 	case runsFunctions(m, env):
 		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, scoped, env, er, start)
 	default:
-		rd.Output = render.Render(render.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient, ClusterScoped: scoped,
+		rd.Output = patchandtransform.Render(patchandtransform.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient, ClusterScoped: scoped,
 			Environment: start, EnvironmentUnknown: er.unknown, Context: env.Workspace.Cluster.Context, ContextStep: er.contextStep(xr), DescribeFunction: env.Workspace.EmbeddedFunction})
 	}
 	rd.Notes = append(notes, rd.Notes...)
@@ -68,7 +68,7 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 	return rd, true
 }
 
-// clusterScoped answers render.Input.ClusterScoped from the schemas: a
+// clusterScoped answers patchandtransform.Input.ClusterScoped from the schemas: a
 // kind whose definition says Cluster (an unknown kind is not).
 func clusterScoped(d *document.Doc, env Env) func(apiVersion, kind string) bool {
 	if env.Workspace.Schemas == nil {

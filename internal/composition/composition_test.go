@@ -143,7 +143,7 @@ func TestMathOperandBeyondFunctionRange(t *testing.T) {
 }
 
 // TestTransformProblems: the editor's wording and place for each reason
-// render.ValidateTransform finds, every one of them (the function stops at
+// patchandtransform.ValidateTransform finds, every one of them (the function stops at
 // the first), with a classic Composition's defaults.
 func TestTransformProblems(t *testing.T) {
 	withTransform := func(tr any, classic bool) map[string]any {

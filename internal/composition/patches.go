@@ -11,8 +11,8 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/functions/patchandtransform"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
-	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
@@ -231,7 +231,7 @@ func (c *checker) syntax(s string, p fieldpath.Path) {
 }
 
 // transform reports why a transform is invalid. Whether it is, and why,
-// is decided by render.ValidateTransform alone (the one decider, shared
+// is decided by patchandtransform.ValidateTransform alone (the one decider, shared
 // with the renderer, which words the same reasons as
 // function-patch-and-transform does); this only words each reason for
 // the editor and places it: on the key of what lacks something, on the
@@ -241,8 +241,8 @@ func (c *checker) syntax(s string, p fieldpath.Path) {
 //
 // Where the editor and the function differ:
 //   - the function rejects a field of the wrong JSON type
-//     (render.WrongType) and a convert transform's unknown toType or
-//     format (render.BadValue); the editor leaves those to the input
+//     (patchandtransform.WrongType) and a convert transform's unknown toType or
+//     format (patchandtransform.BadValue); the editor leaves those to the input
 //     schemas, which report them at the field;
 //   - a transform that is not an object is reported as one without a
 //     type;
@@ -254,7 +254,7 @@ func (c *checker) syntax(s string, p fieldpath.Path) {
 //     schema).
 func (c *checker) transform(tv any, tp fieldpath.Path) {
 	c.stringFormat(tv, tp)
-	for _, e := range render.ValidateTransform(tv, c.classic) {
+	for _, e := range patchandtransform.ValidateTransform(tv, c.classic) {
 		if at, onKey, msg := transformProblem(e); msg != "" {
 			c.add(tp.Child(at...), onKey, severity.Error, "composition-transform", msg)
 		}
@@ -264,12 +264,12 @@ func (c *checker) transform(tv any, tp fieldpath.Path) {
 // transformProblem words a reason a transform is invalid for the editor:
 // where, relative to the transform, whether on the key, and the message
 // ("" when the editor leaves it to the schemas).
-func transformProblem(e *render.TransformError) (fieldpath.Path, bool, string) {
+func transformProblem(e *patchandtransform.TransformError) (fieldpath.Path, bool, string) {
 	f, parent := e.Field, e.Field.Parent()
 	last := func() string { s, _ := f.Last(); return s.Field }
 	first := func() string { return f[0].Field }
 	switch e.Reason {
-	case render.MissingField:
+	case patchandtransform.MissingField:
 		switch {
 		case len(f) == 1: // the transform type's configuration
 			return nil, true, fmt.Sprintf("a %s transform needs %s", e.Of, last())
@@ -286,11 +286,11 @@ func transformProblem(e *render.TransformError) (fieldpath.Path, bool, string) {
 			return f[:1], true, "a Regexp string transform needs regexp.match"
 		}
 		return parent, true, fmt.Sprintf("a %s %s transform needs %s", e.Of, first(), f[1:])
-	case render.EmptyMap:
+	case patchandtransform.EmptyMap:
 		return f, true, "a map transform needs at least one pair"
-	case render.EmptyPatterns:
+	case patchandtransform.EmptyPatterns:
 		return parent, true, "a match transform needs at least one pattern"
-	case render.UnknownType:
+	case patchandtransform.UnknownType:
 		switch {
 		case len(f) == 1 && e.Value == "":
 			return nil, true, "a transform needs a type"
@@ -300,10 +300,10 @@ func transformProblem(e *render.TransformError) (fieldpath.Path, bool, string) {
 			return f, false, fmt.Sprintf("unknown pattern type %q (literal or regexp)", e.Value)
 		}
 		return f, false, fmt.Sprintf("unknown %s transform type %q", first(), e.Value)
-	case render.BadRegexp:
+	case patchandtransform.BadRegexp:
 		return f, false, "invalid regular expression: " + e.Err.Error()
-	case render.Unreadable:
-		return f, false, fmt.Sprintf("function-patch-and-transform cannot read %s: Crossplane passes a step's input as a protobuf Struct, whose numbers are float64, so it arrives as 9223372036854775808, which does not fit an int64, and the function rejects its whole input; the largest value it reads is %d", e.Value, int64(render.MaxInputInt))
+	case patchandtransform.Unreadable:
+		return f, false, fmt.Sprintf("function-patch-and-transform cannot read %s: Crossplane passes a step's input as a protobuf Struct, whose numbers are float64, so it arrives as 9223372036854775808, which does not fit an int64, and the function rejects its whole input; the largest value it reads is %d", e.Value, int64(patchandtransform.MaxInputInt))
 	}
 	return nil, false, ""
 }

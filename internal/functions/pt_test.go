@@ -18,6 +18,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
+	"github.com/crd-lsp/crd-lsp/internal/functions/patchandtransform"
 	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
@@ -184,7 +185,7 @@ func TestPatchAndTransformCorpus(t *testing.T) {
 			}
 			md, _ := p.xr["metadata"].(map[string]any)
 			ns, _ := md["namespace"].(string)
-			native := render.Render(render.Input{Composition: p.comp, XR: p.xr, Namespaced: ns != ""})
+			native := patchandtransform.Render(patchandtransform.Input{Composition: p.comp, XR: p.xr, Namespaced: ns != ""})
 			diff, n := compare(t, p, out, native)
 			compared += n
 			if n == 0 {

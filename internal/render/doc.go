@@ -1,16 +1,9 @@
-// Package render runs a Composition the way Crossplane and
-// function-patch-and-transform would, on unstructured objects
-// (map[string]any, []any, string, bool, int64, float64, nil), so that the
-// editor can show what a Composition produces.
-//
-// Its building blocks reimplement upstream semantics exactly:
-//
-//   - transform.go: function-patch-and-transform's transforms (map, match,
-//     math, string, convert), including how the function reads and checks
-//     its input before running, its result types (int64 vs float64) and
-//     its error messages.
-//   - internal/paved: crossplane-runtime's pkg/fieldpath Paved operations on a
-//     fieldpath.Path: Get, Set (creating and growing objects and lists),
-//     Expand ([*] wildcards) and Merge (the toFieldPath policies and the
-//     classic mergeOptions, with mergo's merge rules).
+// Package render says what a rendered Composition is, whatever rendered
+// it: the composed resources (each with the patches that wrote or skipped
+// its fields, when patch-and-transform rendered it), notes positioned in
+// the Composition document, and the desired composite; and it adds what
+// Crossplane's reconciler adds to every composed resource after the
+// pipeline (ComposedMetadata). The renderers themselves are the
+// functions' own: internal/functions/patchandtransform and the other
+// in-process functions.
 package render

@@ -1,4 +1,4 @@
-package render
+package patchandtransform
 
 import (
 	"crypto/sha1" //nolint:gosec // a content hash, as function-patch-and-transform computes it

@@ -1,7 +1,7 @@
 // This file bounds what rendering produces (value and object sizes, fmt
 // widths, quantities).
 
-package render
+package patchandtransform
 
 import (
 	"fmt"

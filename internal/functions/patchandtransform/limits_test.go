@@ -1,14 +1,15 @@
-package render
+package patchandtransform
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
-func limitNote(t *testing.T, out Output) Note {
+func limitNote(t *testing.T, out render.Output) render.Note {
 	t.Helper()
 	for _, n := range out.Notes {
 		if n.Code == "render-limit" {
@@ -16,7 +17,7 @@ func limitNote(t *testing.T, out Output) Note {
 		}
 	}
 	t.Fatalf("no render-limit note:\n%s", notes(out))
-	return Note{}
+	return render.Note{}
 }
 
 func stringTransform(typ string, conf map[string]any) map[string]any {

@@ -1,4 +1,4 @@
-package render
+package patchandtransform
 
 import (
 	"reflect"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/paved"
+	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
@@ -32,7 +33,7 @@ func res(name string, patches ...any) map[string]any {
 var xr = map[string]any{"apiVersion": "example.org/v1", "kind": "XApp", "metadata": map[string]any{"name": "app", "uid": "u1", "namespace": "team"},
 	"spec": map[string]any{"name": "web", "size": int64(3)}}
 
-func notes(out Output) string {
+func notes(out render.Output) string {
 	var b []string
 	for _, n := range out.Notes {
 		b = append(b, n.Path.String()+" "+n.Code+": "+n.Message)
@@ -189,7 +190,7 @@ func TestRenderStepFromDesired(t *testing.T) {
 	}
 
 	missing := RenderStep(StepInput{Input: input, Path: path, XR: xr, Desired: map[string]map[string]any{}})
-	if n := notes(Output{Notes: missing.Notes}); !strings.Contains(n, `spec.pipeline[2].input.resources[0] render: composed resource "patched" has no base template, and was not produced by a previous function in the pipeline`) {
+	if n := notes(render.Output{Notes: missing.Notes}); !strings.Contains(n, `spec.pipeline[2].input.resources[0] render: composed resource "patched" has no base template, and was not produced by a previous function in the pipeline`) {
 		t.Errorf("notes: %s", n)
 	}
 	if missing.Notes[0].Severity != severity.Error || missing.Resources[0].Object != nil {

@@ -1,8 +1,9 @@
-package render
+package patchandtransform
 
 import (
 	"testing"
 
+	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
@@ -22,23 +23,23 @@ func envComposition() map[string]any {
 // steps read; an unknown one marks what they skip; a failing one stops a
 // strict render, and a lenient one carries on.
 func TestContextStep(t *testing.T) {
-	step := func(out ContextStepResult) func(int, map[string]any, map[string]any) (ContextStepResult, bool) {
-		return func(i int, sm, env map[string]any) (ContextStepResult, bool) {
+	step := func(out render.ContextStepResult) func(int, map[string]any, map[string]any) (render.ContextStepResult, bool) {
+		return func(i int, sm, env map[string]any) (render.ContextStepResult, bool) {
 			if sm["step"] != "env" {
-				return ContextStepResult{}, false
+				return render.ContextStepResult{}, false
 			}
 			return out, true
 		}
 	}
-	out := Render(Input{Composition: envComposition(), XR: xr, ContextStep: step(ContextStepResult{Context: map[string]any{EnvironmentContextKey: map[string]any{"region": "eu"}}})})
+	out := Render(Input{Composition: envComposition(), XR: xr, ContextStep: step(render.ContextStepResult{Context: map[string]any{render.EnvironmentContextKey: map[string]any{"region": "eu"}}})})
 	if got := out.Resources[0].Object["data"]; !mapsEqual(got, map[string]any{"region": "eu"}) {
 		t.Errorf("data %v, want the environment's region", got)
 	}
-	out = Render(Input{Composition: envComposition(), XR: xr, Lenient: true, ContextStep: step(ContextStepResult{Unknown: true})})
+	out = Render(Input{Composition: envComposition(), XR: xr, Lenient: true, ContextStep: step(render.ContextStepResult{Unknown: true})})
 	if len(out.Resources) != 1 || len(out.Resources[0].Skips) != 1 || !out.Resources[0].Skips[0].Unknown || !out.Resources[0].Skips[0].Environment {
 		t.Errorf("skips %+v, want one of an unknown environment", out.Resources)
 	}
-	failed := ContextStepResult{Failed: true, Unknown: true, Notes: []Note{{Severity: severity.Error, Code: "environment", Message: "fails"}}}
+	failed := render.ContextStepResult{Failed: true, Unknown: true, Notes: []render.Note{{Severity: severity.Error, Code: "environment", Message: "fails"}}}
 	if out = Render(Input{Composition: envComposition(), XR: xr, ContextStep: step(failed)}); len(out.Resources) != 0 || len(out.Notes) != 1 {
 		t.Errorf("strict: %d resources, notes %q; want none after the failing step, and its note", len(out.Resources), notes(out))
 	}

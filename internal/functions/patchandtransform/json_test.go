@@ -1,7 +1,7 @@
 // This file decodes the tests' JSON literals as crd-lsp's YAML decoder
 // does.
 
-package render
+package patchandtransform
 
 import (
 	"bytes"
