@@ -17,7 +17,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
-	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
+	"github.com/crd-lsp/crd-lsp/internal/functions/gotemplating"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
@@ -97,7 +97,7 @@ type Workspace struct {
 	// FileSystem source's folder (dirPath) for a Composition of this
 	// file: the files below it in the workspace, by path relative to the
 	// folder. Nil, or an error, and the step is not rendered.
-	TemplateFiles func(dir string) ([]gotemplate.File, error)
+	TemplateFiles func(dir string) ([]gotemplating.File, error)
 }
 
 // Role is what the file is for, as the workspace around it says: a

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/functions/dummy"
 )
 
 // TestNativeDummy: function-dummy merges its input's response into the
@@ -34,7 +35,7 @@ func TestNativeDummy(t *testing.T) {
 		"results": []any{map[string]any{"severity": "SEVERITY_WARNING", "message": "m"}},
 	}}
 	req.Input = in
-	rsp, err := nativeDummy(context.Background(), functions.Step{Input: in}, req)
+	rsp, err := dummy.Native(context.Background(), functions.Step{Input: in}, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestNativeDummy(t *testing.T) {
 		{"desird": map[string]any{}},
 	} {
 		in := map[string]any{"apiVersion": "dummy.fn.crossplane.io/v1beta1", "kind": "Response", "response": bad}
-		rsp, _ := nativeDummy(context.Background(), functions.Step{Input: in}, functions.NativeRequest{Input: in})
+		rsp, _ := dummy.Native(context.Background(), functions.Step{Input: in}, functions.NativeRequest{Input: in})
 		if len(rsp.Results) != 1 || rsp.Results[0].Severity != functions.SeverityFatal || !strings.HasPrefix(rsp.Results[0].Message, "cannot unmarshal RunFunctionResponse") {
 			t.Errorf("%v: results %+v, want one fatal", bad, rsp.Results)
 		}

@@ -1,5 +1,5 @@
 // This file gives a rendered Composition the environment its pipeline
-// builds (internal/environment): function-environment-configs steps run
+// builds (internal/functions/environmentconfigs): function-environment-configs steps run
 // natively from the EnvironmentConfigs Env.Workspace.Cluster knows, a classic
 // Crossplane v1 Composition's spec.environment is resolved before its
 // resources, and the context a pipeline starts with comes from the front
@@ -13,9 +13,9 @@ import (
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
-	"github.com/crd-lsp/crd-lsp/internal/environment"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/functions/environmentconfigs"
 	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
@@ -45,7 +45,7 @@ const codeEnvironment = "environment"
 
 // environmentRun records how a rendering's environment was built.
 type environmentRun struct {
-	opts     environment.Options
+	opts     environmentconfigs.Options
 	lenient  bool
 	selected []string // EnvironmentConfigs merged, in order, across steps
 	unknown  bool     // what the environment holds is not known
@@ -57,7 +57,7 @@ func newEnvironmentRun(env Env, synthesized, lenient bool) *environmentRun {
 	if from == "" {
 		from = "known"
 	}
-	return &environmentRun{lenient: lenient, opts: environment.Options{Configs: env.Workspace.Cluster.EnvironmentConfigs, Complete: env.Workspace.Cluster.Complete,
+	return &environmentRun{lenient: lenient, opts: environmentconfigs.Options{Configs: env.Workspace.Cluster.EnvironmentConfigs, Complete: env.Workspace.Cluster.Complete,
 		Synthesized: synthesized, From: from}}
 }
 
@@ -67,13 +67,13 @@ func newEnvironmentRun(env Env, synthesized, lenient bool) *environmentRun {
 // the one in the starting context. notes are on spec.environment; failed
 // says Crossplane composes nothing.
 func (er *environmentRun) start(d *document.Doc, m, xr map[string]any, env Env) (map[string]any, []render.Note, bool) {
-	initial, _ := env.Workspace.Cluster.Context[environment.ContextKey].(map[string]any)
+	initial, _ := env.Workspace.Cluster.Context[environmentconfigs.ContextKey].(map[string]any)
 	spec, _ := m["spec"].(map[string]any)
 	es, ok := spec["environment"].(map[string]any)
 	if !ok || !servesEnvironment(d, m, env) {
 		return initial, nil, false
 	}
-	res := environment.ResolveClassic(es, xr, er.opts)
+	res := environmentconfigs.ResolveClassic(es, xr, er.opts)
 	er.loaded = true
 	er.selected = append(er.selected, res.Selected...)
 	at := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("environment")}
@@ -117,7 +117,7 @@ func servesEnvironment(d *document.Doc, m map[string]any, env Env) bool {
 
 // failure is the note on a resolution that fails: an error when the
 // failure is certain or the render strict, else a warning.
-func (er *environmentRun) failure(p fieldpath.Path, f *environment.Failure, msg string) render.Note {
+func (er *environmentRun) failure(p fieldpath.Path, f *environmentconfigs.Failure, msg string) render.Note {
 	sev := severity.Warning
 	if f.Certain || !er.lenient {
 		sev = severity.Error
@@ -130,14 +130,14 @@ func (er *environmentRun) failure(p fieldpath.Path, f *environment.Failure, msg 
 
 // isEnvironmentStep says whether a step runs function-environment-
 // configs (recognised by its input).
-func isEnvironmentStep(input map[string]any) bool { return environment.IsFunctionInput(input) }
+func isEnvironmentStep(input map[string]any) bool { return environmentconfigs.IsFunctionInput(input) }
 
 // step runs a function-environment-configs step natively: the context
 // it leaves (ctx with the environment it built), notes on it, and whether
 // it fails.
 func (er *environmentRun) step(i int, name string, input, xr, ctx map[string]any) render.ContextStepResult {
-	prior, _ := ctx[environment.ContextKey].(map[string]any)
-	res := environment.ResolveFunction(input, xr, prior, er.opts)
+	prior, _ := ctx[environmentconfigs.ContextKey].(map[string]any)
+	res := environmentconfigs.ResolveFunction(input, xr, prior, er.opts)
 	er.loaded = true
 	er.selected = append(er.selected, res.Selected...)
 	sp := stepPath(i)
@@ -145,7 +145,7 @@ func (er *environmentRun) step(i int, name string, input, xr, ctx map[string]any
 	for k, v := range ctx {
 		out.Context[k] = v
 	}
-	out.Context[environment.ContextKey] = res.Environment
+	out.Context[environmentconfigs.ContextKey] = res.Environment
 	if res.Failure != nil {
 		out.Failed, out.Unknown = true, true
 		out.Notes = append(out.Notes, er.failure(sp.Child(fieldpath.Field("input")).Child(res.Failure.Path...), res.Failure,
@@ -225,9 +225,9 @@ func pipelineInput(m, xr map[string]any, env Env, start map[string]any) function
 			in.Context[k] = v
 		}
 		if start != nil {
-			in.Context[environment.ContextKey] = start
+			in.Context[environmentconfigs.ContextKey] = start
 		}
 	}
-	in.Resources = append(append(in.Resources, env.Workspace.Cluster.Resources...), environment.AsServed(env.Workspace.Cluster.EnvironmentConfigs)...)
+	in.Resources = append(append(in.Resources, env.Workspace.Cluster.Resources...), environmentconfigs.AsServed(env.Workspace.Cluster.EnvironmentConfigs)...)
 	return in
 }

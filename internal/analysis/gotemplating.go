@@ -9,14 +9,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
-	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
+	"github.com/crd-lsp/crd-lsp/internal/functions/gotemplating"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
@@ -26,15 +25,15 @@ import (
 type templateStep struct {
 	index int
 	name  string
-	tpl   gotemplate.Template
-	docs  []gotemplate.Document
+	tpl   gotemplating.Template
+	docs  []gotemplating.Document
 	// parts are the paths of the template's strings in the Composition;
 	// maps their value-to-text mappings (ok false when one does not map).
 	parts []fieldpath.Path
 	maps  []document.ValueMap
 	ok    []bool
 	// problems are the template's syntax errors.
-	problems []gotemplate.Problem
+	problems []gotemplating.Problem
 }
 
 // templateSteps reads the function-go-templating steps of a Composition
@@ -46,13 +45,13 @@ func templateSteps(d *document.Doc, m map[string]any) []*templateStep {
 	for i, s := range pipeline {
 		sm, _ := s.(map[string]any)
 		in, _ := sm["input"].(map[string]any)
-		tpl, ok := gotemplate.FromInput(in)
+		tpl, ok := gotemplating.FromInput(in)
 		if !ok {
 			continue
 		}
-		ts := &templateStep{index: i, tpl: tpl, problems: gotemplate.Check(tpl)}
+		ts := &templateStep{index: i, tpl: tpl, problems: gotemplating.Check(tpl)}
 		if len(ts.problems) == 0 || !ts.problems[0].Limit {
-			ts.docs = gotemplate.Documents(tpl)
+			ts.docs = gotemplating.Documents(tpl)
 		}
 		ts.name, _ = sm["step"].(string)
 		inline := stepPath(i).Child(fieldpath.Field("input"), fieldpath.Field("inline"))
@@ -106,8 +105,8 @@ func (ts *templateStep) fallback(d *document.Doc) (document.Span, string) {
 // apiVersion/kind av, k): the one naming it literally in its
 // composition-resource-name annotation, else the only document of that
 // apiVersion and kind without a literal name.
-func (ts *templateStep) producer(name, av, k string) (gotemplate.Document, bool) {
-	var cands []gotemplate.Document
+func (ts *templateStep) producer(name, av, k string) (gotemplating.Document, bool) {
+	var cands []gotemplating.Document
 	for _, doc := range ts.docs {
 		if doc.Meta {
 			continue
@@ -122,14 +121,14 @@ func (ts *templateStep) producer(name, av, k string) (gotemplate.Document, bool)
 	if len(cands) == 1 {
 		return cands[0], true
 	}
-	return gotemplate.Document{}, false
+	return gotemplating.Document{}, false
 }
 
 // pathSpan finds where path p (or its nearest ancestor written literally)
 // is in a template document: its key (onKey) or value, in the file. The
 // document is read with its actions blanked out, so literal keys keep
 // their place.
-func (ts *templateStep) pathSpan(doc gotemplate.Document, p fieldpath.Path, onKey bool) (document.Span, fieldpath.Path, bool) {
+func (ts *templateStep) pathSpan(doc gotemplating.Document, p fieldpath.Path, onKey bool) (document.Span, fieldpath.Path, bool) {
 	text := ts.tpl.Blanked(doc.Start, doc.End)
 	f := document.Parse("", 0, []byte(text))
 	if len(f.Docs) != 1 || len(f.Docs[0].Errors) > 0 || f.Docs[0].Root == nil {
@@ -161,7 +160,7 @@ func (ts *templateStep) pathSpan(doc gotemplate.Document, p fieldpath.Path, onKe
 // literal says whether the value at path p of a template document is
 // written literally (its key and whole value without an action), so that
 // what any composite renders there is that text.
-func (ts *templateStep) literal(doc gotemplate.Document, p fieldpath.Path) bool {
+func (ts *templateStep) literal(doc gotemplating.Document, p fieldpath.Path) bool {
 	if len(p) == 0 {
 		return false
 	}
@@ -218,7 +217,7 @@ func goTemplates(ctx context.Context, d *document.Doc, m map[string]any, env Env
 }
 
 // templateDocument validates one plain template document.
-func templateDocument(ctx context.Context, d *document.Doc, ts *templateStep, doc gotemplate.Document, env Env) []Diagnostic {
+func templateDocument(ctx context.Context, d *document.Doc, ts *templateStep, doc gotemplating.Document, env Env) []Diagnostic {
 	f := document.Parse("", 0, []byte(doc.Text))
 	if len(f.Docs) != 1 {
 		return nil
@@ -395,108 +394,8 @@ func schemaFor(d *document.Doc, obj map[string]any, env Env) (*schemas.Schema, b
 	return nearest(env.Workspace.Schemas.Candidates(gvk), d.File.URI)
 }
 
-// nativeTemplating runs function-go-templating steps in-process
-// (internal/gotemplate), as the function would: the template from its
-// source (FileSystem folders through files, nil when none can be read),
-// run on the request as the function's templates see it, its output
-// applied to the desired state as the function applies it. What crd-lsp
-// cannot do the function's way is a warning on the step that passes the
-// desired state through: a template beyond crd-lsp's limits, or one it
-// cannot read (a folder outside the workspace, an environment it did not
-// resolve).
-//
-// unrun names an earlier step of the pipeline crd-lsp does not run (""
-// for none): what it would have put in the context or the desired state
-// is missing, so a failure of the template is a warning that says so.
-//
-// deadline is shared by the pipeline's templates (gotemplate's budget for
-// one render, however many go-templating steps it has).
-func nativeTemplating(files func(dir string) ([]gotemplate.File, error), unrun func(functions.Step) string, deadline time.Time) functions.NativeFunc {
-	return func(ctx context.Context, st functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
-		rsp := functions.NativeResponse{Desired: req.Desired, Context: req.Context}
-		data, err := req.Data()
-		if err != nil {
-			return rsp, err
-		}
-		r := gotemplate.Run(ctx, gotemplate.Request{Input: st.Input, Data: data, Files: files, Deadline: deadline})
-		switch {
-		case r.Unavailable:
-			rsp.Results = []functions.Result{{Severity: functions.SeverityNormal, Message: "crd-lsp did not render this step: " + strings.TrimPrefix(r.Fatal, "invalid function input: ") + "; what it composes is not rendered or validated"}}
-			return rsp, nil
-		case r.Limit:
-			rsp.Results = []functions.Result{{Severity: functions.SeverityWarning, Reason: templateLimitReason, Message: "crd-lsp stopped rendering the template: " + r.Fatal + "; what it composes is not rendered or validated"}}
-			return rsp, nil
-		case r.Fatal != "":
-			if prev := unrun(st); prev != "" {
-				rsp.Results = []functions.Result{{Severity: functions.SeverityNormal, Message: r.Fatal + "; " + prev + " before it, which crd-lsp does not run, may provide what the template reads, so the resources it composes are not rendered or validated"}}
-				return rsp, nil
-			}
-			rsp.Results = []functions.Result{{Severity: functions.SeverityFatal, Message: r.Fatal}}
-			return rsp, nil
-		}
-		desired := functions.State{Composite: req.Desired.Composite, Resources: make(map[string]functions.Resource, len(req.Desired.Resources)+len(r.Resources))}
-		for n, res := range req.Desired.Resources {
-			desired.Resources[n] = res
-		}
-		if r.StatusSet {
-			obj := map[string]any{}
-			for k, v := range req.Desired.Composite.Object {
-				obj[k] = v
-			}
-			obj["status"] = r.Status
-			desired.Composite.Object = obj
-		}
-		switch r.Ready {
-		case "True":
-			desired.Composite.Ready = functions.ReadyTrue
-		case "False":
-			desired.Composite.Ready = functions.ReadyFalse
-		case "Unspecified":
-			desired.Composite.Ready = functions.ReadyUnspecified
-		}
-		if len(r.ConnectionDetails) > 0 {
-			cd := map[string][]byte{}
-			for k, v := range req.Desired.Composite.ConnectionDetails {
-				cd[k] = v
-			}
-			for k, v := range r.ConnectionDetails {
-				cd[k] = v
-			}
-			desired.Composite.ConnectionDetails = cd
-		}
-		for _, c := range r.Resources {
-			res := functions.Resource{Object: c.Object}
-			switch c.Ready {
-			case "True":
-				res.Ready = functions.ReadyTrue
-			case "False":
-				res.Ready = functions.ReadyFalse
-			}
-			desired.Resources[c.Name] = res
-		}
-		rsp.Desired = desired
-		if r.Context != nil {
-			rsp.Context = r.Context
-		}
-		for _, c := range r.Conditions {
-			t := functions.TargetComposite
-			if c.Target == "CompositeAndClaim" {
-				t = functions.TargetCompositeAndClaim
-			}
-			rsp.Conditions = append(rsp.Conditions, functions.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message, Target: t})
-		}
-		for _, s := range r.Requirements {
-			rsp.Requirements = append(rsp.Requirements, functions.Selector{Name: s.Name, APIVersion: s.APIVersion, Kind: s.Kind, MatchName: s.MatchName, MatchLabels: s.MatchLabels, Namespace: s.Namespace})
-		}
-		return rsp, nil
-	}
-}
-
-// templateLimitReason marks a result crd-lsp's own limits gave.
-const templateLimitReason = "crd-lsp-limit"
-
 // isGoTemplating says whether a step runs function-go-templating.
-func isGoTemplating(st functions.Step) bool { return gotemplate.IsGoTemplate(st.Input) }
+func isGoTemplating(st functions.Step) bool { return gotemplating.IsGoTemplate(st.Input) }
 
 // fileTemplateSteps are the function-go-templating steps of a
 // Composition whose templates come from a FileSystem folder env can read,
@@ -512,11 +411,11 @@ func fileTemplateSteps(m map[string]any, env Env) map[int]*templateStep {
 		if !isGoTemplating(st) || st.Input["source"] != "FileSystem" {
 			continue
 		}
-		tpl, err := gotemplate.Source(st.Input, nil, env.Workspace.TemplateFiles)
-		if err != nil || gotemplate.Bounds(tpl.Text, tpl.Left, tpl.Right) != nil {
+		tpl, err := gotemplating.Source(st.Input, nil, env.Workspace.TemplateFiles)
+		if err != nil || gotemplating.Bounds(tpl.Text, tpl.Left, tpl.Right) != nil {
 			continue
 		}
-		ts := &templateStep{index: st.Index, name: st.Name, tpl: tpl, docs: gotemplate.Documents(tpl)}
+		ts := &templateStep{index: st.Index, name: st.Name, tpl: tpl, docs: gotemplating.Documents(tpl)}
 		ts.maps, ts.ok = make([]document.ValueMap, len(tpl.Parts)), make([]bool, len(tpl.Parts))
 		out[st.Index] = ts
 	}
@@ -526,7 +425,7 @@ func fileTemplateSteps(m map[string]any, env Env) map[int]*templateStep {
 // fileLine says where in a FileSystem template file the key of path p
 // (or its nearest ancestor) of a document is: "templates/web.tmpl line
 // 8", "" when the document is not from a file.
-func (ts *templateStep) fileLine(doc gotemplate.Document, p fieldpath.Path) string {
+func (ts *templateStep) fileLine(doc gotemplating.Document, p fieldpath.Path) string {
 	part, _, ok := ts.tpl.Locate(doc.Start)
 	if !ok || part.File == "" {
 		return ""

@@ -16,8 +16,9 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/functions/dummy"
+	"github.com/crd-lsp/crd-lsp/internal/functions/gotemplating"
 	"github.com/crd-lsp/crd-lsp/internal/functions/patchandtransform"
-	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
 	"github.com/crd-lsp/crd-lsp/internal/paved"
 	"github.com/crd-lsp/crd-lsp/internal/render"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -83,7 +84,7 @@ func runsFunctions(m map[string]any, env Env) bool {
 // rendered: run for real by env's Pipeline, or natively
 // (function-go-templating).
 func rendersStep(env Env, st functions.Step) bool {
-	return isGoTemplating(st) || isDummy(st) || env.Options.Pipeline != nil && env.Options.Pipeline.Runs(st)
+	return isGoTemplating(st) || dummy.Is(st) || env.Options.Pipeline != nil && env.Options.Pipeline.Runs(st)
 }
 
 func stepPath(i int) fieldpath.Path {
@@ -103,7 +104,7 @@ func stepPath(i int) fieldpath.Path {
 func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenient bool, clusterScoped func(apiVersion, kind string) bool, env Env, er *environmentRun, start map[string]any) Rendering {
 	pr := &pipelineRun{
 		env: env, er: er, steps: functions.Steps(m), lenient: lenient,
-		deadline: time.Now().Add(gotemplate.DefaultTimeout),
+		deadline: time.Now().Add(gotemplating.DefaultTimeout),
 		native:   map[int]patchandtransform.StepOutput{},
 		envNotes: map[int][]render.Note{},
 	}
@@ -157,9 +158,9 @@ func (pr *pipelineRun) route(st functions.Step) (functions.Runner, string) {
 	case isEnvironmentStep(st.Input):
 		return functions.Native(pr.er.native(pr.envNotes, pr.record)), "crd-lsp (function-environment-configs, in-process)"
 	case isGoTemplating(st):
-		return functions.Native(nativeTemplating(pr.env.Workspace.TemplateFiles, pr.unrun, pr.deadline)), "crd-lsp (go-templating, in-process)"
-	case isDummy(st):
-		return functions.Native(nativeDummy), "crd-lsp (function-dummy, in-process)"
+		return functions.Native(gotemplating.Native(pr.env.Workspace.TemplateFiles, pr.unrun, pr.deadline)), "crd-lsp (go-templating, in-process)"
+	case dummy.Is(st):
+		return functions.Native(dummy.Native), "crd-lsp (function-dummy, in-process)"
 	}
 	return nil, ""
 }
@@ -341,7 +342,7 @@ func (pr *pipelineRun) functionStep(rd *Rendering, sr functions.StepResult, st f
 	for _, n := range names {
 		rd.Functions[n] = st.Index
 		path := sp
-		if p, ok := dummyResourcePath(st, sp, n); ok && isDummy(st) && !pr.realFunction(st) {
+		if p, ok := dummyResourcePath(st, sp, n); ok && dummy.Is(st) && !pr.realFunction(st) {
 			path = p // the resource is literal in the step's input
 		}
 		rd.Resources = append(rd.Resources, render.Resource{Name: n, Step: st.Name, Path: path, Object: out.Desired.Resources[n].Object})
@@ -494,7 +495,7 @@ func (ff *functionFindings) note(n render.Note) {
 // holds that its kind's schema sch rejects.
 func (ff *functionFindings) resource(ctx context.Context, res render.Resource, idx int, sch *schemas.Schema) {
 	ts := ff.tsteps[idx]
-	var doc gotemplate.Document
+	var doc gotemplating.Document
 	hasDoc := false
 	if ts != nil {
 		av, _ := res.Object["apiVersion"].(string)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
-	"github.com/crd-lsp/crd-lsp/internal/environment"
+	"github.com/crd-lsp/crd-lsp/internal/functions/environmentconfigs"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -43,7 +43,7 @@ func ReadCluster(extra, contexts []string) (analysis.Cluster, error) {
 				line, _ := f.Mapper.LineCol(d.Span.Start)
 				return c, fmt.Errorf("%s:%d: %v", p, line, err)
 			}
-			if environment.IsConfig(m) {
+			if environmentconfigs.IsConfig(m) {
 				c.EnvironmentConfigs = append(c.EnvironmentConfigs, m)
 			} else {
 				c.Resources = append(c.Resources, m)

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
-	"github.com/crd-lsp/crd-lsp/internal/environment"
+	"github.com/crd-lsp/crd-lsp/internal/functions/environmentconfigs"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -17,7 +17,7 @@ import (
 // holdsEnvironmentConfig says whether a file holds an EnvironmentConfig.
 func holdsEnvironmentConfig(hs []workspace.Header) bool {
 	for _, h := range hs {
-		if h.Kind == "EnvironmentConfig" && strings.HasPrefix(h.APIVersion, environment.Group+"/") {
+		if h.Kind == "EnvironmentConfig" && strings.HasPrefix(h.APIVersion, environmentconfigs.Group+"/") {
 			return true
 		}
 	}
@@ -83,7 +83,7 @@ func packageEnvironmentConfigs(files []schemas.FileInput) []map[string]any {
 			continue
 		}
 		for _, o := range analysis.ObjectsIn(f.Path, f.Content) {
-			if environment.IsConfig(o.Object) {
+			if environmentconfigs.IsConfig(o.Object) {
 				out = append(out, o.Object)
 			}
 		}

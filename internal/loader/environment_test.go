@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crd-lsp/crd-lsp/internal/environment"
+	"github.com/crd-lsp/crd-lsp/internal/functions/environmentconfigs"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
@@ -86,14 +86,14 @@ func TestReadCluster(t *testing.T) {
 	}
 	extra := write("extra.yaml", ecYAML("a")+"---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\n---\n")
 	ctx := write("ctx.json", `{"apiVersion": "internal.crossplane.io/v1alpha1", "kind": "Environment", "region": "eu"}`)
-	c, err := ReadCluster([]string{extra}, []string{environment.ContextKey + "=" + ctx})
+	c, err := ReadCluster([]string{extra}, []string{environmentconfigs.ContextKey + "=" + ctx})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !c.Complete || names(c.EnvironmentConfigs) != "a" || len(c.Resources) != 1 || c.From != "in --extra-resources" {
 		t.Errorf("cluster %+v", c)
 	}
-	if env, _ := c.Context[environment.ContextKey].(map[string]any); env["region"] != "eu" {
+	if env, _ := c.Context[environmentconfigs.ContextKey].(map[string]any); env["region"] != "eu" {
 		t.Errorf("context %v", c.Context)
 	}
 	bad := write("bad.yaml", ecYAML("a")+"---\nkind: [\n")

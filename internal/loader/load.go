@@ -10,8 +10,8 @@ import (
 	"sort"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
-	"github.com/crd-lsp/crd-lsp/internal/environment"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/functions/environmentconfigs"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -175,7 +175,7 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 		if holdsEnvironmentConfig(h) {
 			var ecs []map[string]any
 			for _, o := range analysis.ObjectsIn(p, content) {
-				if environment.IsConfig(o.Object) {
+				if environmentconfigs.IsConfig(o.Object) {
 					ecs = append(ecs, o.Object)
 				}
 			}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/crd-lsp/crd-lsp/internal/gotemplate"
+	"github.com/crd-lsp/crd-lsp/internal/functions/gotemplating"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -22,9 +22,9 @@ const maxTemplateFiles = 1000
 // World reads the disk for analysis, when asked, through
 // workspace.ReadFile: regular files only, hidden folders skipped (the
 // function skips them), the total bounded by gotemplate's template limit.
-func (w *World) templateFiles(path string) func(dir string) ([]gotemplate.File, error) {
+func (w *World) templateFiles(path string) func(dir string) ([]gotemplating.File, error) {
 	roots := w.cfg.Roots
-	return func(dir string) ([]gotemplate.File, error) {
+	return func(dir string) ([]gotemplating.File, error) {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(filepath.Dir(path), dir)
 		}
@@ -48,7 +48,7 @@ func (w *World) templateFiles(path string) func(dir string) ([]gotemplate.File, 
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("%s is not a folder of the workspace", dir)
 		}
-		var out []gotemplate.File
+		var out []gotemplating.File
 		total := 0
 		errStop := errors.New("stop")
 		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -64,20 +64,20 @@ func (w *World) templateFiles(path string) func(dir string) ([]gotemplate.File, 
 			if strings.HasPrefix(d.Name(), ".") || !d.Type().IsRegular() {
 				return nil
 			}
-			if len(out) >= maxTemplateFiles || total > gotemplate.MaxTemplateSize {
+			if len(out) >= maxTemplateFiles || total > gotemplating.MaxTemplateSize {
 				return errStop
 			}
-			b, err := workspace.ReadFile(p, int64(gotemplate.MaxTemplateSize+1-total))
+			b, err := workspace.ReadFile(p, int64(gotemplating.MaxTemplateSize+1-total))
 			if err != nil {
 				return err
 			}
 			total += len(b)
 			rel, _ := filepath.Rel(dir, p)
-			out = append(out, gotemplate.File{Path: filepath.ToSlash(rel), Text: string(b)})
+			out = append(out, gotemplating.File{Path: filepath.ToSlash(rel), Text: string(b)})
 			return nil
 		})
 		if errors.Is(err, errStop) {
-			return nil, fmt.Errorf("%s holds more than %d files or %d bytes of templates", dir, maxTemplateFiles, gotemplate.MaxTemplateSize)
+			return nil, fmt.Errorf("%s holds more than %d files or %d bytes of templates", dir, maxTemplateFiles, gotemplating.MaxTemplateSize)
 		}
 		return out, err
 	}

@@ -1,7 +1,7 @@
 // This file runs a template with text/template under crd-lsp's budget (steps,
 // time, bytes, include depth), with function-go-templating's function map.
 
-package gotemplate
+package gotemplating
 
 import (
 	"context"

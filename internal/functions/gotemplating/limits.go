@@ -1,6 +1,6 @@
 // This file holds the limits on templates and runs (Bounds, LimitError).
 
-package gotemplate
+package gotemplating
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
 // This file lists the template functions function-go-templating offers: sprig
 // v3.3.0's and its own.
 
-package gotemplate
+package gotemplating
 
 // sprigFunctions are the names of the functions of
 // github.com/Masterminds/sprig/v3 v3.3.0 (the version

@@ -1,7 +1,7 @@
 // This file builds the environment Crossplane v1 builds from a Composition's
 // spec.environment (ResolveClassic).
 
-package environment
+package environmentconfigs
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
 // This file finds a template's actions as text/template's lexer does, without
 // parsing, for positions and block structure.
 
-package gotemplate
+package gotemplating
 
 import (
 	"strings"

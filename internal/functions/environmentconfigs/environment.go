@@ -1,4 +1,4 @@
-// Package environment computes the Composition environment a pipeline's
+// Package environmentconfigs is crd-lsp's function-environment-configs: it computes the Composition environment a pipeline's
 // steps read (the context key apiextensions.crossplane.io/environment),
 // from EnvironmentConfigs, exactly as the code that builds it in a
 // cluster does:
@@ -32,7 +32,7 @@
 //
 // Pure functions of maps: no documents, stores, IO or network; inputs
 // are never modified.
-package environment
+package environmentconfigs
 
 import (
 	"cmp"

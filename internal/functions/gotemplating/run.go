@@ -2,7 +2,7 @@
 // template read from its source, run, and its output read back as the function
 // does.
 
-package gotemplate
+package gotemplating
 
 import (
 	"bufio"

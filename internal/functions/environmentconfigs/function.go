@@ -1,7 +1,7 @@
 // This file runs a function-environment-configs step as its fn.go does
 // (ResolveFunction).
 
-package environment
+package environmentconfigs
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-// Package gotemplate checks function-go-templating inline templates
+// Package gotemplating is crd-lsp's function-go-templating: it checks function-go-templating inline templates
 // without running anything: it parses them as the function does
 // (text/template named "manifests", its delimiters, sprig's functions but
 // env and expandenv, and the function's own), reports a syntax error at
@@ -11,7 +11,7 @@
 // Template.Locate maps one back to the input string it came from, and
 // internal/document's ValueOffsets maps an offset in that string to the
 // file. Invariants: pure functions of the input map; never panics.
-package gotemplate
+package gotemplating
 
 import (
 	"fmt"
