@@ -37,14 +37,16 @@ func ValidateXRD(ctx context.Context, obj map[string]any, major int) (out []Erro
 			sortErrors(out)
 		}
 	}()
+	out = xrdSchemaKeywords(obj)
 	r := &resolver{in: obj}
 	opts := xcrd.Options{CrossplaneMajor: major}
 	xr, err := xcrd.ForCompositeResourceFor(obj, opts)
 	if err != nil {
 		if e, ok := derivationError(r, err); ok {
-			return []Error{e}
+			out = append(out, e)
 		}
-		return nil
+		sortErrors(out)
+		return out
 	}
 	out = append(out, validateDerived(ctx, r, xr, false)...)
 	if spec, _ := obj["spec"].(map[string]any); spec["claimNames"] != nil {

@@ -54,6 +54,12 @@ func TestValidateXRDSchemaMistakes(t *testing.T) {
 		{"properties as a list", "            properties:\n              size:\n                type: integer\n              name:\n                type: string\n",
 			"            properties:\n              - size\n              - name\n",
 			want{"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties", false, "xrd", "must be of type object, not array"}},
+		// Crossplane decodes the schema with encoding/json, which drops
+		// what JSONSchemaProps lacks: the constraint is never enforced.
+		{"misspelt keyword", "              size:\n                type: integer\n", "              size:\n                type: integer\n                minimun: 1\n",
+			want{"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.minimun", true, "xrd-keyword", `"minimun" is not a JSON schema keyword (did you mean "minimum"?): Crossplane drops it`}},
+		{"misspelt rule member", "              message: size must be positive", "              mesage: size must be positive",
+			want{"spec.versions[0].schema.openAPIV3Schema.properties.spec.x-kubernetes-validations[0].mesage", true, "xrd-keyword", `"mesage" is not a validation rule member (did you mean "message"?)`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := strings.Replace(xrdBase, c.from, c.to, 1)
