@@ -155,6 +155,7 @@ func pipelineLinks(d *document.Doc, steps []any, base fieldpath.Path, env Env) [
 			if link.How == known.ByPackage {
 				out = append(out, packageInputKind(d, sm, avp, link, env)...)
 			}
+			out = append(out, unservedInputVersion(d, avp, g, link, env)...)
 			continue
 		}
 		if link.How == known.ByInputKind {
@@ -323,6 +324,16 @@ func inputSchema(d *document.Doc, in map[string]any, g gvk.GVK, link known.Link,
 		return sch, probe, true
 	}
 	if link.Fn == nil || len(link.Fn.Inputs) == 0 {
+		// A version the input CRD does not serve (said on apiVersion):
+		// check the fields against the newest it serves.
+		served := servedVersions(g, env)
+		for i := len(served) - 1; i >= 0; i-- {
+			og := gvk.GVK{Group: g.Group, Version: served[i], Kind: g.Kind}
+			if sch, ok := nearest(env.Workspace.Schemas.Candidates(og), d.File.URI); ok {
+				probe["apiVersion"] = og.APIVersion()
+				return sch, probe, true
+			}
+		}
 		return nil, nil, false
 	}
 	own := link.Fn.Inputs[0]

@@ -403,3 +403,32 @@ func TestMoreFunctionInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestUnservedInputVersion: an input at a version its input CRD does not
+// serve is said on its apiVersion, naming the served versions, and its
+// fields are checked against the newest served one (before, nothing was
+// checked at all).
+func TestUnservedInputVersion(t *testing.T) {
+	foo := fnInputCRD("foo.fn.acme.io", "Input", `            mode: {type: string}
+`)
+	got := inputDiags(t, `
+  - step: f
+    functionRef: {name: acme-function-foo}
+    input:
+      apiVersion: foo.fn.acme.io/v1alpha1
+      kind: Input
+      mdoe: fast
+`, nil, foo)
+	want := []string{
+		`13:19 warning step-input foo.fn.acme.io/v1alpha1 Input is not served: the input CRD of its function serves v1beta1 only`,
+		`15:7 warning unknown-field unknown field "mdoe"; did you mean "mode"?`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %q", got)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("finding %d:\n got %s\nwant %s…", i, got[i], want[i])
+		}
+	}
+}
