@@ -216,3 +216,37 @@ func firstNAndSomeMore(n int, names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// DocRendering is one document of a file as RenderFile rendered it.
+type DocRendering struct {
+	Doc *document.Doc
+	// Err says the document does not parse.
+	Err       error
+	Rendering Rendering
+	// NoXRD: a Composition whose compositeTypeRef no XRD defines, and no
+	// composite was given.
+	NoXRD bool
+}
+
+// RenderFile renders each Composition of a file, in document order, with
+// the composite xr (nil: the smallest its XRD accepts), as crossplane
+// render does (strictly: a failing patch fails). It is the one entry of
+// crd-lsp render and the MCP render tool; documents that parse to other
+// kinds are left out.
+func RenderFile(ctx context.Context, f *document.File, xr map[string]any, env Env) []DocRendering {
+	var out []DocRendering
+	for _, d := range f.Docs {
+		obj, err := d.Object()
+		if err != nil {
+			out = append(out, DocRendering{Doc: d, Err: err})
+			continue
+		}
+		m, _ := obj.(map[string]any)
+		if m["kind"] != "Composition" {
+			continue
+		}
+		rd, ok := RenderComposition(ctx, d, m, xr, env, false)
+		out = append(out, DocRendering{Doc: d, Rendering: rd, NoXRD: !ok})
+	}
+	return out
+}
