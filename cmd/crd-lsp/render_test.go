@@ -145,11 +145,16 @@ func notes(stderr string) string {
 // EnvironmentConfigs are written at v1alpha1, which Crossplane v2 does not
 // serve: no function finds them there, and its template fails reading the
 // environment, as crossplane render (whose fetcher matches the apiVersion
-// the function asks for, v1beta1) fails too.
+// the function asks for, v1beta1) fails too. The getComposedConnectionDetails
+// example pins v0.12.2, which has no such template function (it came to
+// the main branch after that release): the real v0.12.2 fails parsing the
+// template (recorded as v0.12.2/function-not-in-release), and so does the
+// render.
 func TestRenderGoTemplatingExamples(t *testing.T) {
-	fails := map[string]string{"context": "index of nil pointer"}
+	fails := map[string]string{"context": "index of nil pointer",
+		"functions/getComposedConnectionDetails": `function "getComposedConnectionDetails" not defined`}
 	dir := filepath.Join(corpus(t), "workspaces", "function-go-templating", "example")
-	composes := map[string]int{"inline": 5, "custom-delims": 5, "functions/include": 2, "functions/getComposedConnectionDetails": 4,
+	composes := map[string]int{"inline": 5, "custom-delims": 5, "functions/include": 2,
 		"functions/getComposedResource": 2, "functions/getCompositeResource": 1, "recursive": 1}
 	rendered := 0
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

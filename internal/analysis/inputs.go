@@ -48,6 +48,11 @@ type StepFunction struct {
 // the input's kind.
 func linkStep(step map[string]any, env Env) known.Link {
 	in, _ := step["input"].(map[string]any)
+	return linkFunction(stepFunctionName(step), in, env)
+}
+
+// linkFunction is linkStep for a step's functionRef name and input.
+func linkFunction(ref string, in map[string]any, env Env) known.Link {
 	var resolve func(string) (known.Ref, bool)
 	if env.Workspace.FunctionOf != nil {
 		resolve = func(name string) (known.Ref, bool) {
@@ -55,7 +60,7 @@ func linkStep(step map[string]any, env Env) known.Link {
 			return known.Ref{Package: sf.Package, Version: sf.Version, From: sf.From}, ok
 		}
 	}
-	return known.LinkStep(stepFunctionName(step), in, resolve)
+	return known.LinkStep(ref, in, resolve)
 }
 
 func stepFunctionName(step map[string]any) string {

@@ -132,8 +132,7 @@ func contextStruct(m map[string]any) (*structpb.Struct, error) {
 // RequestData is a request as function-go-templating's templates see it
 // (its convertToMap): the protojson form of the whole request (observed,
 // desired, context, input, credentials with base64 data, extra and
-// required resources, meta), decoded with whole numbers as int64; when
-// it has no extraResources, its requiredResources are also put there.
+// required resources, meta), decoded with whole numbers as int64.
 func RequestData(req *fnv1.RunFunctionRequest) (map[string]any, error) {
 	b, err := protojson.Marshal(req)
 	if err != nil {
@@ -147,10 +146,5 @@ func RequestData(req *fnv1.RunFunctionRequest) (map[string]any, error) {
 	}
 	v, _ := jsonnum.Normalize(m)
 	m, _ = v.(map[string]any)
-	if _, ok := m["extraResources"]; !ok {
-		if r, ok := m["requiredResources"]; ok {
-			m["extraResources"] = r
-		}
-	}
 	return m, nil
 }

@@ -83,6 +83,8 @@ type NativeEnv struct {
 	Deadline time.Time
 	// Context is the caller's context for anything that outlives a call.
 	Context context.Context
+	// Release is the function's release the workspace pins ("" for none).
+	Release string
 }
 
 // NativeFile is a file of a template folder, by path relative to it.

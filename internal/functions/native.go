@@ -17,6 +17,11 @@ type NativeRequest struct {
 	Observed State
 	Desired  State
 	Context  map[string]any
+	// SharedContext: the request's context has a fields map (Crossplane's
+	// always has), which function-sdk-go's response.To hands on to the
+	// response: context keys a function sets are then set in what it reads
+	// of the request too (response.SetContextKey).
+	SharedContext bool
 	// RequiredResources are the resources fetched for the step's
 	// requirements, by requirement name.
 	RequiredResources map[string][]map[string]any
@@ -46,11 +51,12 @@ type NativeFunc func(ctx context.Context, step Step, req NativeRequest) (NativeR
 func Native(f NativeFunc) Runner {
 	return RunnerFunc(func(ctx context.Context, step Step, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 		nr := NativeRequest{
-			Input:    FromStruct(req.GetInput()),
-			Observed: FromState(req.GetObserved()),
-			Desired:  FromState(req.GetDesired()),
-			Context:  FromStruct(req.GetContext()),
-			Data:     func() (map[string]any, error) { return RequestData(req) },
+			Input:         FromStruct(req.GetInput()),
+			Observed:      FromState(req.GetObserved()),
+			Desired:       FromState(req.GetDesired()),
+			Context:       FromStruct(req.GetContext()),
+			SharedContext: req.GetContext().GetFields() != nil,
+			Data:          func() (map[string]any, error) { return RequestData(req) },
 		}
 		for name, rs := range req.GetRequiredResources() {
 			if nr.RequiredResources == nil {
@@ -82,9 +88,20 @@ func Native(f NativeFunc) Runner {
 			rsp.Results = append(rsp.Results, toResult(r))
 		}
 		if len(out.Requirements) > 0 {
-			rsp.Requirements = &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{}}
+			rsp.Requirements = &fnv1.Requirements{}
 			for _, s := range out.Requirements {
-				rsp.Requirements.Resources[s.Name] = s.proto()
+				if !s.OnlyLegacy {
+					if rsp.Requirements.Resources == nil {
+						rsp.Requirements.Resources = map[string]*fnv1.ResourceSelector{}
+					}
+					rsp.Requirements.Resources[s.Name] = s.proto()
+				}
+				if s.Legacy || s.OnlyLegacy {
+					if rsp.Requirements.ExtraResources == nil { //nolint:staticcheck // as functions still write it
+						rsp.Requirements.ExtraResources = map[string]*fnv1.ResourceSelector{} //nolint:staticcheck
+					}
+					rsp.Requirements.ExtraResources[s.Name] = s.proto() //nolint:staticcheck
+				}
 			}
 		}
 		for _, c := range out.Conditions {

@@ -42,8 +42,13 @@ func TestRequestData(t *testing.T) {
 	if got := get(m, "credentials", "c", "credentialData", "data", "k"); got != "dg==" {
 		t.Errorf("credentials: %#v", got)
 	}
-	if got := get(m, "extraResources", "cm", "items").([]any); len(got) != 1 {
-		t.Errorf("extraResources: %#v", got)
+	if got := get(m, "requiredResources", "cm", "items").([]any); len(got) != 1 {
+		t.Errorf("requiredResources: %#v", got)
+	}
+	// Offering them as extraResources too is function-go-templating's
+	// (v0.12.0 on), not the protocol's.
+	if _, ok := m["extraResources"]; ok {
+		t.Errorf("extraResources: %#v", m["extraResources"])
 	}
 }
 

@@ -40,6 +40,12 @@ type Selector struct {
 	MatchName   string            // one of MatchName and MatchLabels
 	MatchLabels map[string]string // (neither: every resource of the kind)
 	Namespace   string
+	// Legacy: also asked for under the deprecated
+	// requirements.extraResources; OnlyLegacy: only there (functions built
+	// before requirements.resources existed). Crossplane fetches both and
+	// sends them back under extraResources and requiredResources
+	// (crossplane v2.2.1 internal/xfn/required_resources.go:118-136).
+	Legacy, OnlyLegacy bool
 }
 
 // Ready is a desired resource's readiness, as a function says it.

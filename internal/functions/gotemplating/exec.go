@@ -22,6 +22,7 @@ import (
 // run is the state of one template run: its budget (steps, time, bytes
 // written, include depth) and the first limit it hit.
 type run struct {
+	b        behaviour
 	ctx      context.Context
 	deadline time.Time
 	steps    int
@@ -96,7 +97,7 @@ func (r *run) funcs(tpl *template.Template) template.FuncMap {
 	m["getHostByName"] = func(string) (string, error) {
 		return "", errors.New("crd-lsp does not resolve host names when rendering (getHostByName)")
 	}
-	for k, v := range ownFuncs() {
+	for k, v := range ownFuncs(r.b) {
 		m[k] = v
 	}
 	m["print"] = fmt.Sprint
@@ -507,9 +508,9 @@ func instrument(t *template.Template) {
 }
 
 // ownFuncs are function-go-templating's own template functions
-// (function_maps.go), on the request as the templates see it.
-func ownFuncs() template.FuncMap {
-	return template.FuncMap{
+// (function_maps.go) in release b, on the request as the templates see it.
+func ownFuncs(b behaviour) template.FuncMap {
+	m := template.FuncMap{
 		"randomChoice": func(choices ...string) string {
 			return choices[rand.New(rand.NewSource(time.Now().UnixNano())).Intn(len(choices))] //nolint:gosec // as the function
 		},
@@ -539,7 +540,7 @@ func ownFuncs() template.FuncMap {
 			return copyMap(m)
 		},
 		"getExtraResources": func(req map[string]any, name string) []any {
-			if l, ok := lookup(req, "requiredResources", name, "items").([]any); ok {
+			if l, ok := lookup(req, "requiredResources", name, "items").([]any); ok && b.v012 {
 				return copyList(l)
 			}
 			l, _ := lookup(req, "extraResources", name, "items").([]any)
@@ -566,42 +567,114 @@ func ownFuncs() template.FuncMap {
 			return out
 		},
 	}
+	for n := range m {
+		if !b.defines(n) {
+			delete(m, n)
+		}
+	}
+	return m
 }
 
-// Condition is what getResourceCondition returns: a Crossplane condition
-// (the field names templates read: .Type, .Status, .Reason, .Message, …).
+// Condition is what getResourceCondition returns: crossplane-runtime's
+// xpv1.Condition, with its field names (.Type, .Status, .Reason, …) and
+// JSON names (toJson), and its lastTransitionTime a metav1.Time (null in
+// JSON when zero, a quoted string in toYaml, as yaml.v3 writes a
+// TextMarshaler).
 type Condition struct {
-	Type               string
-	Status             string
-	LastTransitionTime time.Time
-	Reason             string
-	Message            string
-	ObservedGeneration int64
+	Type               ConditionType   `json:"type"`
+	Status             ConditionStatus `json:"status"`
+	LastTransitionTime Time            `json:"lastTransitionTime"`
+	Reason             ConditionReason `json:"reason"`
+	Message            string          `json:"message,omitempty"`
+	ObservedGeneration int64           `json:"observedGeneration,omitempty"`
 }
 
+// ConditionType, ConditionStatus and ConditionReason are the types of a
+// condition's fields (xpv1's and corev1's), so that decoding errors name
+// them as the function's do.
+type (
+	ConditionType   string
+	ConditionStatus string
+	ConditionReason string
+)
+
+// Time is metav1.Time as templates meet it: printed as time.Time, JSON
+// null when zero, RFC 3339 in UTC otherwise (the function runs in UTC).
+type Time struct {
+	time.Time
+}
+
+// MarshalJSON writes the time as metav1.Time does.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(t.UTC().Format(time.RFC3339))
+}
+
+// UnmarshalJSON reads the time as metav1.Time does.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		t.Time = time.Time{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	pt, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return err
+	}
+	t.Time = pt.UTC()
+	return nil
+}
+
+// getResourceCondition is function_maps.go's: the conditions of
+// res.resource.status, else of res.status (each read into
+// xpv1.ConditionedStatus through JSON; one that does not read is none),
+// the one of type ct, or a condition of that type with status Unknown.
 func getResourceCondition(ct string, res map[string]any) Condition {
-	conds, ok := lookup(res, "resource", "status", "conditions").([]any)
+	type conditioned struct {
+		Conditions []Condition `json:"conditions,omitempty"`
+	}
+	read := func(keys ...string) (conditioned, bool) {
+		var c conditioned
+		v, ok := lookupFound(res, keys...)
+		if !ok {
+			return c, false
+		}
+		b, err := json.Marshal(v)
+		if err != nil || json.Unmarshal(b, &c) != nil {
+			return conditioned{}, false
+		}
+		return c, true
+	}
+	c, ok := read("resource", "status")
 	if !ok {
-		conds, _ = lookup(res, "status", "conditions").([]any)
+		c, _ = read("status")
 	}
-	for _, c := range conds {
-		cm, _ := c.(map[string]any)
-		if cm["type"] != ct {
-			continue
+	for _, cond := range c.Conditions {
+		if string(cond.Type) == ct {
+			return cond
 		}
-		var out Condition
-		b, _ := json.Marshal(cm)
-		var raw struct {
-			Type, Status, Reason, Message string
-			LastTransitionTime            time.Time
-			ObservedGeneration            int64
-		}
-		if json.Unmarshal(b, &raw) == nil {
-			out = Condition{Type: raw.Type, Status: raw.Status, LastTransitionTime: raw.LastTransitionTime, Reason: raw.Reason, Message: raw.Message, ObservedGeneration: raw.ObservedGeneration}
-		}
-		return out
 	}
-	return Condition{Type: ct, Status: "Unknown"}
+	return Condition{Type: ConditionType(ct), Status: "Unknown"}
+}
+
+// lookupFound is lookup that tells a missing key from a null value.
+func lookupFound(v any, keys ...string) (any, bool) {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		v, ok = m[k]
+		if !ok {
+			return nil, false
+		}
+	}
+	return v, true
 }
 
 func lookup(v any, keys ...string) any {

@@ -64,7 +64,16 @@ func (t Template) Locate(off int) (Part, int, bool) {
 // whose templates are not in the Composition.
 func FromInput(in map[string]any) (Template, bool) {
 	av, _ := in["apiVersion"].(string)
-	if !strings.HasPrefix(av, "gotemplating.fn.crossplane.io/") || in["kind"] != "GoTemplate" || in["source"] != "Inline" {
+	if !strings.HasPrefix(av, "gotemplating.fn.crossplane.io/") || in["kind"] != "GoTemplate" {
+		return Template{}, false
+	}
+	return inlineTemplate(in)
+}
+
+// inlineTemplate is an Inline source's template, whatever the input's
+// apiVersion and kind (the function never reads them).
+func inlineTemplate(in map[string]any) (Template, bool) {
+	if in["source"] != "Inline" {
 		return Template{}, false
 	}
 	inline, _ := in["inline"].(map[string]any)

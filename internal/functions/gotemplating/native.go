@@ -27,14 +27,17 @@ import (
 //
 // deadline is shared by the pipeline's templates (gotemplate's budget for
 // one render, however many go-templating steps it has).
-func Native(files func(dir string) ([]File, error), unrun func(functions.Step) string, deadline time.Time) functions.NativeFunc {
+//
+// release is the function's release the workspace pins ("" for none): the
+// renderer follows what that release does (release.go).
+func Native(files func(dir string) ([]File, error), unrun func(functions.Step) string, deadline time.Time, release string) functions.NativeFunc {
 	return func(ctx context.Context, st functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
 		rsp := functions.NativeResponse{Desired: req.Desired, Context: req.Context}
 		data, err := req.Data()
 		if err != nil {
 			return rsp, err
 		}
-		r := Run(ctx, Request{Input: st.Input, Data: data, Files: files, Deadline: deadline})
+		r := Run(ctx, Request{Input: st.Input, Data: data, Files: files, Deadline: deadline, Release: release, SharedContext: req.SharedContext})
 		switch {
 		case r.Unavailable:
 			rsp.Results = []functions.Result{{Severity: functions.SeverityNormal, Message: "crd-lsp did not render this step: " + strings.TrimPrefix(r.Fatal, "invalid function input: ") + "; what it composes is not rendered or validated"}}
@@ -102,7 +105,8 @@ func Native(files func(dir string) ([]File, error), unrun func(functions.Step) s
 			rsp.Conditions = append(rsp.Conditions, functions.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message, Target: t})
 		}
 		for _, s := range r.Requirements {
-			rsp.Requirements = append(rsp.Requirements, functions.Selector{Name: s.Name, APIVersion: s.APIVersion, Kind: s.Kind, MatchName: s.MatchName, MatchLabels: s.MatchLabels, Namespace: s.Namespace})
+			rsp.Requirements = append(rsp.Requirements, functions.Selector{Name: s.Name, APIVersion: s.APIVersion, Kind: s.Kind, MatchName: s.MatchName, MatchLabels: s.MatchLabels, Namespace: s.Namespace,
+				Legacy: s.Legacy && s.Current, OnlyLegacy: s.Legacy && !s.Current})
 		}
 		return rsp, nil
 	}

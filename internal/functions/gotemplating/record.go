@@ -34,6 +34,6 @@ var Function = functions.Known{
 			Proof: []string{"v0.12.2/source-missing", "v0.12.2/no-input"}},
 	},
 	Native: func(env functions.NativeEnv) functions.NativeFunc {
-		return Native(env.Files, env.Unrun, env.Deadline)
+		return Native(env.Files, env.Unrun, env.Deadline, env.Release)
 	},
 }

@@ -5,25 +5,18 @@
 package gotemplating
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"text/template"
 	"time"
 
-	sigsyaml "sigs.k8s.io/yaml"
-
 	"github.com/crd-lsp/crd-lsp/internal/functions"
-	"github.com/crd-lsp/crd-lsp/internal/jsonnum"
-	"github.com/crd-lsp/crd-lsp/internal/yamlflow"
 )
 
 // What function-go-templating reads from and writes to the resources it
@@ -62,6 +55,14 @@ type Request struct {
 	// caller running several templates shares one, so that a pipeline's
 	// templates together stay within the budget.
 	Deadline time.Time
+	// Release is the release of the function whose behaviour to follow
+	// ("" when the workspace pins none: the newest, with every template
+	// function any version defines).
+	Release string
+	// SharedContext: the request's context is shared with the response
+	// (functions.NativeRequest.SharedContext), so a Context document
+	// merges over what earlier ones set.
+	SharedContext bool
 }
 
 // Composed is a composed resource a run desires.
@@ -81,6 +82,12 @@ type Selector struct {
 	MatchName   string
 	MatchLabels map[string]string // non-nil unless MatchName is set
 	Namespace   string
+	// Legacy: also asked for under the deprecated
+	// requirements.extraResources (cluster-scoped ones; all of them
+	// before v0.12.0, which only asks there).
+	Legacy bool
+	// Current: asked for under requirements.resources (v0.12.0 on).
+	Current bool
 }
 
 // ClaimCondition is a condition a ClaimConditions document sets.
@@ -112,12 +119,14 @@ type Response struct {
 	// Output is what the template wrote.
 	Output string
 
+	// Status is the desired composite's status after the run, when
+	// StatusSet; Ready its readiness ("" when not set).
 	Status            map[string]any
 	StatusSet         bool
 	Ready             string
 	ConnectionDetails map[string][]byte
 	Resources         []Composed
-	// Context is the context after the run (nil: unchanged).
+	// Context is the whole context after the run (nil: unchanged).
 	Context      map[string]any
 	Conditions   []ClaimCondition
 	Requirements []Selector
@@ -143,11 +152,18 @@ func IsGoTemplate(in map[string]any) bool {
 // as the function does (template.go); the error is worded as the
 // function's ("invalid function input: …" follows from the caller).
 func Source(in map[string]any, context map[string]any, files func(string) ([]File, error)) (Template, error) {
+	return source(in, context, files, behaviourOf(""))
+}
+
+func source(in map[string]any, context map[string]any, files func(string) ([]File, error), b behaviour) (Template, error) {
 	src, _ := in["source"].(string)
 	switch src {
 	case "Inline":
-		t, ok := FromInput(in)
+		t, ok := inlineTemplate(in)
 		if !ok || len(t.Parts) == 0 {
+			if !b.v012 {
+				return Template{}, errors.New("inline.template should be provided")
+			}
 			return Template{}, errors.New("inline.template or inline.templates should be provided")
 		}
 		return t, nil
@@ -265,9 +281,13 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		}
 	}()
 	in := req.Input
+	b := behaviourOf(req.Release)
 	rsp.Source, _ = in["source"].(string)
+	if msg := decodeInput(in, b); msg != "" {
+		return rsp.fatal("%s", msg)
+	}
 	context, _ := req.Data["context"].(map[string]any)
-	t, err := Source(in, context, req.Files)
+	t, err := source(in, context, req.Files, b)
 	if err != nil {
 		var u *unavailable
 		rsp.Unavailable = errors.As(err, &u)
@@ -278,7 +298,7 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		rsp.Limit, rsp.FatalOffset = true, le.Offset
 		return rsp.fatal("%s", le.Message)
 	}
-	r := &run{ctx: ctx, deadline: req.Deadline}
+	r := &run{b: b, ctx: ctx, deadline: req.Deadline}
 	if r.deadline.IsZero() {
 		r.deadline = time.Now().Add(DefaultTimeout)
 	}
@@ -290,7 +310,7 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		return rsp.fatal("invalid function input: cannot parse the provided templates: %v", err)
 	}
 	instrument(tpl)
-	if opts, ok := in["options"].([]any); ok {
+	if opts, ok := in["options"].([]any); ok && b.v012 {
 		var o []string
 		for _, v := range opts {
 			s, _ := v.(string)
@@ -300,8 +320,17 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 			return rsp.fatal("cannot apply template options: %v", err)
 		}
 	}
+	data := req.Data
+	if _, ok := data["extraResources"]; !ok && b.v012 {
+		// fn.go convertToMap: required resources are offered as extra
+		// resources too.
+		if rr, ok := data["requiredResources"]; ok {
+			data = maps.Clone(data)
+			data["extraResources"] = rr
+		}
+	}
 	w := &writer{r: r, max: MaxOutput}
-	err = tpl.Execute(w, req.Data)
+	err = tpl.Execute(w, data)
 	if r.limit != nil {
 		rsp.Limit = true
 		if m := execAt.FindStringSubmatch(fmt.Sprint(err)); m != nil {
@@ -313,7 +342,7 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		return rsp.fatal("cannot execute template: %v", err)
 	}
 	rsp.Output = w.b.String()
-	read(&rsp, req)
+	read(&rsp, req, b)
 	return rsp
 }
 
@@ -328,383 +357,6 @@ func applyOptions(t *template.Template, o []string) (err error) {
 	}()
 	t.Option(o...)
 	return nil
-}
-
-// splitYAML splits a stream as Kubernetes' YAML reader does: at lines
-// starting with "---" followed by nothing but space or a comment.
-// starts holds each document's first line in the stream (1-based).
-func splitYAML(s string) (docs []string, starts []int, err error) {
-	var cur strings.Builder
-	sc := bufio.NewScanner(strings.NewReader(s))
-	sc.Buffer(make([]byte, 0, 64*1024), MaxOutput+1)
-	n, start := 0, 1
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		if strings.HasPrefix(line, "---") {
-			rest := strings.TrimSpace(line[3:])
-			if rest != "" && rest[0] != '#' {
-				return nil, nil, fmt.Errorf("invalid Yaml document separator: %s", rest)
-			}
-			if cur.Len() > 0 {
-				docs, starts = append(docs, cur.String()), append(starts, start)
-				cur.Reset()
-			}
-			start = n + 1
-			continue
-		}
-		cur.WriteString(line)
-		cur.WriteByte('\n')
-	}
-	if cur.Len() > 0 {
-		docs, starts = append(docs, cur.String()), append(starts, start)
-	}
-	return docs, starts, sc.Err()
-}
-
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlError words a YAML error of an output document as the function
-// does: its line in the whole output, in the document, and the line's
-// text.
-func yamlError(err error, doc string, start, index int) string {
-	m := yamlLine.FindStringSubmatch(err.Error())
-	if m == nil {
-		return fmt.Sprintf("error converting YAML to JSON: %v", err)
-	}
-	rel, _ := strconv.Atoi(m[1])
-	lines := strings.Split(doc, "\n")
-	near := ""
-	if rel >= 1 && rel <= len(lines) {
-		near = strings.TrimSpace(lines[rel-1])
-	}
-	if len(near) > 80 {
-		near = near[:80] + "..."
-	}
-	return fmt.Sprintf("error converting YAML to JSON: yaml: line %d (document %d, line %d) near: '%s': %s", start+rel-1, index+1, rel, near, m[2])
-}
-
-// read turns a run's output into the response, as fn.go does.
-func read(rsp *Response, req Request) {
-	docs, starts, err := splitYAML(rsp.Output)
-	if err != nil {
-		rsp.fatal("cannot decode manifest: %v", err)
-		return
-	}
-	type obj struct {
-		m   map[string]any
-		doc int
-	}
-	var objs []obj
-	for i, d := range docs {
-		j, err := sigsyaml.YAMLToJSON([]byte(d))
-		if err != nil {
-			rsp.fatal("cannot decode manifest: %s", yamlError(err, d, starts[i], i))
-			return
-		}
-		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
-			continue
-		}
-		m, err := decodeJSON(j)
-		if err != nil {
-			rsp.fatal("cannot decode manifest: %v (document %d)", err, i+1)
-			return
-		}
-		if k, _ := m["kind"].(string); k == "" {
-			rsp.fatal("cannot decode manifest: Object 'Kind' is missing in '%s'", truncate(string(bytes.TrimSpace(j)), 200))
-			return
-		}
-		if ann, ok := lookup(m, "metadata", "annotations").(map[string]any); ok {
-			for k, v := range ann {
-				if _, ok := v.(string); !ok {
-					// The function's wording, but values written as
-					// YAML (not Go's map[key:team] and its types).
-					name, ok := ann[AnnotationResourceName].(string)
-					if !ok && ann[AnnotationResourceName] != nil {
-						name = yamlflow.Value(ann[AnnotationResourceName])
-					}
-					rsp.fatal("invalid annotations in resource '%s resource-name=%s': .metadata.annotations accessor error: contains non-string value in the map under key %q: %s is %s, expected a string", gvkString(m), name, k, yamlflow.Value(v), kindOf(v))
-					return
-				}
-			}
-		}
-		objs = append(objs, obj{m, i})
-	}
-	observed, _ := lookup(req.Data, "observed", "composite", "resource").(map[string]any)
-	desiredStatus, hasStatus := lookup(req.Data, "desired", "composite", "resource", "status").(map[string]any)
-	ctxIn, _ := req.Data["context"].(map[string]any)
-	extraSeen := map[string]bool{}
-	for _, o := range objs {
-		m := o.m
-		av, _ := m["apiVersion"].(string)
-		kind, _ := m["kind"].(string)
-		ann, _ := lookup(m, "metadata", "annotations").(map[string]any)
-		ready := ""
-		if av != MetaAPIVersion {
-			if v, found := ann[AnnotationReady]; found {
-				s, _ := v.(string)
-				if s != "True" && s != "Unspecified" && s != "False" {
-					rsp.fatal("invalid function input: invalid %q annotation value %q: must be True, False, or Unspecified", AnnotationReady, s)
-					return
-				}
-				ready = s
-				delete(ann, AnnotationReady)
-			}
-		}
-		name, nameFound := ann[AnnotationResourceName].(string)
-		if av == observed["apiVersion"] && kind == observed["kind"] && !nameFound {
-			src, srcExists := m["status"].(map[string]any)
-			if hasStatus || srcExists {
-				dst := map[string]any{}
-				if rsp.StatusSet {
-					dst = rsp.Status
-				} else if hasStatus {
-					dst, _ = deepCopy(desiredStatus).(map[string]any)
-				}
-				mergeOverride(dst, src)
-				rsp.Status, rsp.StatusSet = dst, true
-			}
-			if ready != "" {
-				rsp.Ready = ready
-			}
-			continue
-		}
-		if av == MetaAPIVersion {
-			switch kind {
-			case "CompositeConnectionDetails":
-				data, _ := m["data"].(map[string]any)
-				strs := true
-				for _, v := range data {
-					if _, ok := v.(string); !ok {
-						strs = false
-					}
-				}
-				if strs {
-					for k, v := range data {
-						b, _ := base64.StdEncoding.DecodeString(v.(string))
-						if rsp.ConnectionDetails == nil {
-							rsp.ConnectionDetails = map[string][]byte{}
-						}
-						rsp.ConnectionDetails[k] = b
-					}
-				}
-			case "ClaimConditions":
-				list, ok := m["conditions"].([]any)
-				if !ok && m["conditions"] != nil {
-					rsp.fatal("cannot get Conditions from input: conditions is not a list")
-					return
-				}
-				for _, c := range list {
-					cm, _ := c.(map[string]any)
-					var cc ClaimCondition
-					cc.Type, _ = cm["type"].(string)
-					cc.Status, _ = cm["status"].(string)
-					cc.Reason, _ = cm["reason"].(string)
-					cc.Message, _ = cm["message"].(string)
-					cc.Target = "Composite"
-					if cm["target"] == "CompositeAndClaim" {
-						cc.Target = "CompositeAndClaim"
-					}
-					switch cc.Status {
-					case "True", "False":
-					default:
-						cc.Status = "Unknown"
-					}
-					switch cc.Type {
-					case "Ready", "Synced", "Healthy":
-						rsp.fatal("cannot set ClaimCondition type: %s is a reserved Crossplane Condition", cc.Type)
-						return
-					}
-					rsp.Conditions = append(rsp.Conditions, cc)
-				}
-			case "Context":
-				data, _ := m["data"].(map[string]any)
-				merged := rsp.Context
-				if merged == nil {
-					merged, _ = deepCopy(ctxIn).(map[string]any)
-					if merged == nil {
-						merged = map[string]any{}
-					}
-				}
-				mergeOverride(merged, data)
-				rsp.Context = merged
-			case "ExtraResources":
-				reqs, _ := m["requirements"].(map[string]any)
-				keys := make([]string, 0, len(reqs))
-				for k := range reqs {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				for _, k := range keys {
-					if extraSeen[k] {
-						rsp.fatal("duplicate extra resource key %q", k)
-						return
-					}
-					rm, _ := reqs[k].(map[string]any)
-					var s Selector
-					s.Name = k
-					s.APIVersion, _ = rm["apiVersion"].(string)
-					s.Kind, _ = rm["kind"].(string)
-					s.MatchName, _ = rm["matchName"].(string)
-					ns, _ := rm["namespace"].(string)
-					if s.MatchName == "" {
-						s.MatchLabels = map[string]string{}
-						if ml, ok := rm["matchLabels"].(map[string]any); ok {
-							for lk, lv := range ml {
-								s.MatchLabels[lk] = fmt.Sprint(lv)
-							}
-						}
-					} else {
-						s.Namespace = ns
-					}
-					if ns == "" {
-						extraSeen[k] = true
-					}
-					rsp.Requirements = append(rsp.Requirements, s)
-				}
-			default:
-				rsp.fatal("invalid kind %q for apiVersion %q - must be one of CompositeConnectionDetails, Context or ExtraResources", kind, MetaAPIVersion)
-				return
-			}
-			continue
-		}
-		if ann != nil {
-			delete(ann, AnnotationResourceName)
-		}
-		if !nameFound {
-			rsp.fatal("%q template is missing required %q annotation", kind, AnnotationResourceName)
-			return
-		}
-		rsp.Resources = append(rsp.Resources, Composed{Name: name, Object: m, Ready: ready, Doc: o.doc})
-	}
-	// The extra (required) resources the step was given, for later steps.
-	given, _ := req.Data["requiredResources"].(map[string]any)
-	if len(given) == 0 {
-		given, _ = req.Data["extraResources"].(map[string]any)
-	}
-	if len(given) > 0 {
-		ctx := rsp.Context
-		if ctx == nil {
-			ctx, _ = deepCopy(ctxIn).(map[string]any)
-			if ctx == nil {
-				ctx = map[string]any{}
-			}
-		}
-		er, _ := ctx[ExtraResourcesContextKey].(map[string]any)
-		if er == nil {
-			er = map[string]any{}
-		}
-		for k, v := range given {
-			er[k] = deepCopy(v)
-		}
-		ctx[ExtraResourcesContextKey] = er
-		rsp.Context = ctx
-	}
-}
-
-func gvkString(m map[string]any) string {
-	av, _ := m["apiVersion"].(string)
-	k, _ := m["kind"].(string)
-	g, v := "", av
-	if i := strings.LastIndexByte(av, '/'); i >= 0 {
-		g, v = av[:i], av[i+1:]
-	}
-	return fmt.Sprintf("%s/%s, Kind=%s", g, v, k)
-}
-
-// kindOf names a YAML value's kind for a message ("an object").
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case bool:
-		return "a boolean"
-	case string:
-		return "a string"
-	}
-	return "a number"
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
-}
-
-// mergeOverride merges src into dst as mergo.Merge(&dst, src,
-// mergo.WithOverride) does for JSON values: nested objects merge, other
-// values replace, empty values never replace.
-func mergeOverride(dst, src map[string]any) {
-	for k, sv := range src {
-		if sm, ok := sv.(map[string]any); ok {
-			if dm, ok := dst[k].(map[string]any); ok {
-				mergeOverride(dm, sm)
-				continue
-			}
-		}
-		if _, exists := dst[k]; exists && isEmpty(sv) {
-			continue
-		}
-		dst[k] = deepCopy(sv)
-	}
-}
-
-func isEmpty(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case string:
-		return v == ""
-	case bool:
-		return !v
-	case int64:
-		return v == 0
-	case float64:
-		return v == 0
-	case int:
-		return v == 0
-	case map[string]any:
-		return len(v) == 0
-	case []any:
-		return len(v) == 0
-	}
-	return false
-}
-
-// decodeJSON decodes an object as Kubernetes' unstructured decoding does:
-// integers as int64, other numbers as float64.
-func decodeJSON(b []byte) (map[string]any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	v, _ = jsonnum.Normalize(v) // (beyond float64: ±Inf, as json.Number.Float64 gives)
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("cannot unmarshal %s into an object", jsonKind(v))
-	}
-	return m, nil
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return "a value"
 }
 
 func decodeBase64(s string) ([]byte, error) {
