@@ -285,3 +285,20 @@ func TestGoTemplatingExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveFunctionToFieldPathOrder: the function merges the groups of
+// EnvironmentConfigs with different toFieldPaths in a Go map's order
+// (fn.go:364 at v0.7.1), so where they overlap the environment differs
+// from run to run and crd-lsp says it cannot know it; where they do not,
+// the environment is known.
+func TestResolveFunctionToFieldPathOrder(t *testing.T) {
+	cfgs := []map[string]any{ec(t, "a", "", "{net: {cidr: a}}"), ec(t, "b", "", "{cidr: b}"), ec(t, "c", "", "{zone: c}")}
+	overlap := ResolveFunction(input(t, "  environmentConfigs:\n  - {ref: {name: a}}\n  - {ref: {name: b}, toFieldPath: net}\n"), xr, nil, Options{Configs: cfgs, Complete: true})
+	if overlap.Failure != nil || !strings.Contains(overlap.Unknown, "random order") {
+		t.Errorf("overlapping groups: unknown %q, failure %v", overlap.Unknown, overlap.Failure)
+	}
+	apart := ResolveFunction(input(t, "  environmentConfigs:\n  - {ref: {name: a}}\n  - {ref: {name: c}, toFieldPath: other}\n"), xr, nil, Options{Configs: cfgs, Complete: true})
+	if apart.Failure != nil || apart.Unknown != "" {
+		t.Errorf("groups apart: unknown %q, failure %v", apart.Unknown, apart.Failure)
+	}
+}

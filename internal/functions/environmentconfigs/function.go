@@ -5,6 +5,7 @@ package environmentconfigs
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
@@ -196,7 +197,11 @@ func ResolveFunction(input, xr, prior map[string]any, opts Options) (res Result)
 
 	// mergeEnvConfigsData, then the prior environment, then defaultData.
 	merged := map[string]any{}
+	// The function merges the groups in a Go map's order (fn.go:364), a
+	// different one each run; the groups' order here is one of them.
+	perGroup := make([]map[string]any, 0, len(order))
 	for _, to := range order {
+		group := map[string]any{}
 		for _, c := range groups[to] {
 			data := map[string]any{}
 			if to != "" {
@@ -215,7 +220,18 @@ func ResolveFunction(input, xr, prior map[string]any, opts Options) (res Result)
 				data = d
 			}
 			merged = mergeMaps(merged, data)
+			group = mergeMaps(group, data)
 			res.Selected = append(res.Selected, c.name)
+		}
+		perGroup = append(perGroup, group)
+	}
+	if len(perGroup) > 1 {
+		reversed := map[string]any{}
+		for i := len(perGroup) - 1; i >= 0; i-- {
+			reversed = mergeMaps(reversed, perGroup[i])
+		}
+		if !reflect.DeepEqual(reversed, merged) {
+			res.Unknown = fmt.Sprintf("EnvironmentConfigs merged under different toFieldPaths (%s) overlap, and the function merges those groups in a random order (a Go map's, fn.go:364): the environment differs from run to run", quoted(order))
 		}
 	}
 	if prior != nil {
