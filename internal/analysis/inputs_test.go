@@ -355,9 +355,11 @@ func TestMoreFunctionInputs(t *testing.T) {
             - {type: Valeu, key: k, value: v}
             - {type: Value, key: k, value: v, fromFieldPathPolicy: optional}
 `, []string{
-			// No answers of function-extra-resources are recorded yet:
-			// what its CRD says is information.
-			`16:30 info enum unsupported value "optional": supported values: "Required", "Optional" (Crossplane does not validate a step's input against the function's input CRD: the function reads the input itself; crd-lsp has no record that function-extra-resources rejects this)`,
+			// function-extra-resources v0.3.0's recorded answers prove no
+			// rule for these values (an entry that asks for nothing fails
+			// the step only beside another that asks for something): what
+			// its CRD says is information.
+			`16:30 info enum unsupported value "optional": supported values: "Required", "Optional" (Crossplane does not validate a step's input against the function's input CRD: the function reads the input itself; crd-lsp has no record that function-extra-resources v0.3.0 rejects this)`,
 			`18:18 info enum unsupported value ""`,
 			`19:17 info enum unsupported value "Selektor"`,
 			`24:22 info enum unsupported value "Valeu"`,
