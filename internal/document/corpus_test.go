@@ -164,16 +164,27 @@ func checkRoundTrip(t *testing.T, p string, nodes, hits *atomic.Int64) {
 // (The corpus holds templates, Helm's and others, that are YAML only once
 // rendered: crd-lsp must say so where yaml.v3 does, and only there.)
 //
-// One yaml.v3 decoder reads the whole stream, as it splits documents
-// itself: up to its first error, the documents crd-lsp parses must be
-// those it decodes (their content starting on the same lines) and none may
-// have a syntax error; the document where it fails must be crd-lsp's
-// first with one. A decoder cannot go on after an error: from there, each
-// document's text is given to yaml.Unmarshal on its own.
+// A yaml.v3 decoder reads the stream, splitting documents itself: up to
+// its first error, the documents crd-lsp parses must be those it decodes
+// (their content starting on the same lines) and none may have a syntax
+// error; the document where it fails must be crd-lsp's first with one. A
+// decoder cannot go on after an error, so a new one reads the rest of the
+// stream from the start of crd-lsp's next document, judged the same way.
 func agreesWithYAMLv3(f *File, fail func(string, ...any)) {
-	var lines []int // where each non-empty document yaml.v3 decodes starts
+	for k := 0; k < len(f.Docs); {
+		k = agreesFrom(f, k, fail)
+	}
+}
+
+// agreesFrom is agreesWithYAMLv3 for a decoder reading the text from the
+// start of f.Docs[k]; it returns the index of the document after the one
+// where crd-lsp reports a syntax error (len(f.Docs) when none does).
+func agreesFrom(f *File, k int, fail func(string, ...any)) int {
+	from := f.Docs[k].Span.Start
+	base := f.Mapper.LineOf(from) // yaml.v3 counts lines from from's
+	var lines []int               // the file's line where each non-empty document yaml.v3 decodes starts
 	streamErr := yamlv3(func() error {
-		dec := yaml.NewDecoder(bytes.NewReader(f.Text))
+		dec := yaml.NewDecoder(bytes.NewReader(f.Text[from:]))
 		for {
 			var n yaml.Node
 			if err := dec.Decode(&n); err != nil {
@@ -183,65 +194,48 @@ func agreesWithYAMLv3(f *File, fail func(string, ...any)) {
 				return err
 			}
 			if len(n.Content) > 0 && !isEmptyContent(n.Content[0]) {
-				lines = append(lines, n.Content[0].Line)
+				lines = append(lines, base+n.Content[0].Line)
 			}
 		}
 	})
-	syntax := func(d *Doc) []Error {
-		var errs []Error
-		for _, e := range d.Errors {
-			if !e.Duplicate {
-				errs = append(errs, e)
-			}
-		}
-		return errs
-	}
-	i, alone := 0, false // documents matched with the stream's; judged alone
-	for _, d := range f.Docs {
+	i := 0 // crd-lsp's documents with content so far, matched with yaml.v3's
+	for ; k < len(f.Docs); k++ {
+		d := f.Docs[k]
+		var errs []Error // syntax errors
+		var dups []string
 		for _, e := range d.Errors {
 			if e.Span.Start < d.Span.Start || e.Span.End > d.Span.End {
 				fail("doc %d: error %v outside the document %v", d.Index, e, d.Span)
 			}
-		}
-		errs := syntax(d)
-		if !alone && len(errs) > 0 {
-			if streamErr == nil {
-				fail("doc %d: %v, but yaml.v3 decodes the file", d.Index, errs)
-			} else if i != len(lines) {
-				fail("doc %d: %v, but yaml.v3 decodes %d documents after it before failing (%v)", d.Index, errs, len(lines)-i, streamErr)
-			}
-			alone = true
-		}
-		if alone {
-			from := d.Span.Start
-			if from == 0 {
-				from = f.bom
-			}
-			err := yamlv3(func() error { var n yaml.Node; return yaml.Unmarshal(f.Text[from:d.Span.End], &n) })
-			if (err != nil) != (len(errs) > 0) {
-				fail("doc %d: syntax errors %v; yaml.v3 on its own: %v", d.Index, errs, err)
-			}
-		} else if d.Root != nil {
-			switch {
-			case i < len(lines) && lines[i] != d.Root.Line:
-				fail("doc %d: content on line %d, yaml.v3's document %d on line %d", d.Index, d.Root.Line, i, lines[i])
-			case i >= len(lines) && streamErr == nil:
-				fail("doc %d: content on line %d, yaml.v3 decodes %d documents", d.Index, d.Root.Line, len(lines))
-			case i >= len(lines):
-				fail("doc %d: no syntax error, yaml.v3 fails there: %v", d.Index, streamErr)
-			}
-			i++
-		}
-		if d.Root == nil || len(errs) > 0 {
-			continue
-		}
-		// Duplicate keys: yaml.v3 refuses them when decoding into Go values.
-		var dups []string
-		for _, e := range d.Errors {
 			if e.Duplicate {
 				dups = append(dups, e.Message)
+			} else {
+				errs = append(errs, e)
 			}
 		}
+		if len(errs) > 0 {
+			if streamErr == nil {
+				fail("doc %d: %v, but yaml.v3 decodes the text from line %d", d.Index, errs, base+1)
+			} else if i < len(lines) {
+				fail("doc %d: %v, but yaml.v3 decodes %d documents after it before failing (%v)", d.Index, errs, len(lines)-i, streamErr)
+			} else if i > len(lines) {
+				fail("doc %d: %v, but yaml.v3 fails in an earlier document (%v)", d.Index, errs, streamErr)
+			}
+			return k + 1
+		}
+		if d.Root == nil {
+			continue
+		}
+		switch {
+		case i < len(lines) && lines[i] != d.Root.Line:
+			fail("doc %d: content on line %d, yaml.v3's document %d from line %d on line %d", d.Index, d.Root.Line, i, base+1, lines[i])
+		case i >= len(lines) && streamErr == nil:
+			fail("doc %d: content on line %d, yaml.v3 decodes %d documents from line %d", d.Index, d.Root.Line, len(lines), base+1)
+		case i >= len(lines):
+			fail("doc %d: no syntax error, yaml.v3 fails there: %v", d.Index, streamErr)
+		}
+		i++
+		// Duplicate keys: yaml.v3 refuses them when decoding into Go values.
 		err := yamlv3(func() error { var v any; return d.Root.Decode(&v) })
 		m := dupRE.FindString(fmt.Sprint(err))
 		switch {
@@ -251,10 +245,55 @@ func agreesWithYAMLv3(f *File, fail func(string, ...any)) {
 			fail("doc %d: yaml.v3 says %q; crd-lsp: %v", d.Index, m, dups)
 		}
 	}
-	if !alone && streamErr != nil {
-		fail("yaml.v3 fails (%v), crd-lsp reports no syntax error", streamErr)
-	} else if !alone && i != len(lines) {
-		fail("%d documents with content, yaml.v3 decodes %d", i, len(lines))
+	if streamErr != nil {
+		fail("yaml.v3 fails (%v) on the text from line %d, crd-lsp reports no syntax error there", streamErr, base+1)
+	} else if i != len(lines) {
+		fail("%d documents with content from line %d, yaml.v3 decodes %d", i, base+1, len(lines))
+	}
+	return k
+}
+
+// TestAgreesWithYAMLv3 checks the corpus test's judge of errors: it
+// accepts Parse's answers on text that is not YAML (errors in the second
+// and fourth documents, the others fine) and refuses an error taken away,
+// one added, and a document split differently from yaml.v3's.
+func TestAgreesWithYAMLv3(t *testing.T) {
+	text := "a: 1\n---\n{{- if .x }}\nb: 1\n{{- end }}\n---\nc: 2\nc: 3\n---\nd: [\n---\n# only a comment\n---\ne: |\n  x\n"
+	judge := func(f *File) []string {
+		var got []string
+		agreesWithYAMLv3(f, func(format string, args ...any) { got = append(got, fmt.Sprintf(format, args...)) })
+		return got
+	}
+	f := Parse("t.yaml", 1, []byte(text))
+	if got := judge(f); len(got) > 0 {
+		t.Fatalf("Parse's answers refused: %v", got)
+	}
+	var errs []int
+	for _, d := range f.Docs {
+		if len(d.Errors) > 0 {
+			errs = append(errs, d.Index)
+		}
+	}
+	if fmt.Sprint(errs) != "[1 2 3]" { // syntax, duplicate key, syntax
+		t.Fatalf("documents with errors: %v", errs)
+	}
+	for _, tc := range []struct {
+		name   string
+		tamper func(f *File)
+	}{
+		{"syntax error taken away", func(f *File) { f.Docs[1].Errors = nil }},
+		{"duplicate key taken away", func(f *File) { f.Docs[2].Errors = nil }},
+		{"syntax error added", func(f *File) { f.Docs[0].Errors = []Error{{Span: f.Docs[0].Span, Message: "x"}} }},
+		{"syntax error added after one", func(f *File) { f.Docs[5].Errors = []Error{{Span: f.Docs[5].Span, Message: "x"}} }},
+		{"duplicate key added", func(f *File) { f.Docs[0].Errors = []Error{{Span: f.Docs[0].Span, Message: "x", Duplicate: true}} }},
+		{"documents merged", func(f *File) { f.Docs[5].Root = nil }},
+		{"content on another line", func(f *File) { f.Docs[2].Root.Line++ }},
+	} {
+		f := Parse("t.yaml", 1, []byte(text))
+		tc.tamper(f)
+		if got := judge(f); len(got) == 0 {
+			t.Errorf("%s: accepted", tc.name)
+		}
 	}
 }
 
