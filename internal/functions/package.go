@@ -227,16 +227,21 @@ func hasEnv(env []string, key string) bool {
 }
 
 // say words what a preparation found, once, for the user.
-func (b *packageBackend) say(run PackageRun) string {
+func (b *packageBackend) say(run PackageRun) string { return run.Message() }
+
+// Message words how the function fared, for the user: the digest that
+// runs and how it was had, why it cannot run here, or why it could not be
+// pulled.
+func (run PackageRun) Message() string {
 	switch {
 	case run.Err != nil:
-		return fmt.Sprintf("function %s: %s", b.name, Escape(run.Err.Error(), false))
+		return fmt.Sprintf("function %s: %s", run.Function, Escape(run.Err.Error(), false))
 	case run.NotRunnable != "":
-		what := b.pkg
-		if run.Runtime != nil {
+		what := run.Package
+		if run.Runtime != nil && run.Runtime.Name != "" {
 			what = run.Runtime.Name
 		}
-		return fmt.Sprintf("function %s: crd-lsp cannot run %s on this machine: %s; its steps pass the desired state through", b.name, what, run.NotRunnable)
+		return fmt.Sprintf("function %s: crd-lsp cannot run %s on this machine: %s; its steps pass the desired state through", run.Function, what, Escape(run.NotRunnable, false))
 	}
 	rt := run.Runtime
 	how := fmt.Sprintf("pulled and unpacked in %s", run.Took.Round(time.Millisecond))
@@ -246,7 +251,7 @@ func (b *packageBackend) say(run PackageRun) string {
 	if rt.Warning != "" {
 		how += " (" + Escape(rt.Warning, false) + ")"
 	}
-	return fmt.Sprintf("function %s: running %s from its package (%s, entrypoint %s; %s)", b.name, rt.Name, rt.Platform, strings.Join(rt.Entrypoint, " "), how)
+	return fmt.Sprintf("function %s: running %s from its package (%s, entrypoint %s; %s)", run.Function, rt.Name, rt.Platform, strings.Join(rt.Entrypoint, " "), how)
 }
 
 // passThrough is the answer for a step whose function's entrypoint

@@ -334,6 +334,29 @@ func (r *Registry) Route(step Step) (Runner, string) {
 	return r, fmt.Sprintf("%s (%s %s)", step.Function, src, where)
 }
 
+// Names are the names of the functions the Registry knows (Function
+// objects and executables), sorted.
+func (r *Registry) Names() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, fn := range r.cfg.Functions {
+		if !seen[fn.Name] {
+			seen[fn.Name] = true
+			out = append(out, fn.Name)
+		}
+	}
+	for n := range r.cfg.Executables {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // AddFunctions adds Function objects found after the Registry was made
 // (the workspace's, and its crossplane.yaml's function dependencies, for
 // FromPackages); a function already known by name keeps what it had.
