@@ -77,7 +77,7 @@ func (o *functionOptions) pipeline(log *slog.Logger, stderr io.Writer, pkgs *pac
 		cfg.PullRuntime = loader.RuntimePuller(pkgs)
 		// Said at the end, one line per function (packageRunLines), not
 		// while the run writes.
-		cfg.Notify = func(string) {}
+		cfg.Notify = func(functions.PackageRun) {}
 	}
 	for _, p := range o.files {
 		fns, err := loader.ReadFunctions(p)

@@ -75,7 +75,7 @@ type packageBackend struct {
 	env       []string // the Function's runtime-docker-env pairs
 	timeout   time.Duration
 	logf      func(string, ...any)
-	notify    func(string)
+	notify    func(PackageRun)
 
 	mu     sync.Mutex
 	prep   *preparation
@@ -98,7 +98,11 @@ func newPackageBackend(name, pkg string, cfg Config, env string) *packageBackend
 	}
 	b.notify = cfg.Notify
 	if b.notify == nil {
-		b.notify = func(msg string) { b.log("%s", msg) }
+		b.notify = func(run PackageRun) {
+			if b.logf != nil {
+				b.logf("%s", run.Message())
+			}
+		}
 	}
 	for _, kv := range strings.Split(env, ",") {
 		if strings.Contains(kv, "=") {
@@ -168,8 +172,8 @@ func (b *packageBackend) prepare(ctx context.Context, p *preparation) {
 		b.mu.Lock()
 		p.at = time.Now()
 		b.mu.Unlock()
-		b.notify(b.say(*run))
 		close(p.done)
+		b.notify(*run)
 	}()
 	if why := platformNote(); why != "" {
 		run.NotRunnable = why
@@ -225,9 +229,6 @@ func hasEnv(env []string, key string) bool {
 	}
 	return false
 }
-
-// say words what a preparation found, once, for the user.
-func (b *packageBackend) say(run PackageRun) string { return run.Message() }
 
 // Message words how the function fared, for the user: the digest that
 // runs and how it was had, why it cannot run here, or why it could not be

@@ -48,16 +48,26 @@ type notes struct {
 	pulls int
 }
 
-func (n *notes) add(msg string) {
+func (n *notes) add(run PackageRun) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.lines = append(n.lines, msg)
+	n.lines = append(n.lines, run.Message())
 }
 
+// all is what was said, once something was (Notify is told right after
+// the calls waiting for the package go on).
 func (n *notes) all() []string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return append([]string(nil), n.lines...)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		n.mu.Lock()
+		lines := append([]string(nil), n.lines...)
+		n.mu.Unlock()
+		if len(lines) > 0 || time.Now().After(deadline) {
+			time.Sleep(10 * time.Millisecond) // (and nothing more comes)
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			return append([]string(nil), n.lines...)
+		}
+	}
 }
 
 // runtimeWith lays out an unpacked runtime whose entrypoint /function is

@@ -74,9 +74,10 @@ type Config struct {
 	// that cannot run outside its container passes its steps through.
 	FromPackages bool
 	PullRuntime  func(ctx context.Context, pkg string) (*PackageRuntime, error)
-	// Notify receives what is said once per function run from its
-	// package: which digest runs, or why it cannot; nil logs it (Logf).
-	Notify func(msg string)
+	// Notify is told once per function run from its package how its
+	// preparation went (PackageRun.Message words it: which digest runs,
+	// or why it cannot), as soon as it ends; nil logs it (Logf).
+	Notify func(PackageRun)
 	// CallTimeout bounds a call whose context has no deadline
 	// (DefaultTimeout when zero); StartTimeout bounds starting a process
 	// or container and its first answer (default 30s, 5m for Docker).

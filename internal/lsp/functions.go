@@ -73,6 +73,10 @@ type fnSettings struct {
 	PreferReal   bool
 	Docker       bool
 	AllowRemote  bool
+	FromPackages bool
+	// Packages keys the package client's settings (cache folder,
+	// registries), which pull the packages FromPackages runs.
+	Packages string
 }
 
 func (set Settings) functionSettings(roots []string) fnSettings {
@@ -84,6 +88,10 @@ func (set Settings) functionSettings(roots []string) fnSettings {
 		PreferReal:   set.RealPatchAndTransform,
 		Docker:       set.FunctionsDocker,
 		AllowRemote:  set.AllowRemoteFunctions,
+		FromPackages: set.FunctionsFromPackages,
+	}
+	if fs.FromPackages {
+		fs.Packages = pkgClientKey(set)
 	}
 	for name, p := range set.Functions {
 		if name != "" && p != "" {
@@ -170,12 +178,17 @@ func (r *fnRuntime) acquire(sn snapshot, roots []string) *fnHandle {
 		if set.UseWorkspace {
 			ws = workspaceFunctions(sn.world)
 		}
+		if set.FromPackages && sn.world != nil {
+			// The workspace's Functions and crossplane.yaml's function
+			// dependencies, run from their packages (after those above).
+			ws = append(ws, sn.world.PackageFunctions()...)
+		}
 		if !r.built || !reflect.DeepEqual(set, r.settings) || !reflect.DeepEqual(ws, r.workspace) || sourcesChanged(r.sources) {
 			// Stamped before reading: a change made while the registry
 			// is built is seen by the next analysis.
 			var found map[string]functionFiles
 			r.sources, found = stampSources(set.Files)
-			r.replaceLocked(r.build(set, ws, found))
+			r.replaceLocked(r.build(set, ws, found, sn.settings))
 			r.settings, r.workspace = set, ws
 		}
 		r.built, r.seq = true, sn.seq
@@ -313,7 +326,7 @@ func (r *fnRuntime) close() {
 // configuration problems (a functions file that cannot be read, a
 // Development target outside loopback). found holds the files each
 // functionsFiles entry stands for, as stampSources found them.
-func (r *fnRuntime) build(set fnSettings, ws []functions.Function, found map[string]functionFiles) *fnHandle {
+func (r *fnRuntime) build(set fnSettings, ws []functions.Function, found map[string]functionFiles, all Settings) *fnHandle {
 	cfg := functions.Config{
 		Executables:  map[string]functions.Executable{},
 		AllowRemote:  set.AllowRemote,
@@ -323,6 +336,13 @@ func (r *fnRuntime) build(set fnSettings, ws []functions.Function, found map[str
 		Logf:         func(format string, args ...any) { r.s.log.Debug(fmt.Sprintf(format, args...)) },
 	}
 	var problems []string
+	if set.FromPackages {
+		if c, err := r.s.pkgClient(all); err != nil {
+			problems = append(problems, fmt.Sprintf("crdLsp.functionsFromPackages: no package cache: %v", err))
+		} else {
+			cfg.FromPackages, cfg.PullRuntime, cfg.Notify = true, loader.RuntimePuller(c), r.packageReady
+		}
+	}
 	names := make([]string, 0, len(set.Executables))
 	for name := range set.Executables {
 		names = append(names, name)
@@ -385,11 +405,27 @@ func runsAnything(cfg functions.Config) bool {
 		return true
 	}
 	for _, fn := range cfg.Functions {
-		if fn.Annotations[functions.AnnotationRuntime] == functions.RuntimeDevelopment || cfg.Docker {
+		if fn.Annotations[functions.AnnotationRuntime] == functions.RuntimeDevelopment || cfg.Docker || cfg.FromPackages && fn.Package != "" {
 			return true
 		}
 	}
 	return false
+}
+
+// packageReady is told how a Function's package was prepared (pulled,
+// unpacked, checked: in the background, for the first call that needed
+// it, which may have given up waiting): the user reads it once, and the
+// open documents are diagnosed again with it.
+func (r *fnRuntime) packageReady(run functions.PackageRun) {
+	msg := run.Message()
+	if run.Runs {
+		r.s.logMessage(protocol.MessageTypeInfo, msg)
+		r.s.log.Info("composition function from its package", "message", msg)
+	} else {
+		r.s.log.Warn("composition function from its package", "message", msg)
+		r.s.showMessage(protocol.MessageTypeWarning, "crd-lsp: "+msg)
+	}
+	r.s.diag.scheduleAll()
 }
 
 func sortedNames(cfg functions.Config) []string {

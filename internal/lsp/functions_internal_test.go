@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,7 +18,8 @@ func TestFunctionSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	set, err := parseSettings([]byte(`{"crdLsp": {"functions": {"fn": "bin/fn", "abs": "/opt/fn", "": "x"}, "functionsFiles": "functions.yaml",
-		"functionTimeout": 2.5, "workspaceFunctions": true, "realPatchAndTransform": true, "functionsDocker": true, "allowRemoteFunctions": true}}`))
+		"functionTimeout": 2.5, "workspaceFunctions": true, "realPatchAndTransform": true, "functionsDocker": true, "allowRemoteFunctions": true,
+		"functionsFromPackages": true, "cacheDir": "/tmp/cache", "registries": {"insecure": ["127.0.0.1:5000"]}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,13 +32,18 @@ func TestFunctionSettings(t *testing.T) {
 		PreferReal:   true,
 		Docker:       true,
 		AllowRemote:  true,
+		FromPackages: true,
+		Packages:     pkgClientKey(set),
+	}
+	if !strings.Contains(want.Packages, "/tmp/cache") || !strings.Contains(want.Packages, "127.0.0.1:5000") {
+		t.Errorf("the package client's key %q lacks the cache folder or the registry", want.Packages)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("functionSettings = %+v\nwant %+v", got, want)
 	}
 
 	def := defaultSettings().functionSettings(nil)
-	if def.UseWorkspace || def.Timeout != defaultFunctionTimeout || len(def.Executables) != 0 || len(def.Files) != 0 || def.PreferReal || def.Docker || def.AllowRemote {
+	if def.UseWorkspace || def.Timeout != defaultFunctionTimeout || len(def.Executables) != 0 || len(def.Files) != 0 || def.PreferReal || def.Docker || def.AllowRemote || def.FromPackages || def.Packages != "" {
 		t.Errorf("defaults = %+v", def)
 	}
 	if _, err := parseSettings([]byte(`{"functionsFiles": 3}`)); err == nil {

@@ -126,6 +126,12 @@ type Settings struct {
 	// FunctionsDocker runs Functions without a Development annotation in
 	// Docker, from their package image (--functions-docker).
 	FunctionsDocker bool `json:"functionsDocker,omitempty"`
+	// FunctionsFromPackages runs Functions (of functionsFiles, of the
+	// workspace, and crossplane.yaml's function dependencies) from the
+	// runtime image their package embeds: pulled into the package cache
+	// (registries.*, cacheDir) and unpacked, the function's own program
+	// runs on this machine, Linux only (--functions-from-packages).
+	FunctionsFromPackages bool `json:"functionsFromPackages,omitempty"`
 	// AllowRemoteFunctions allows Development targets outside loopback
 	// (--allow-remote-functions).
 	AllowRemoteFunctions bool `json:"allowRemoteFunctions,omitempty"`
