@@ -12,12 +12,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -61,6 +63,9 @@ type PackageRun struct {
 	// Took is how long pulling (or finding in the cache) and checking it
 	// took.
 	Took time.Duration
+	// Missed: a call gave up waiting for it (its time limit, or it was
+	// cancelled), so what that call's analysis showed is stale.
+	Missed bool
 }
 
 // retryPull is how long a failed pull stands before a call tries again.
@@ -86,9 +91,10 @@ type packageBackend struct {
 
 // preparation is one pull of the package and check of its entrypoint.
 type preparation struct {
-	done chan struct{}
-	at   time.Time // when it ended
-	run  PackageRun
+	done   chan struct{}
+	at     time.Time // when it ended
+	run    PackageRun
+	missed atomic.Bool // a call gave up waiting
 }
 
 func newPackageBackend(name, pkg string, cfg Config, env string) *packageBackend {
@@ -157,6 +163,7 @@ func (b *packageBackend) ready(ctx context.Context) (why string, err error) {
 	select {
 	case <-p.done:
 	case <-ctx.Done():
+		p.missed.Store(true)
 		return "", fmt.Errorf("its package %s is still being pulled and unpacked (the next call uses it once it is ready)", b.pkg)
 	}
 	return p.run.NotRunnable, p.run.Err
@@ -173,7 +180,9 @@ func (b *packageBackend) prepare(ctx context.Context, p *preparation) {
 		p.at = time.Now()
 		b.mu.Unlock()
 		close(p.done)
-		b.notify(*run)
+		told := *run
+		told.Missed = p.missed.Load()
+		b.notify(told)
 	}()
 	if why := platformNote(); why != "" {
 		run.NotRunnable = why
@@ -197,9 +206,13 @@ func (b *packageBackend) prepare(ctx context.Context, p *preparation) {
 		run.NotRunnable = why
 		return
 	}
+	// Its working folder is the image's WorkingDir inside the unpacked
+	// image (the image's root when the image has no such folder).
 	ex := Executable{Path: rt.Executable, Dir: rt.Root}
 	if wd := rt.WorkingDir; wd != "" && path.IsAbs(wd) {
-		ex.Dir = filepath.Join(rt.Root, filepath.FromSlash(path.Clean(wd)))
+		if d := filepath.Join(rt.Root, filepath.FromSlash(path.Clean(wd))); isDir(d) {
+			ex.Dir = d
+		}
 	}
 	proc := newProcessBackend(b.name, ex, 0, b.logf)
 	proc.pre = rt.Entrypoint[1:]
@@ -219,6 +232,11 @@ func (b *packageBackend) prepare(ctx context.Context, p *preparation) {
 	b.proc = proc
 	b.mu.Unlock()
 	run.Runs = true
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 func hasEnv(env []string, key string) bool {

@@ -232,11 +232,12 @@ func TestPreparePullsBeforeTheCall(t *testing.T) {
 	}
 	rt := runtimeWith(t, bin)
 	slow := make(chan struct{})
+	told := make(chan PackageRun, 1)
 	r := New(Config{FromPackages: true, Functions: []Function{{Name: "function-test", Package: "example.org/fn:v1"}},
 		PullRuntime: func(ctx context.Context, pkg string) (*PackageRuntime, error) {
 			<-slow
 			return rt, nil
-		}})
+		}, Notify: func(run PackageRun) { told <- run }})
 	defer r.Close()
 	st := script(t, "compose: []")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -251,6 +252,11 @@ func TestPreparePullsBeforeTheCall(t *testing.T) {
 	defer cancel()
 	if _, err := r.Run(ctx, st, request(t, st)); err != nil {
 		t.Errorf("after Prepare: %v", err)
+	}
+	// The front end hears that a call gave up waiting (the editor then
+	// diagnoses again).
+	if run := <-told; !run.Missed || !run.Runs {
+		t.Errorf("told %+v", run)
 	}
 }
 

@@ -414,9 +414,16 @@ func runsAnything(cfg functions.Config) bool {
 
 // packageReady is told how a Function's package was prepared (pulled,
 // unpacked, checked: in the background, for the first call that needed
-// it, which may have given up waiting): the user reads it once, and the
-// open documents are diagnosed again with it.
+// it): the user reads it once, and when a call gave up waiting for it,
+// the open documents are diagnosed again with it (the calls still waiting
+// go on by themselves: they are not cancelled).
 func (r *fnRuntime) packageReady(run functions.PackageRun) {
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return // (a pull the shutdown cut short)
+	}
 	msg := run.Message()
 	if run.Runs {
 		r.s.logMessage(protocol.MessageTypeInfo, msg)
@@ -425,7 +432,9 @@ func (r *fnRuntime) packageReady(run functions.PackageRun) {
 		r.s.log.Warn("composition function from its package", "message", msg)
 		r.s.showMessage(protocol.MessageTypeWarning, "crd-lsp: "+msg)
 	}
-	r.s.diag.scheduleAll()
+	if run.Missed {
+		r.s.diag.scheduleAll()
+	}
 }
 
 func sortedNames(cfg functions.Config) []string {
