@@ -165,10 +165,11 @@ func check(opts *checkOptions, paths []string, stdin io.Reader, stdout, stderr i
 	}
 	kubernetesNote(world, "check", stderr)
 	if reg != nil && opts.functions.fromPkgs {
-		// Every Function the files may run from its package is pulled
-		// before the analyses, so that no call's time limit pays for it.
+		// The Functions the files' Compositions run from their packages
+		// are pulled before the analyses, so that no call's time limit
+		// pays for a pull.
 		opts.functions.addWorkspace(reg, world)
-		reg.Prepare(context.Background(), reg.Names())
+		reg.Prepare(context.Background(), stepFunctions(files))
 	}
 	sum := streamCheck(context.Background(), world, files, log, stdout, opts.output, func() []jsonPackageRun { return jsonPackageRuns(reg) })
 	for _, line := range packageRunLines(reg) {

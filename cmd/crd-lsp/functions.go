@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
@@ -162,6 +164,34 @@ func jsonPackageRuns(reg *functions.Registry) []jsonPackageRun {
 			j.Ref, j.Digest, j.Image, j.Platform, j.Entrypoint, j.FromCache = rt.Name, rt.Digest, rt.Image, rt.Platform, rt.Entrypoint, rt.FromCache
 		}
 		out = append(out, j)
+	}
+	return out
+}
+
+// stepFunctions are the functions the pipeline steps of the Compositions
+// in files name (files that do not mention a Composition are not parsed).
+func stepFunctions(files loader.Files) []string {
+	var out []string
+	for _, f := range files {
+		if !bytes.Contains(f.Content, []byte("Composition")) {
+			continue
+		}
+		out = append(out, stepsOf(document.Parse(f.Path, 0, f.Content).Docs)...)
+	}
+	return out
+}
+
+// stepsOf are the functions the pipeline steps of the Compositions among
+// docs name.
+func stepsOf(docs []*document.Doc) []string {
+	var out []string
+	for _, d := range docs {
+		obj, err := d.Object()
+		if m, ok := obj.(map[string]any); err == nil && ok && m["kind"] == "Composition" {
+			for _, st := range functions.Steps(m) {
+				out = append(out, st.Function)
+			}
+		}
 	}
 	return out
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
-	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
@@ -142,16 +141,7 @@ type renderJob struct {
 
 // stepFunctions are the functions the file's Compositions' steps name.
 func (j renderJob) stepFunctions() []string {
-	var out []string
-	for _, d := range j.file.Docs {
-		obj, err := d.Object()
-		if m, ok := obj.(map[string]any); err == nil && ok && m["kind"] == "Composition" {
-			for _, st := range functions.Steps(m) {
-				out = append(out, st.Function)
-			}
-		}
-	}
-	return out
+	return stepsOf(j.file.Docs)
 }
 
 // gatherRender reads the Composition file and loads its workspace: the
