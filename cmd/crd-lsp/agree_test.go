@@ -537,8 +537,8 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		},
 		want: []string{
 			"composition.yaml:12:19 info step-input", "composition.yaml:16:64 error composition-scope", "composition.yaml:20:17 error composition-patch",
-			"composition.yaml:27:27 warning composition-patch", "composition.yaml:34:22 info enum", "composition.yaml:40:22 warning enum",
-			"composition.yaml:40:33 error unknown-field", "composition.yaml:46:15 error step-input", "composition.yaml:51:19 warning step-input",
+			"composition.yaml:27:27 warning composition-patch", "composition.yaml:34:22 info enum", "composition.yaml:40:22 info enum",
+			"composition.yaml:40:33 info unknown-field", "composition.yaml:46:15 error enum", "composition.yaml:51:19 info step-input",
 			"composition.yaml:60:56 warning composition-schema",
 		},
 	}, {

@@ -224,10 +224,11 @@ func TestRenderNativeStepsWithRealAutoReady(t *testing.T) {
 // TestInputFindingsAgreeWithSDKDecoding: what check says of a step's
 // input without running anything agrees with how a function built with
 // function-sdk-go decodes it (the test function's Typed input: its Go
-// type through request.GetInput). An unknown field or a wrong JSON type
-// is an error, and the real function fails the step; an enum or range
-// its input CRD states is only a warning, and the real function takes the
-// value as it is.
+// type through request.GetInput). For a function crd-lsp has no record
+// of, an unknown field or a wrong JSON type is a warning (the real one
+// fails the step: its result is the error), and an enum or range its
+// input CRD states is information: the real function takes the value as
+// it is.
 func TestInputFindingsAgreeWithSDKDecoding(t *testing.T) {
 	bin := fntest.TestFunction(t)
 	xrd, err := os.ReadFile(filepath.Join("..", "..", "testdata", "render", "native-and-real", "xrd.yaml"))
@@ -262,9 +263,13 @@ spec:
 		static      []string // severity code, in order
 		fails       bool     // the real function fails the step
 	}{
-		{"enum and range", "mode: Fats, count: 0", []string{"warning enum", "warning range"}, false},
-		{"unknown field", "mode: Fast, cuont: 1", []string{"error unknown-field"}, true},
-		{"wrong type", "mode: Fast, count: one", []string{"error type"}, true},
+		// A function crd-lsp has no record of: what its input CRD
+		// refuses in values is information, a field or type it does not
+		// allow a warning (the real function, built with
+		// function-sdk-go, fails the step on those).
+		{"enum and range", "mode: Fats, count: 0", []string{"info enum", "info range"}, false},
+		{"unknown field", "mode: Fast, cuont: 1", []string{"warning unknown-field"}, true},
+		{"wrong type", "mode: Fast, count: one", []string{"warning type"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -170,7 +170,6 @@ func gatherRender(ctx context.Context, opts *renderOptions, path string, pipelin
 		return renderJob{}, err
 	}
 	job := renderJob{path: path, file: document.Parse(path, 0, text), env: world.Env(path), world: world}
-	job.env.Workspace.Examples = nil // the composite is --xr's, or synthesised
 	if opts.xr != "" {
 		b, err := workspace.ReadFile(opts.xr, workspace.DefaultMaxFileSize)
 		if err != nil {
@@ -183,63 +182,40 @@ func gatherRender(ctx context.Context, opts *renderOptions, path string, pipelin
 	return job, nil
 }
 
-// renderedDoc is what rendering one document of the file gave.
-type renderedDoc struct {
-	doc       *document.Doc
-	err       error // the document does not parse
-	rendering analysis.Rendering
-	noXRD     bool // a Composition whose compositeTypeRef names no XRD
-}
-
-// analyse renders each Composition of the file, in document order;
-// documents that parse to other kinds are left out.
-func (j renderJob) analyse(ctx context.Context) []renderedDoc {
-	var out []renderedDoc
-	for _, d := range j.file.Docs {
-		obj, err := d.Object()
-		if err != nil {
-			out = append(out, renderedDoc{doc: d, err: err})
-			continue
-		}
-		m, _ := obj.(map[string]any)
-		if m["kind"] != "Composition" {
-			continue
-		}
-		rd, ok := analysis.RenderComposition(ctx, d, m, j.xr, j.env, false)
-		out = append(out, renderedDoc{doc: d, rendering: rd, noXRD: !ok})
-	}
-	return out
+// analyse renders each Composition of the file (analysis.RenderFile).
+func (j renderJob) analyse(ctx context.Context) []analysis.DocRendering {
+	return analysis.RenderFile(ctx, j.file, j.xr, j.env)
 }
 
 // printRender prints each rendering's YAML on stdout and its notes on
 // stderr, and returns the exit status: 1 when a document failed or a note
 // is an error, 2 when the file holds no Composition.
-func printRender(j renderJob, docs []renderedDoc, stdout, stderr io.Writer) int {
+func printRender(j renderJob, docs []analysis.DocRendering, stdout, stderr io.Writer) int {
 	path := printable(j.path)
 	rendered, failed := 0, false
 	for _, r := range docs {
 		switch {
-		case r.err != nil:
-			fmt.Fprintf(stderr, "%s: %s\n", path, printable(r.err.Error()))
+		case r.Err != nil:
+			fmt.Fprintf(stderr, "%s: %s\n", path, printable(r.Err.Error()))
 			failed = true
 			continue
-		case r.noXRD:
+		case r.NoXRD:
 			ref := fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("compositeTypeRef")}
-			line, col := r.doc.LineColOf(ref)
+			line, col := r.Doc.LineColOf(ref)
 			fmt.Fprintf(stderr, "%s:%d:%d: error: no XRD for the compositeTypeRef: pass its folder with --schemas\n", path, line, col)
 			failed = true
 			continue
 		}
 		rendered++
-		if r.rendering.Synthesized {
+		if r.Rendering.Synthesized {
 			fmt.Fprintf(stderr, "%s: rendering with a composite synthesised from the XRD (required fields only; pass --xr for your own)\n", path)
 		}
-		for _, n := range r.rendering.Notes {
-			line, col := r.doc.LineColOf(n.Path)
+		for _, n := range r.Rendering.Notes {
+			line, col := r.Doc.LineColOf(n.Path)
 			fmt.Fprintf(stderr, "%s:%d:%d: %s: %s [%s]\n", path, line, col, n.Severity, printable(n.Message), n.Code)
 			failed = failed || n.Severity == severity.Error
 		}
-		b, err := r.rendering.YAML("")
+		b, err := r.Rendering.YAML("")
 		if err != nil {
 			fmt.Fprintln(stderr, "crd-lsp render:", err)
 			return 1

@@ -62,10 +62,17 @@ var workspaceFindings = map[string][]wantFinding{
 		// engine: without an engine the combine is skipped, and the
 		// resource gets a reference with a namespace but no name.
 		{`^apis/composition\.yaml:(107|168):30: warning: spec\.writeConnectionSecretToRef\.name is required by (User|DatabaseInstance), and only set when spec\.parameters\.engine is set`, 2, whyOptionalOnly},
+		// databaseVersion is one of the DatabaseInstance's CEL-required
+		// parameters: with writeConnectionSecretToRef.name missing the
+		// API server skips the rule, but reports it once that is fixed.
+		{`^apis/composition\.yaml:183:30: warning: spec\.forProvider\.databaseVersion is required by DatabaseInstance, and only set when spec\.parameters\.engine is set`, 1, whyOptionalOnly},
 	},
 	"configuration-gcp-gke":     {},
 	"configuration-gcp-network": {},
-	"platform-ref-gcp":          {},
+	"platform-ref-gcp": {
+		{`^schemas/configuration-app-v0\.11\.0-definition\.yaml:62:27: warning: "decription" is not a JSON schema keyword \(did you mean "description"\?\): Crossplane drops it`, 1,
+			"true upstream typo: Crossplane decodes the XRD's schema with encoding/json, which drops the member, so the field has no description"},
+	},
 	"crossplane-e2e": {
 		{`^apiextensions/composition/legacy-propagate-field-removals/setup/functions\.yaml:7:3: error: mapping key "name" already defined at line 6, column 3: kubectl keeps the last value, but the API server rejects YAML with duplicate keys \[duplicate-key\]`, 1,
 			"true upstream bug: metadata.name is written twice; kubectl rejects the duplicate key"},

@@ -88,6 +88,12 @@ type Workspace struct {
 	// crossplane-contrib-function-patch-and-transform). nil or false:
 	// unknown.
 	FunctionOf func(name string) (StepFunction, bool)
+	// DefinedFunctions lists the Function names a step of this file may
+	// name (the workspace's Function objects, the Functions the nearest
+	// package root's dependencies install, the functions a project
+	// embeds); complete is false when they cannot all be known. nil:
+	// unknown.
+	DefinedFunctions func() (names []string, complete bool)
 	// Cluster is what is known of the cluster Compositions run in: the
 	// EnvironmentConfigs their environment is built from, other
 	// resources functions may require, the context a pipeline starts

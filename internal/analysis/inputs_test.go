@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
-	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -75,13 +74,14 @@ spec:
 	return out
 }
 
-// TestFunctionInputs: what a function's decoding rejects (unknown
-// fields, wrong JSON types) is an error; what only the input CRD's
-// schema says is a warning that says Crossplane does not enforce it, and
-// what the function does instead where its source says (function-kcl
-// reads "" and unknown targets as Default; go-templating fails on a
-// source it does not know). Before issue 22 all of these were API-server
-// errors, and go-templating's misspelt source went unreported.
+// TestFunctionInputs: what a function's recorded answers show it refuses
+// (function-go-templating's unknown fields, wrong JSON types, a source it
+// does not know) is an error; what only the input CRD says is
+// information, for a function whose answers could not be recorded
+// (function-kcl: its KCL runtime is not served here) as for any value a
+// recorded function is not known to refuse. Before issue 31 the CRD's
+// enum on function-kcl's target was a warning, and before issue 22 all of
+// these were API-server errors.
 func TestFunctionInputs(t *testing.T) {
 	kcl := map[string]string{"crossplane-contrib-function-kcl": "xpkg.upbound.io/crossplane-contrib/function-kcl"}
 	for _, tc := range []struct {
@@ -96,31 +96,41 @@ func TestFunctionInputs(t *testing.T) {
       apiVersion: krm.kcl.dev/v1alpha1
       kind: KCLInput
       spec: {source: x, target: ""}
-`, kcl, []string{`15:33 info enum unsupported value "": supported values: "Default", "PatchDesired", "PatchResources", "XR", "Resources" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-kcl reads an empty target as Default)`}},
-		{"kcl unknown target runs as Default", `
+`, kcl, []string{`15:33 info enum unsupported value "": supported values: "Default", "PatchDesired", "PatchResources", "XR", "Resources" (Crossplane does not validate a step's input against the function's input CRD: the function reads the input itself; crd-lsp has no record that function-kcl rejects this)`}},
+		{"kcl unknown target: the CRD's word only", `
   - step: k
     functionRef: {name: crossplane-contrib-function-kcl}
     input:
       apiVersion: krm.kcl.dev/v1alpha1
       kind: KCLInput
       spec: {source: x, target: Resourcse}
-`, kcl, []string{`15:33 warning enum unsupported value "Resourcse"`, ``}},
+`, kcl, []string{`15:33 info enum unsupported value "Resourcse"`, ``}},
 		{"unknown field and wrong type fail decoding", `
+  - step: t
+    functionRef: {name: function-go-templating}
+    input:
+      apiVersion: gotemplating.fn.crossplane.io/v1beta1
+      kind: GoTemplate
+      source: Inline
+      inline: {templat: x}
+      delims: left
+`, nil, []string{`12:5 info cel some validation rules`, `16:16 error unknown-field unknown field "templat"; did you mean "template"? (function-go-templating fails the step: it cannot decode its input`, `17:15 error type must be of type object: "string" (function-go-templating fails the step: it cannot decode its input`}},
+		{"unknown field of a function whose answers are not recorded", `
   - step: k
     functionRef: {name: crossplane-contrib-function-kcl}
     input:
       apiVersion: krm.kcl.dev/v1alpha1
       kind: KCLInput
       spec: {sourc: x, count: "two"}
-`, kcl, []string{`15:14 error unknown-field unknown field "sourc"; did you mean "source"? (the function decodes its input rejecting unknown fields: the step fails)`, `15:31 error type must be of type integer: "string" (the function cannot decode this value into its input type: the step fails)`}},
-		{"range and pattern of an unknown function are warnings", `
+`, kcl, []string{`15:14 info unknown-field unknown field "sourc"; did you mean "source"? (function-kcl's input CRD does not allow it; crd-lsp has no record of what function-kcl does with it)`, `15:31 info type must be of type integer`}},
+		{"range and pattern the function is not known to refuse are information", `
   - step: k
     functionRef: {name: my-kcl}
     input:
       apiVersion: krm.kcl.dev/v1alpha1
       kind: KCLInput
       spec: {source: "", count: 0}
-`, nil, []string{`15:22 warning pattern should match '^.+$' (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself, and may reject this value or use a default)`, `15:33 warning range`}},
+`, nil, []string{`15:22 info pattern should match '^.+$' (Crossplane does not validate a step's input against the function's input CRD: the function reads the input itself; crd-lsp has no record that function-kcl rejects this)`, `15:33 info range`}},
 		{"go-templating source", `
   - step: t
     functionRef: {name: function-go-templating}
@@ -129,7 +139,7 @@ func TestFunctionInputs(t *testing.T) {
       kind: GoTemplate
       source: inline
       inline: {template: "x"}
-`, nil, []string{`15:15 error step-input unsupported value "inline": function-go-templating accepts Inline, FileSystem or Environment (did you mean "Inline"?); the function fails the step with "invalid source"`}},
+`, nil, []string{`15:15 error enum unsupported value "inline": function-go-templating knows "Inline", "FileSystem" and "Environment" (did you mean "Inline"?); it fails the step ("invalid function input: invalid source")`}},
 		{"go-templating without a source", `
   - step: t
     functionRef: {name: function-go-templating}
@@ -137,7 +147,7 @@ func TestFunctionInputs(t *testing.T) {
       apiVersion: gotemplating.fn.crossplane.io/v1beta1
       kind: GoTemplate
       inline: {template: "x"}
-`, nil, []string{`12:5 error required missing required field "source" (the function fails the step with "source is required")`, `12:5 info cel some validation rules`}},
+`, nil, []string{`12:5 error required missing required field "source" (function-go-templating fails the step ("invalid function input: source is required"))`, `12:5 info cel some validation rules`}},
 		{"a template's placeholder input for a known function", `
   - step: k
     functionRef: {name: crossplane-contrib-function-kcl}
@@ -145,7 +155,7 @@ func TestFunctionInputs(t *testing.T) {
       apiVersion: template.fn.crossplane.io/v1beta1
       kind: Input
       example: Hello
-`, kcl, []string{`13:19 warning step-input step "k" runs function-kcl (xpkg.upbound.io/crossplane-contrib/function-kcl, from functions.yaml), whose input is krm.kcl.dev KCLInput, not template.fn.crossplane.io Input`}},
+`, kcl, []string{`13:19 info step-input step "k" runs function-kcl (xpkg.upbound.io/crossplane-contrib/function-kcl, from functions.yaml), whose input CRD defines krm.kcl.dev KCLInput, not template.fn.crossplane.io Input (crd-lsp has no record of what function-kcl does with another kind)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := inputDiags(t, tc.steps, tc.fns)
@@ -196,34 +206,6 @@ func TestPatchAndTransformByFunction(t *testing.T) {
 	}
 }
 
-// TestMatchRule: rule paths match fields exactly, "[*]" any index, a
-// leading "*." any prefix.
-func TestMatchRule(t *testing.T) {
-	p := func(s string) fieldpath.Path {
-		fp, err := fieldpath.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fp
-	}
-	for _, c := range []struct {
-		pattern, path string
-		want          bool
-	}{
-		{"spec.environmentConfigs[*].type", "spec.environmentConfigs[2].type", true},
-		{"spec.environmentConfigs[*].type", "spec.environmentConfigs.type", false},
-		{"*.patches[*].type", "resources[0].patches[3].type", true},
-		{"*.patches[*].type", "environment.patches[0].type", true},
-		{"*.patches[*].type", "patches[0].type", true},
-		{"source", "inline.source", false},
-		{"spec.target", "spec.target", true},
-	} {
-		if got := matchRule(c.pattern, p(c.path)); got != c.want {
-			t.Errorf("matchRule(%q, %q) = %v", c.pattern, c.path, got)
-		}
-	}
-}
-
 // TestPackageInputKinds: for a function crd-lsp has no table entry for,
 // the input CRDs its pulled package ships say which inputs it reads.
 func TestPackageInputKinds(t *testing.T) {
@@ -251,7 +233,7 @@ func TestPackageInputKinds(t *testing.T) {
 	if got := run("{apiVersion: foo.fn.acme.io/v1alpha1, kind: Input, spec: {source: x}}"); len(got) != 0 {
 		t.Errorf("its own input: %v", got)
 	}
-	want := `warning step "foo" runs function-foo (xpkg.crossplane.io/acme/function-foo, from crossplane.yaml), whose package defines foo.fn.acme.io Input as input, not template.fn.crossplane.io Input`
+	want := `info step "foo" runs function-foo (xpkg.crossplane.io/acme/function-foo, from crossplane.yaml), whose package defines foo.fn.acme.io Input as input, not template.fn.crossplane.io Input`
 	if got := run("{apiVersion: template.fn.crossplane.io/v1beta1, kind: Input, example: Hello}"); len(got) != 1 || !strings.HasPrefix(got[0], want) {
 		t.Errorf("a placeholder input: %v", got)
 	}
@@ -282,10 +264,10 @@ spec:
 
 // TestMoreFunctionInputs: what function-extra-resources, function-cue
 // and function-status-transformer do with input values their CRDs refuse
-// (their enums as the CRDs declare them), as each function's source
-// does it. Before, each was the generic "may reject this value or use a
-// default" warning, and extra-resources' unknown source type, which
-// fails the step, was only a warning.
+// (their enums as the CRDs declare them), as each function's recorded
+// answers show it (internal/functions/<function>/testdata/conformance):
+// status-transformer never fails the step, it reports an event type it
+// does not know in a False condition.
 func TestMoreFunctionInputs(t *testing.T) {
 	extra := fnInputCRD("extra-resources.fn.crossplane.io", "Input", `            spec:
               type: object
@@ -315,7 +297,7 @@ func TestMoreFunctionInputs(t *testing.T) {
                                 value: {type: string}
                                 fromFieldPathPolicy: {type: string, enum: [Optional, Required]}
 `)
-	cue := fnInputCRD("cue.fn.crossplane.io", "CUEInput", `            source: {type: string, enum: [Inline]}
+	cue := fnInputCRD("cue.fn.crossplane.io", "CueInput", `            source: {type: string, enum: [Inline]}
             script: {type: string}
 `)
 	status := fnInputCRD("function-status-transformer.fn.crossplane.io", "StatusTransformation", `            statusConditionHooks:
@@ -373,21 +355,23 @@ func TestMoreFunctionInputs(t *testing.T) {
             - {type: Valeu, key: k, value: v}
             - {type: Value, key: k, value: v, fromFieldPathPolicy: optional}
 `, []string{
-			`16:30 warning enum unsupported value "optional": supported values: "Required", "Optional" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-extra-resources treats any value but Optional as Required)`,
-			`18:18 info enum unsupported value "": supported values: "Reference", "Selector" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-extra-resources reads an empty type as Reference)`,
-			`19:17 error enum unsupported value "Selektor": supported values: "Reference", "Selector" (function-extra-resources requests nothing for a type it does not know, and the step fails with "cannot find expected extra resource")`,
-			`24:22 warning enum unsupported value "Valeu": supported values: "FromCompositeFieldPath", "Value" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-extra-resources skips a label matcher whose type it does not know, so the selector matches more)`,
-			`25:68 warning enum unsupported value "optional": supported values: "Optional", "Required" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-extra-resources treats any value but Optional as Required)`,
+			// No answers of function-extra-resources are recorded yet:
+			// what its CRD says is information.
+			`16:30 info enum unsupported value "optional": supported values: "Required", "Optional" (Crossplane does not validate a step's input against the function's input CRD: the function reads the input itself; crd-lsp has no record that function-extra-resources rejects this)`,
+			`18:18 info enum unsupported value ""`,
+			`19:17 info enum unsupported value "Selektor"`,
+			`24:22 info enum unsupported value "Valeu"`,
+			`25:68 info enum unsupported value "optional"`,
 		}},
 		{"cue never reads source", `
   - step: c
     functionRef: {name: function-cue}
     input:
       apiVersion: cue.fn.crossplane.io/v1beta1
-      kind: CUEInput
+      kind: CueInput
       source: File
       script: "response: {}"
-`, []string{`15:15 warning enum unsupported value "File": supported values: "Inline" (Crossplane does not validate a step's input against the function's input CRD: the function reads it itself; function-cue never reads source: it runs the inline script whatever source says)`}},
+`, []string{`15:15 warning enum unsupported value "File": supported values: "Inline" (function-cue never reads source: it runs the inline script whatever source says)`}},
 		{"status-transformer defaults and refusals", `
   - step: s
     functionRef: {name: function-status-transformer}
@@ -399,10 +383,11 @@ func TestMoreFunctionInputs(t *testing.T) {
         setConditions: [{target: Claim, condition: {type: X, status: "true"}}]
         createEvents: [{event: {type: Info, message: m}}]
 `, []string{
+			`16:20 warning required missing field "conditions": function-status-transformer never matches a matcher without conditions, so the hook never fires`,
 			`16:27 warning enum unsupported value "AnyResource"`,
 			`17:34 warning enum unsupported value "Claim"`,
 			`17:70 warning enum unsupported value "true"`,
-			`18:39 error enum unsupported value "Info": supported values: "Normal", "Warning" (function-status-transformer creates no event for a type but Normal or Warning and reports "invalid type")`,
+			`18:39 error enum unsupported value "Info": supported values: "Normal", "Warning" (function-status-transformer creates no event: it sets StatusTransformationSuccess False (SetConditionFailure, "invalid type"))`,
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -416,5 +401,34 @@ func TestMoreFunctionInputs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUnservedInputVersion: an input at a version its input CRD does not
+// serve is said on its apiVersion, naming the served versions, and its
+// fields are checked against the newest served one (before, nothing was
+// checked at all).
+func TestUnservedInputVersion(t *testing.T) {
+	foo := fnInputCRD("foo.fn.acme.io", "Input", `            mode: {type: string}
+`)
+	got := inputDiags(t, `
+  - step: f
+    functionRef: {name: acme-function-foo}
+    input:
+      apiVersion: foo.fn.acme.io/v1alpha1
+      kind: Input
+      mdoe: fast
+`, nil, foo)
+	want := []string{
+		`13:19 warning step-input foo.fn.acme.io/v1alpha1 Input is not served: the input CRD of its function serves v1beta1 only`,
+		`15:7 warning unknown-field unknown field "mdoe"; did you mean "mode"?`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %q", got)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("finding %d:\n got %s\nwant %s…", i, got[i], want[i])
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/functions/dummy"
 	"github.com/crd-lsp/crd-lsp/internal/functions/gotemplating"
+	"github.com/crd-lsp/crd-lsp/internal/functions/known"
 	"github.com/crd-lsp/crd-lsp/internal/functions/patchandtransform"
 	"github.com/crd-lsp/crd-lsp/internal/paved"
 	"github.com/crd-lsp/crd-lsp/internal/render"
@@ -70,10 +71,11 @@ const (
 
 // runsFunctions says whether a step of m runs through the pipeline
 // engine: for real (env's Pipeline), or a function crd-lsp runs
-// in-process besides patch-and-transform (function-go-templating).
-func runsFunctions(m map[string]any, env Env) bool {
+// in-process besides patch-and-transform (function-go-templating; for a
+// strict render, function-sequencer too).
+func runsFunctions(m map[string]any, env Env, lenient bool) bool {
 	for _, st := range functions.Steps(m) {
-		if rendersStep(env, st) {
+		if f := nativeFunction(st); rendersStep(env, st) || !lenient && f != nil {
 			return true
 		}
 	}
@@ -84,7 +86,21 @@ func runsFunctions(m map[string]any, env Env) bool {
 // rendered: run for real by env's Pipeline, or natively
 // (function-go-templating).
 func rendersStep(env Env, st functions.Step) bool {
-	return isGoTemplating(st) || dummy.Is(st) || env.Options.Pipeline != nil && env.Options.Pipeline.Runs(st)
+	f := nativeFunction(st)
+	return f != nil && !f.RenderOnly || env.Options.Pipeline != nil && env.Options.Pipeline.Runs(st)
+}
+
+// nativeFunction is the known function with an in-process runner whose
+// input a step holds (go-templating, function-dummy, …), nil for none.
+func nativeFunction(st functions.Step) *functions.Known {
+	g, ok := baseGVK(st.Input)
+	if !ok {
+		return nil
+	}
+	if f := known.ByInput(g); f != nil && f.Native != nil {
+		return f
+	}
+	return nil
 }
 
 func stepPath(i int) fieldpath.Path {
@@ -119,7 +135,9 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 	rd := pr.rendering(xr, out)
 	for _, res := range rd.Resources {
 		if res.Object != nil {
-			render.ComposedMetadata(res.Object, res.Name, xr, namespaced && !render.IsClusterScoped(clusterScoped, res.Object))
+			if err := render.ComposedMetadata(res.Object, res.Name, xr, namespaced && !render.IsClusterScoped(clusterScoped, res.Object)); err != nil {
+				rd.Notes = append(rd.Notes, render.MetadataNote(res, xr, err))
+			}
 		}
 	}
 	return rd
@@ -157,10 +175,10 @@ func (pr *pipelineRun) route(st functions.Step) (functions.Runner, string) {
 		return nil, ""
 	case isEnvironmentStep(st.Input):
 		return functions.Native(pr.er.native(pr.envNotes, pr.record)), "crd-lsp (function-environment-configs, in-process)"
-	case isGoTemplating(st):
-		return functions.Native(gotemplating.Native(pr.env.Workspace.TemplateFiles, pr.unrun, pr.deadline)), "crd-lsp (go-templating, in-process)"
-	case dummy.Is(st):
-		return functions.Native(dummy.Native), "crd-lsp (function-dummy, in-process)"
+	}
+	if f := nativeFunction(st); f != nil && !(f.RenderOnly && pr.lenient) {
+		run := f.Native(functions.NativeEnv{Files: pr.env.Workspace.TemplateFiles, Unrun: pr.unrun, Deadline: pr.deadline})
+		return functions.Native(run), "crd-lsp (" + strings.TrimPrefix(f.Name, "function-") + ", in-process)"
 	}
 	return nil, ""
 }
@@ -170,7 +188,7 @@ func (pr *pipelineRun) route(st functions.Step) (functions.Runner, string) {
 // ordering functions leave none).
 func (pr *pipelineRun) unrun(st functions.Step) string {
 	for _, e := range pr.steps[:min(st.Index, len(pr.steps))] {
-		if run, _ := pr.route(e); run != nil || pr.realFunction(e) || leavesNoData(e.Function) {
+		if run, _ := pr.route(e); run != nil || pr.realFunction(e) || known.LeavesNoData(e.Function) {
 			continue
 		}
 		return fmt.Sprintf("step %q (%s)", e.Name, orFunction(e.Function))
@@ -191,7 +209,7 @@ func (pr *pipelineRun) patchAndTransform(_ context.Context, st functions.Step, r
 	// not known.
 	opaque := false
 	for _, e := range pr.steps[:min(st.Index, len(pr.steps))] {
-		if !functions.IsPatchAndTransform(e) && !patchandtransform.ComposesNothing(e.Function) && !rendersStep(pr.env, e) {
+		if !functions.IsPatchAndTransform(e) && !known.ComposesNothing(e.Function) && !rendersStep(pr.env, e) {
 			opaque = true
 		}
 	}
@@ -311,7 +329,7 @@ func (pr *pipelineRun) functionStep(rd *Rendering, sr functions.StepResult, st f
 	sp := stepPath(st.Index)
 	name := pr.env.functionName(st.Function)
 	if sr.Skipped {
-		if !functions.IsPatchAndTransform(st) && !patchandtransform.ComposesNothing(st.Function) {
+		if !functions.IsPatchAndTransform(st) && !known.ComposesNothing(st.Function) {
 			rd.Notes = append(rd.Notes, render.Note{Path: sp.Child(fieldpath.Field("step")), Severity: severity.Info, Code: "render-step",
 				Message: fmt.Sprintf("step %q runs %s, which crd-lsp cannot run until it is configured (%s): it passes the desired state through, and resources it would compose are not rendered or validated", st.Name, name, render.HowToConfigure)})
 		}
@@ -367,18 +385,6 @@ func resultMessage(name string, r functions.Result, rest string) string {
 		return fmt.Sprintf("%s failed: %s%s", name, r.Message, rest)
 	}
 	return fmt.Sprintf("%s: %s", name, r.Message)
-}
-
-// leavesNoData says whether a function (by its functionRef name) only
-// sets readiness or orders resources, leaving nothing a later template
-// reads besides that.
-func leavesNoData(fn string) bool {
-	for _, n := range []string{"function-auto-ready", "function-sequencer"} {
-		if fn == n || strings.HasSuffix(fn, "-"+n) {
-			return true
-		}
-	}
-	return false
 }
 
 func orFunction(fn string) string {
@@ -503,7 +509,7 @@ func (ff *functionFindings) resource(ctx context.Context, res render.Resource, i
 		doc, hasDoc = ts.producer(res.Name, av, k)
 	}
 	seen := map[string]bool{}
-	for _, e := range sch.Validate(ctx, res.Object) {
+	for _, e := range sch.ValidateThrough(ctx, res.Object) {
 		if e.Severity != severity.Error || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 			continue
 		}

@@ -69,9 +69,9 @@ func renderContextDiags(t *testing.T, text string) []string {
 // TestInputRuleThatCannotBeEvaluated: a rule of a function input's CRD
 // that fails to evaluate (a missing optional field) is a hint on the
 // input: inputs never reach the API server, the only evaluator of such
-// rules. A rule that evaluates to false is a warning (issue 22):
-// Crossplane never validates an input against its CRD, so only the
-// function's own code could refuse it.
+// rules. A rule that evaluates to false is information (issue 31):
+// Crossplane never validates an input against its CRD, and crd-lsp has no
+// record that this function refuses it.
 func TestInputRuleThatCannotBeEvaluated(t *testing.T) {
 	comp := `apiVersion: apiextensions.crossplane.io/v1
 kind: Composition
@@ -98,7 +98,7 @@ spec:
 		}
 	}
 	if len(cel) != 2 || !strings.HasPrefix(cel[0], "15:13 hint cel no such key: deleteOnly evaluating rule") ||
-		!strings.HasPrefix(cel[1], "16:13 warning cel createOnly and deleteOnly are mutually exclusive (Crossplane does not validate a step's input") {
+		!strings.HasPrefix(cel[1], "16:13 info cel createOnly and deleteOnly are mutually exclusive (Crossplane does not validate a step's input") {
 		t.Errorf("cel findings:\n%s", strings.Join(cel, "\n"))
 	}
 }
@@ -122,7 +122,9 @@ func TestDevelopmentFunctionPackage(t *testing.T) {
 
 // TestInputFreeFormField: a value that is not an object where the input
 // CRD has a free-form object (controller-gen's runtime.RawExtension, as
-// function-kcl's params) is a hint; a declared object stays an error.
+// function-kcl's params) is a hint; a declared object stays a warning (the
+// function's input CRD does not allow it; crd-lsp knows nothing of this
+// function's decoding).
 func TestInputFreeFormField(t *testing.T) {
 	comp := `apiVersion: apiextensions.crossplane.io/v1
 kind: Composition
@@ -148,7 +150,7 @@ spec:
 			types = append(types, l)
 		}
 	}
-	if len(types) != 2 || !strings.HasPrefix(types[0], "15:17 hint type must be of type object") || !strings.HasPrefix(types[1], "17:16 error type must be of type object") {
+	if len(types) != 2 || !strings.HasPrefix(types[0], "15:17 hint type must be of type object") || !strings.HasPrefix(types[1], "17:16 warning type must be of type object") {
 		t.Errorf("type findings:\n%s", strings.Join(types, "\n"))
 	}
 }

@@ -5,10 +5,15 @@ package analysis
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/composite"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/functions/known"
 	"github.com/crd-lsp/crd-lsp/internal/functions/patchandtransform"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -35,12 +40,12 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 	if !ok {
 		return rd, false
 	}
-	def, known := compositeDefinition(d, gvk, env, xr)
+	def, defined := compositeDefinition(d, gvk, env, xr)
 	synthesized := false
 	switch {
 	case xr != nil:
 		xr, _ = composite.FromExample(def, m, xr)
-	case known && def.XR != nil:
+	case defined && def.XR != nil:
 		xr = composite.Synthesize(def, m)
 		synthesized = true
 	default:
@@ -55,13 +60,16 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 	case failed && !lenient:
 		// Crossplane composes nothing without its environment.
 		rd.XR = xr
-	case runsFunctions(m, env):
+	case runsFunctions(m, env, lenient):
 		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, scoped, env, er, start)
 	default:
 		rd.Output = patchandtransform.Render(patchandtransform.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient, ClusterScoped: scoped,
-			Environment: start, EnvironmentUnknown: er.unknown, Context: env.Workspace.Cluster.Context, ContextStep: er.contextStep(xr), DescribeFunction: env.Workspace.EmbeddedFunction})
+			Environment: start, EnvironmentUnknown: er.unknown, Context: env.Workspace.Cluster.Context, ContextStep: er.contextStep(xr), DescribeFunction: env.Workspace.EmbeddedFunction, ComposesNothing: known.ComposesNothing})
 	}
 	rd.Notes = append(notes, rd.Notes...)
+	if !failed || lenient {
+		xrConditions(&rd)
+	}
 	rd.EnvironmentSource = er.describe()
 	rd.Synthesized = synthesized
 	rd.Namespaced, rd.Legacy = def.Namespaced, def.Legacy
@@ -117,4 +125,128 @@ func relName(path, doc string) string {
 		return rel
 	}
 	return path
+}
+
+// conditionTime is the lastTransitionTime crossplane render gives every
+// condition (cmd/crank/render/render.go conditionTime, v2.2.1): a fixed
+// time, so output does not change between runs.
+const conditionTime = "2024-01-01T00:00:00Z"
+
+// xrConditions sets the rendered composite's conditions as crossplane
+// render does after a pipeline that did not fail (v2.2.1
+// cmd/crank/render/render.go): Ready is Available, or Creating when the
+// desired composite is not ready or, its readiness unspecified, some
+// composed resource is not ready ("Unready resources: a, b, and c" —
+// crossplane-runtime's StableNAndSomeMore); then the conditions the
+// functions returned, but for the system types Ready, Synced and
+// Healthy, each replacing one of its type.
+func xrConditions(rd *Rendering) {
+	if rd.XR == nil {
+		return
+	}
+	var unready []string
+	compositeReady := functions.ReadyUnspecified
+	var conds []functions.Condition
+	if p := rd.Pipeline; p != nil {
+		if p.Stopped >= 0 || p.Err != nil {
+			return // crossplane render prints nothing after a failed step
+		}
+		compositeReady = p.Desired.Composite.Ready
+		for n, r := range p.Desired.Resources {
+			if r.Ready != functions.ReadyTrue {
+				unready = append(unready, n)
+			}
+		}
+		for _, st := range p.Steps {
+			conds = append(conds, st.Conditions...)
+		}
+	} else {
+		for _, r := range rd.Resources {
+			if r.Object != nil && r.Name != "" {
+				unready = append(unready, r.Name)
+			}
+		}
+	}
+	ready := map[string]any{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": conditionTime}
+	switch {
+	case compositeReady == functions.ReadyFalse:
+		ready = map[string]any{"type": "Ready", "status": "False", "reason": "Creating", "lastTransitionTime": conditionTime}
+	case compositeReady == functions.ReadyUnspecified && len(unready) > 0:
+		sort.Strings(unready)
+		ready = map[string]any{"type": "Ready", "status": "False", "reason": "Creating", "lastTransitionTime": conditionTime, "message": "Unready resources: " + firstNAndSomeMore(3, unready)}
+	}
+	status, _ := rd.XR["status"].(map[string]any)
+	if status == nil {
+		status = map[string]any{}
+		rd.XR["status"] = status
+	}
+	list, _ := status["conditions"].([]any)
+	set := func(c map[string]any) {
+		for i, x := range list {
+			if xm, _ := x.(map[string]any); xm != nil && xm["type"] == c["type"] {
+				list[i] = c
+				return
+			}
+		}
+		list = append(list, c)
+	}
+	set(ready)
+	for _, c := range conds {
+		switch c.Type {
+		case "Ready", "Synced", "Healthy":
+			continue
+		}
+		cm := map[string]any{"type": c.Type, "status": c.Status, "reason": c.Reason, "lastTransitionTime": conditionTime}
+		if c.Message != "" {
+			cm["message"] = c.Message
+		}
+		set(cm)
+	}
+	status["conditions"] = list
+}
+
+// firstNAndSomeMore is crossplane-runtime's FirstNAndSomeMore: the first n
+// names, then ", and <count> more" (or ", and <last>" for exactly n).
+func firstNAndSomeMore(n int, names []string) string {
+	switch {
+	case len(names) > n:
+		return fmt.Sprintf("%s, and %d more", strings.Join(names[:n], ", "), len(names)-n)
+	case len(names) == n:
+		return fmt.Sprintf("%s, and %s", strings.Join(names[:n-1], ", "), names[n-1])
+	}
+	return strings.Join(names, ", ")
+}
+
+// DocRendering is one document of a file as RenderFile rendered it.
+type DocRendering struct {
+	Doc *document.Doc
+	// Err says the document does not parse.
+	Err       error
+	Rendering Rendering
+	// NoXRD: a Composition whose compositeTypeRef no XRD defines, and no
+	// composite was given.
+	NoXRD bool
+}
+
+// RenderFile renders each Composition of a file, in document order, with
+// the composite xr (nil: the smallest its XRD accepts), as crossplane
+// render does (strictly: a failing patch fails). It is the one entry of
+// crd-lsp render and the MCP render tool; documents that parse to other
+// kinds are left out.
+func RenderFile(ctx context.Context, f *document.File, xr map[string]any, env Env) []DocRendering {
+	var out []DocRendering
+	for _, d := range f.Docs {
+		obj, err := d.Object()
+		if err != nil {
+			out = append(out, DocRendering{Doc: d, Err: err})
+			continue
+		}
+		m, _ := obj.(map[string]any)
+		if m["kind"] != "Composition" {
+			continue
+		}
+		rd, ok := RenderComposition(ctx, d, m, xr, env, false)
+		out = append(out, DocRendering{Doc: d, Rendering: rd, NoXRD: !ok})
+	}
+	return out
 }

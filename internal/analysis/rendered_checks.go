@@ -74,7 +74,7 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 		basePath := res.Path.Child(fieldpath.Field("base"))
 		seen := map[string]bool{}
 		start := len(diags)
-		for _, e := range sch.Validate(ctx, res.Object) {
+		for _, e := range sch.ValidateThrough(ctx, res.Object) {
 			missing := missingPath(e)
 			if missing == nil {
 				if dg, ok := constantValueDiagnostic(d, m, res, sch, e); ok {

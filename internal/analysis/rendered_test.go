@@ -259,3 +259,28 @@ func TestRenderFailedPatchHidesWhatItMightSet(t *testing.T) {
 		t.Errorf("findings = %q, want the failing map transform alone", got)
 	}
 }
+
+// TestRenderCELRequiredNotHidden: a field an MR's CEL rule requires is
+// reported though another required field is missing too — the API server
+// skips CEL rules on an object with such errors, but tells once they are
+// fixed: one mistake must not hide the other.
+func TestRenderCELRequiredNotHidden(t *testing.T) {
+	mrd := strings.Replace(renderMRD, `                  size: {type: integer}
+`, `                  size: {type: integer}
+                  engine: {type: string}
+            x-kubernetes-validations:
+            - rule: has(self.forProvider.engine)
+              message: spec.forProvider.engine is a required parameter
+`, 1)
+	env := renderEnv(t, "")
+	env.Workspace.Schemas = env.Workspace.Schemas.WithFiles([]schemas.FileInput{{Source: workspace.Source("/ws/mr.yaml"), Path: "/ws/mr.yaml", Content: []byte(mrd)}})
+	got := renderFindings(t, renderComposition("", ""), env)
+	var region, engine bool
+	for _, g := range got {
+		region = region || strings.Contains(g, "spec.forProvider.region is required by Bucket")
+		engine = engine || strings.Contains(g, "spec.forProvider.engine is required by Bucket")
+	}
+	if !region || !engine {
+		t.Errorf("want both the missing region (schema) and engine (CEL rule) reported:\n%s", strings.Join(got, "\n"))
+	}
+}

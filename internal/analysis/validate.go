@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/composition"
+	"github.com/crd-lsp/crd-lsp/internal/functions/known"
+	"github.com/crd-lsp/crd-lsp/internal/functions/patchandtransform"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
@@ -57,6 +59,11 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	var errs []schemas.Error
 	if found {
 		errs = withoutUptestVariables(withoutExpressions(withDeclarative(sch, gvk, m, sch.Validate(ctx, m)), m, env), m, env)
+		for i, e := range errs {
+			if e.Code == "invalid-definition" && sch.Source.File != "" {
+				errs[i].Message = strings.Replace(e.Message, sch.Source.File, relName(sch.Source.File, d.File.URI), 1)
+			}
+		}
 		if len(modeErr) > 0 {
 			errs = withoutClassicFields(errs)
 		}
@@ -64,7 +71,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if isComposition {
 		orig := m
 		m = AsFunctionsRead(m, env)
-		probs := composition.Check(m, checksEnv(d, env))
+		probs := composition.Check(m, checksEnv(d, m, env))
 		errs, probs = withoutRestatedPipeline(errs, probs)
 		out := fromSchemaErrors(d, errs)
 		out = append(out, modeErr...)
@@ -73,6 +80,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		out = append(out, renderedChecks(ctx, d, m, env)...)
 		out = append(out, functionInputs(ctx, d, m, env)...)
 		out = append(out, stepLinks(d, orig, env)...)
+		out = append(out, undefinedFunctions(d, pipelineAt(orig, compositionPipeline), compositionPipeline, env)...)
 		out = append(out, goTemplates(ctx, d, m, env)...)
 		return withoutRestated(out)
 	}
@@ -85,6 +93,9 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		if diags := unknownKind(d, gvk, env); diags != nil {
 			return diags
 		}
+	}
+	if gvk.Group == opsGroup {
+		return append(catalogNoted(sch, found, fromSchemaErrors(d, errs)), operationChecks(ctx, d, m, gvk, env)...)
 	}
 	if gvk.Group == "pkg.crossplane.io" && gvk.Kind == "Function" && developmentRuntime(m) {
 		errs = renderIgnoresPackage(errs)
@@ -234,7 +245,7 @@ func withoutRestated(diags []Diagnostic) []Diagnostic {
 	}
 	out := diags[:0]
 	for _, d := range diags {
-		if restatable[d.Code] && checked[d.Span.Start] && d.Severity != severity.Info {
+		if restatable[d.Code] && checked[d.Span.Start] && (d.Severity != severity.Info || strings.Contains(d.Message, known.NotEnforced)) {
 			continue
 		}
 		out = append(out, d)
@@ -390,8 +401,21 @@ func withoutRestatedPipeline(errs []schemas.Error, probs []composition.Problem) 
 
 // checksEnv is what the Composition checks read: the mode and the
 // schemas of the composite and composed kinds.
-func checksEnv(d *document.Doc, env Env) composition.Env {
+func checksEnv(d *document.Doc, m map[string]any, env Env) composition.Env {
 	cenv := composition.Env{Mode: env.Options.CompositionMode}
+	{
+		steps := pipelineAt(m, compositionPipeline)
+		cenv.PTRelease = func(i int) string {
+			if i < 0 || i >= len(steps) {
+				return ""
+			}
+			sm, _ := steps[i].(map[string]any)
+			if l := linkStep(sm, env); l.Fn == &patchandtransform.Function && l.Pinned {
+				return l.Release
+			}
+			return ""
+		}
+	}
 	if env.Workspace.Schemas != nil {
 		cenv.UnknownXR = func(g composition.GVK) (string, bool) { return unknownXR(env, g), env.Workspace.Unpulled > 0 }
 		cenv.Versions = func(g composition.GVK) []string {
@@ -403,6 +427,13 @@ func checksEnv(d *document.Doc, env Env) composition.Env {
 			}
 			sort.Strings(vs)
 			return slices.Compact(vs)
+		}
+		cenv.InvalidXR = func(g composition.GVK) (string, bool) {
+			sch, ok := nearest(env.Workspace.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)
+			if !ok || sch.Invalid() == "" {
+				return "", false
+			}
+			return relName(sch.Source.File, d.File.URI), true
 		}
 		cenv.Claim = func(g composition.GVK) bool {
 			sch, ok := nearest(env.Workspace.Schemas.Candidates(schemas.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}), d.File.URI)

@@ -15,6 +15,7 @@ import (
 
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
+	"github.com/Masterminds/semver/v3"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
@@ -50,6 +51,10 @@ type Env struct {
 	// dependency not in the package cache (the finding is then an info
 	// unless a likely meaning was found).
 	UnknownXR func(GVK) (hint string, maybeUnpulled bool)
+	// InvalidXR names the XRD that defines a composite kind when that XRD
+	// is invalid (Crossplane never establishes the kind); ok false
+	// otherwise.
+	InvalidXR func(GVK) (xrd string, ok bool)
 	// Versions lists the versions a kind's group serves it at (the
 	// schemas know it at, in the definition's order), for a kind unknown at
 	// the version asked.
@@ -57,6 +62,10 @@ type Env struct {
 	// Claim says a kind is an XRD's claim: a Composition naming it
 	// names no composite kind.
 	Claim func(GVK) bool
+	// PTRelease is the function-patch-and-transform release the pipeline
+	// step at index runs ("" when unknown: the newest is assumed); checks
+	// whose answer changed between releases follow it.
+	PTRelease func(step int) string
 }
 
 const modeAnnotation = "crossplane.io/composition-schema-aware-validation-mode"
@@ -105,8 +114,11 @@ type checker struct {
 	out     []Problem
 	mode    Mode
 	classic bool // checking a classic Composition's spec, not a P&T input
-	xr      *structuralschema.Structural
-	xrKnown bool
+	// ptRelease is the release of function-patch-and-transform the step
+	// being checked runs ("" unknown: the newest).
+	ptRelease string
+	xr        *structuralschema.Structural
+	xrKnown   bool
 }
 
 // Check returns the problems of a Composition document.
@@ -136,7 +148,18 @@ func Check(obj map[string]any, env Env) []Problem {
 			if c.xrKnown && env.Claim != nil && env.Claim(gvk) {
 				c.xr, c.xrKnown = nil, false
 			}
-			if !c.xrKnown {
+			said := false
+			if !c.xrKnown && env.InvalidXR != nil {
+				if xrd, bad := env.InvalidXR(gvk); bad {
+					msg := fmt.Sprintf("the XRD %s that defines %s %s is invalid (see its own findings)", xrd, gvk.APIVersion(), gvk.Kind)
+					if hasPatches(spec) {
+						msg += ": patches that read or write the composite resource are not checked until it is fixed"
+					}
+					c.add(root.Child(fieldpath.Field("compositeTypeRef"), fieldpath.Field("kind")), false, severity.Warning, "composition-schema", msg)
+					said = true
+				}
+			}
+			if !c.xrKnown && !said {
 				// A Composition for a kind no XRD defines is never selected:
 				// say so whether or not patches read the XRD.
 				msg := fmt.Sprintf("no XRD for %s %s in the workspace", gvk.APIVersion(), gvk.Kind)
@@ -212,6 +235,17 @@ func hasPatches(spec map[string]any) bool {
 	return false
 }
 
+// ptBefore says whether the P&T release being checked is known to be
+// older than v (an unknown release is the newest).
+func (c *checker) ptBefore(v string) bool {
+	if c.ptRelease == "" {
+		return false
+	}
+	r, err1 := semver.NewVersion(c.ptRelease)
+	b, err2 := semver.NewVersion(v)
+	return err1 == nil && err2 == nil && r.LessThan(b)
+}
+
 func (c *checker) add(p fieldpath.Path, onKey bool, sev severity.Severity, code, msg string) {
 	c.out = append(c.out, Problem{Path: p, OnKey: onKey, InString: -1, Segment: -1, Severity: sev, Code: code, Message: msg})
 }
@@ -268,6 +302,10 @@ func (c *checker) pipeline(spec map[string]any, root fieldpath.Path) {
 		}
 		if gvk := gvk.Of(input); gvk.Group == "pt.fn.crossplane.io" && gvk.Kind == "Resources" {
 			ip := sp.Child(fieldpath.Field("input"))
+			c.ptRelease = ""
+			if c.env.PTRelease != nil {
+				c.ptRelease = c.env.PTRelease(i)
+			}
 			c.resources(input, ip, false)
 		}
 	}

@@ -81,7 +81,14 @@ func (c *checker) resources(holder map[string]any, p fieldpath.Path, classic boo
 		} else {
 			named++
 			if prev, dup := names[name]; dup {
-				c.add(rp.Child(fieldpath.Field("name")), false, severity.Error, "composition-resource", fmt.Sprintf("resource name %q is already used by resources[%d]", name, prev))
+				if classic {
+					c.add(rp.Child(fieldpath.Field("name")), false, severity.Error, "composition-resource", fmt.Sprintf("resource name %q is already used by resources[%d]", name, prev))
+				} else {
+					// function-patch-and-transform checks no names: the later
+					// template replaces the earlier (fn.go:265; every release
+					// recorded, case resource-duplicate-names).
+					c.add(rp.Child(fieldpath.Field("name")), false, severity.Warning, "composition-resource", fmt.Sprintf("resource name %q is already used by resources[%d]: function-patch-and-transform composes only this later one", name, prev))
+				}
 			}
 			names[name] = i
 		}
@@ -168,7 +175,19 @@ func (c *checker) patchFields(pm map[string]any, pp fieldpath.Path, sets map[str
 			c.add(pp.Child(fieldpath.Field("combine")), true, severity.Error, "composition-patch", "combine needs at least one variable")
 		} else if strategy, _ := comb["strategy"].(string); strategy == "string" {
 			if str, _ := comb["string"].(map[string]any); str == nil || str["fmt"] == nil {
-				c.add(pp.Child(fieldpath.Field("combine")), true, severity.Error, "composition-patch", "the string strategy needs string.fmt")
+				switch {
+				case c.classic:
+					c.add(pp.Child(fieldpath.Field("combine")), true, severity.Error, "composition-patch", "the string strategy needs string.fmt")
+				case str == nil:
+					// function-patch-and-transform refuses a string strategy
+					// without string (validate.go:226; case combine-without-string).
+					c.add(pp.Child(fieldpath.Field("combine")), true, severity.Error, "composition-patch", "the string strategy needs string.fmt (function-patch-and-transform fails the step without combine.string)")
+				default:
+					// It accepts string without fmt and writes Go's fmt of
+					// an empty format (patches.go:319; case
+					// combine-string-without-fmt).
+					c.add(pp.Child(fieldpath.Field("combine"), fieldpath.Field("string")), true, severity.Warning, "composition-patch", "the string strategy needs string.fmt: without it function-patch-and-transform writes \"%!(EXTRA …)\" with the variables' values")
+				}
 			}
 		}
 		if s, _ := pm["toFieldPath"].(string); s == "" {
@@ -184,7 +203,22 @@ func (c *checker) patchFields(pm map[string]any, pp fieldpath.Path, sets map[str
 	}
 	if pol, ok := pm["policy"].(map[string]any); ok {
 		if v, ok := pol["fromFieldPath"].(string); ok && v != "Optional" && v != "Required" {
-			c.add(pp.Child(fieldpath.Field("policy"), fieldpath.Field("fromFieldPath")), false, severity.Error, "composition-patch", fmt.Sprintf("unknown fromFieldPath policy %q (Optional or Required)", v))
+			at := pp.Child(fieldpath.Field("policy"), fieldpath.Field("fromFieldPath"))
+			combine := t == combineFrom || t == combineTo || t == combineFromEnv || t == combineToEnv
+			switch {
+			case c.classic:
+				c.add(at, false, severity.Error, "composition-patch", fmt.Sprintf("unknown fromFieldPath policy %q (Optional or Required)", v))
+			case c.ptBefore("v0.4.0"):
+				// Releases before v0.4.0 read any other value as Required
+				// (cases policy-from-field-path-garbage of v0.2.1, v0.1.4).
+				c.add(at, false, severity.Warning, "composition-patch", fmt.Sprintf("unknown fromFieldPath policy %q (Optional or Required): function-patch-and-transform %s reads it as Required", v, c.ptRelease))
+			case combine:
+				// validate.go:190 stops at the combine: its policy is not
+				// checked and acts as Optional (case combine-with-garbage-policy).
+				c.add(at, false, severity.Warning, "composition-patch", fmt.Sprintf("unknown fromFieldPath policy %q (Optional or Required): function-patch-and-transform reads it as Optional on a combine patch", v))
+			default:
+				c.add(at, false, severity.Error, "composition-patch", fmt.Sprintf("unknown fromFieldPath policy %q (Optional or Required): function-patch-and-transform fails the step (\"unknown fromFieldPathPolicy\")", v))
+			}
 		}
 		if v, ok := pol["toFieldPath"].(string); ok {
 			switch v {

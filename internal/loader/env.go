@@ -32,6 +32,7 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 			EmbeddedFunction: w.embeddedFunction(path),
 			Examples:         func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
 			FunctionOf:       func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
+			DefinedFunctions: func() ([]string, bool) { return w.definedFunctions(path) },
 			Cluster:          w.cluster(path, a.Cluster),
 			TemplateFiles:    w.templateFiles(path),
 		},

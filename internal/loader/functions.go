@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
@@ -185,7 +186,7 @@ func (w *World) functionOf(path, name string) (analysis.StepFunction, bool) {
 			}
 			n := analysis.SharedDirs(filepath.Dir(p), path)
 			if n > bestLen || n == bestLen && p < best.From {
-				best, bestLen = analysis.StepFunction{Package: packageRepository(fn.Package), From: p}, n
+				best, bestLen = analysis.StepFunction{Package: packageRepository(fn.Package), Version: packageTag(fn.Package), From: p}, n
 			}
 		}
 	}
@@ -207,7 +208,7 @@ func (w *World) functionOf(path, name string) (analysis.StepFunction, bool) {
 					if rel, err := filepath.Rel(filepath.Dir(path), p); err == nil {
 						from = rel
 					}
-					return analysis.StepFunction{Package: d.Package, From: from}, true
+					return analysis.StepFunction{Package: d.Package, Version: d.Constraint, From: from}, true
 				}
 			}
 			return analysis.StepFunction{}, false
@@ -216,6 +217,71 @@ func (w *World) functionOf(path, name string) (analysis.StepFunction, bool) {
 			return analysis.StepFunction{}, false
 		}
 	}
+}
+
+// packageTag is a package reference's tag ("" for none or a digest).
+func packageTag(ref string) string {
+	if strings.Contains(ref, "@") {
+		return ""
+	}
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		return ref[i+1:]
+	}
+	return ""
+}
+
+// definedFunctions are the names a pipeline step of the file at path may
+// give functionRef.name: the workspace's Function objects, and the
+// Functions Crossplane's package manager installs for the nearest package
+// root's dependencies (direct and, when pulled, those of its
+// Configurations) and the functions a project embeds. complete is false
+// when they cannot all be known: no package root (Function objects alone
+// are no list of what a cluster has: a repository's functions.yaml is
+// often for crossplane render, and other functions come from elsewhere),
+// or a Configuration dependency that is not pulled.
+func (w *World) definedFunctions(path string) (names []string, complete bool) {
+	seen := map[string]bool{}
+	add := func(n string) {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, p := range w.index().functions {
+		for _, fn := range w.files[p].functions {
+			add(fn.Name)
+		}
+	}
+	mp := w.NearestMeta(path)
+	if m := w.file(mp).meta; m != nil {
+		complete = true
+		depName := func(d packages.Dependency) string {
+			if _, repo, ok := strings.Cut(d.Package, "/"); ok {
+				return ToDNSLabel(repo)
+			}
+			return ""
+		}
+		for _, d := range m.Deps {
+			if strings.EqualFold(d.Kind, "Function") {
+				add(depName(d))
+			}
+		}
+		for _, r := range w.results[mp] {
+			switch {
+			case strings.EqualFold(r.Dep.Kind, "Function"):
+				add(depName(r.Dep))
+			case r.Package == nil:
+				complete = false // a Configuration whose own dependencies are not known
+			}
+		}
+		if m.Repository != "" {
+			for _, fn := range m.Functions {
+				add(packages.EmbeddedFunctionRef(m.Repository, fn))
+			}
+		}
+	}
+	sort.Strings(names)
+	return names, complete
 }
 
 // packageRepository is a package reference without its tag or digest.

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
+	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -130,16 +132,11 @@ func (s *server) fetchCatalogs(ctx context.Context) {
 	if len(add) == 0 || ctx.Err() != nil {
 		return
 	}
-	s.mu.Lock()
-	if s.world == nil {
-		s.mu.Unlock()
-		return
-	}
 	// Inserting indexed catalog schemas is cheap: done under the lock, on
 	// whatever World is current now.
-	s.world = s.world.WithCatalog(add)
-	s.changedLocked()
-	s.mu.Unlock()
+	if _, next := s.updateWorld(ctx, worldUpdate{cheap: true, build: func(base *loader.World, _ map[uri.URI]*document.File) *loader.World { return base.WithCatalog(add) }}); next == nil {
+		return
+	}
 	s.log.Info("schema catalog", "schemas", len(add))
 	s.diag.scheduleAll()
 }

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
+	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 )
@@ -105,15 +107,15 @@ func (s *server) refreshCluster(ctx context.Context) {
 		read += fmt.Sprintf(", %d downloaded (new or changed since the cached copy)", len(snap.Downloaded))
 	}
 	prog.end(read)
-	s.mu.Lock()
-	if s.world == nil || s.settings.Cluster != set.Cluster {
-		s.mu.Unlock()
-		return // not loaded, or superseded by new settings (and their reload)
+	// Not loaded, or superseded by new settings (and their reload): nothing.
+	_, w := s.updateWorld(ctx, worldUpdate{cheap: true,
+		current: func(now Settings) bool { return now.Cluster == set.Cluster },
+		build: func(base *loader.World, _ map[uri.URI]*document.File) *loader.World {
+			return base.WithClusterSource(snap)
+		}})
+	if w == nil {
+		return
 	}
-	s.world = s.world.WithClusterSource(snap)
-	w := s.world
-	s.changedLocked()
-	s.mu.Unlock()
 	s.kubernetesNote(w)
 	version := ""
 	if snap.Version != "" {

@@ -8,7 +8,9 @@ import (
 	"fmt"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
+	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
@@ -45,14 +47,12 @@ func (s *server) refreshCRDSources(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
-	s.mu.Lock()
-	if s.world == nil || !equalStrings(s.settings.CRDSources, set.CRDSources) {
-		s.mu.Unlock()
-		return // not loaded, or superseded by new settings (and their reload)
+	// Not loaded, or superseded by new settings (and their reload): nothing.
+	if _, next := s.updateWorld(ctx, worldUpdate{cheap: true,
+		current: func(now Settings) bool { return equalStrings(now.CRDSources, set.CRDSources) },
+		build:   func(base *loader.World, _ map[uri.URI]*document.File) *loader.World { return base.WithCRDSources(in) }}); next == nil {
+		return
 	}
-	s.world = s.world.WithCRDSources(in)
-	s.changedLocked()
-	s.mu.Unlock()
 	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("crd-lsp: %d of %d CRD sources read", len(in), len(set.CRDSources)))
 	s.diag.scheduleAll()
 }

@@ -67,7 +67,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 		if err != nil {
 			s.log.Warn("ignoring initializationOptions", "error", err)
 		} else {
-			s.settings = set
+			s.commitLocked(commit{settings: &set})
 		}
 	}
 	if params.Trace != "" {

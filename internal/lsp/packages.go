@@ -18,8 +18,10 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
+	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -244,29 +246,14 @@ func pullSummary(ready int, results map[string][]packages.Result) string {
 // after a few tries, the world is built under it: inserting indexed files
 // is cheap).
 func (s *server) swapPackages(files []schemas.FileInput, results map[string][]packages.Result) {
-	for attempt := 0; ; attempt++ {
-		s.mu.Lock()
-		base := s.world
-		s.mu.Unlock()
-		if base == nil {
-			return // not loaded: the load serves the cache itself
-		}
-		next := base.WithPackages(results, files)
-		next.Warm()
-		s.mu.Lock()
-		if s.world != base && attempt < 3 {
-			s.mu.Unlock()
-			continue
-		}
-		if s.world != base {
-			next = s.world.WithPackages(results, files)
-		}
-		s.world = next
-		s.pkgs.refreshed = true
-		s.changedLocked()
-		s.mu.Unlock()
-		return
-	}
+	s.updateWorld(context.Background(), worldUpdate{
+		build: func(base *loader.World, _ map[uri.URI]*document.File) *loader.World {
+			next := base.WithPackages(results, files)
+			next.Warm()
+			return next
+		},
+		locked: func(_, _ *loader.World) { s.pkgs.refreshed = true },
+	})
 }
 
 // progress reports work-done progress to the client, when it supports it.

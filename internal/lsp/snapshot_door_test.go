@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -46,5 +48,55 @@ func TestHandlersReadOnlyTheSnapshot(t *testing.T) {
 				return true
 			})
 		}
+	}
+}
+
+// The session has one writer: its World and settings are replaced only
+// by commitLocked (writer.go), which every change goes through; no other
+// file assigns them (nor takes their address, which would let it).
+func TestOneWriter(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") || name == "writer.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		written := func(e ast.Expr) (string, bool) {
+			sel, ok := e.(*ast.SelectorExpr)
+			if !ok || (sel.Sel.Name != "world" && sel.Sel.Name != "settings") {
+				return "", false
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && (id.Name == "s" || id.Name == "srv") {
+				return sel.Sel.Name, true
+			}
+			return "", false
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, lhs := range n.Lhs {
+					if field, ok := written(lhs); ok {
+						t.Errorf("%s assigns the session's %s: change it through commitLocked (writer.go)", fset.Position(n.Pos()), field)
+					}
+				}
+			case *ast.UnaryExpr:
+				if field, ok := written(n.X); ok && n.Op == token.AND {
+					t.Errorf("%s takes the address of the session's %s: change it through commitLocked (writer.go)", fset.Position(n.Pos()), field)
+				}
+			}
+			return true
+		})
+	}
+	if checked < 10 {
+		t.Fatalf("checked only %d files", checked)
 	}
 }

@@ -154,18 +154,18 @@ func (s *server) afterChange(u uri.URI, schemaChanged bool) {
 // workspace is loaded there is nothing to update: the load takes the open
 // buffers in.
 func (s *server) syncBufferLocked(u uri.URI, text []byte) bool {
-	s.changedLocked()
 	p := filePath(u)
 	if p == "" || !workspace.IsYAML(p) || s.world == nil {
+		s.changedLocked()
 		return false
 	}
-	gen, before := s.world.SchemaGen(), s.world
-	s.world = s.world.WithFile(p, text)
-	if s.world.SchemaGen() != gen || s.world.KindsChanged(before, p) {
+	before := s.world
+	s.commitLocked(commit{world: before.WithFile(p, text)})
+	if s.world.SchemaGen() != before.SchemaGen() || s.world.KindsChanged(before, p) {
 		s.catalogsNeededLocked()
 	}
 	// A Function object changed: Compositions run other functions now.
-	return s.world.SchemaGen() != gen || functionsChanged(before, s.world)
+	return s.world.SchemaGen() != before.SchemaGen() || functionsChanged(before, s.world)
 }
 
 func (s *server) inWorkspaceLocked(p string) bool {

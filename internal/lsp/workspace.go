@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -88,8 +89,7 @@ func (s *server) pullConfiguration(ctx context.Context, probe bool) {
 func (s *server) applySettings(set Settings) {
 	s.mu.Lock()
 	old := s.settings
-	s.settings = set
-	s.changedLocked()
+	s.commitLocked(commit{settings: &set})
 	s.mu.Unlock()
 	s.log.Info("settings applied", "crossplaneVersion", set.CrossplaneVersion, "unknownKind", set.Validation.UnknownKind)
 	if old.documentLimits() != set.documentLimits() {
@@ -210,27 +210,89 @@ func (s *server) drainWatched(ctx context.Context) {
 	}
 }
 
-// applyWatched brings one batch of watched-file events into the World:
-// files are read and the new World built without holding the session.
+// watchedChange is one file a batch of watched-file events changes.
+type watchedChange struct {
+	uri     uri.URI
+	path    string
+	deleted bool
+	content []byte
+	problem *fileProblem
+}
+
+// applyWatched brings one batch of watched-file events into the World in
+// one pass: which files change (planWatchedLocked), their text read
+// without holding the session (readWatched), the files not read reported,
+// and one new World for the batch, committed through the one writer.
 func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) {
-	type change struct {
-		uri     uri.URI
-		path    string
-		deleted bool
-		content []byte
-		problem *fileProblem
-	}
-	var todo []change
-	var goneDirs, others []string
 	s.mu.Lock()
 	limit := s.settings.Schemas.MaxFileSize
+	todo, others := s.planWatchedLocked(batch)
+	s.mu.Unlock()
+	for _, p := range others {
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			s.requestReload() // a folder copied or moved in: scan again
+			break
+		}
+	}
+	if !s.readWatched(ctx, todo, limit) {
+		return
+	}
+	var problemsChanged []string
+	s.mu.Lock()
+	for _, c := range todo {
+		if s.setFileProblemLocked(c.path, c.problem) {
+			problemsChanged = append(problemsChanged, c.path)
+		}
+	}
+	s.mu.Unlock()
+	s.publishFileProblems(problemsChanged)
+
+	// One new World for the whole batch (a branch switch reports
+	// hundreds of files); an open buffer wins over its disk copy.
+	metaChanged := false
+	base, next := s.updateWorld(ctx, worldUpdate{
+		build: func(base *loader.World, open map[uri.URI]*document.File) *loader.World {
+			var files []workspace.File
+			metaChanged = false
+			for _, c := range todo {
+				if _, isOpen := open[c.uri]; isOpen {
+					continue
+				}
+				files = append(files, workspace.File{Path: c.path, Content: c.content})
+				metaChanged = metaChanged || packages.IsMetaFile(c.path)
+			}
+			if len(files) == 0 {
+				return nil
+			}
+			return base.WithDiskFiles(files, limit)
+		},
+		locked: func(_, _ *loader.World) { s.catalogsNeededLocked() },
+	})
+	if next == nil {
+		return
+	}
+	changed := next.SchemaGen() != base.SchemaGen() || functionsChanged(base, next)
+	if metaChanged {
+		// Its dependencies may have changed too.
+		s.goBackground(s.refreshPackages)
+	}
+	if changed {
+		s.diag.scheduleAll()
+	}
+}
+
+// planWatchedLocked says which files of the workspace a batch changes:
+// YAML files changed or deleted, and everything a deleted folder held
+// (editors report a folder deleted, moved or copied in as the folder
+// alone); others are the paths that may be folders copied in. s.mu is
+// held.
+func (s *server) planWatchedLocked(batch map[string]watchEvent) (todo []watchedChange, others []string) {
+	var goneDirs []string
 	for p, ev := range batch {
 		if !s.inWorkspaceLocked(p) {
 			continue
 		}
 		if !workspace.IsYAML(p) {
-			// Editors report a folder deleted, moved or copied in as the
-			// folder alone: what it held goes, or is scanned.
 			if ev.deleted {
 				goneDirs = append(goneDirs, p)
 			} else {
@@ -238,7 +300,7 @@ func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) 
 			}
 			continue
 		}
-		todo = append(todo, change{uri: ev.uri, path: p, deleted: ev.deleted})
+		todo = append(todo, watchedChange{uri: ev.uri, path: p, deleted: ev.deleted})
 	}
 	for _, dir := range goneDirs {
 		var gone []string
@@ -252,22 +314,20 @@ func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) 
 		}
 		for _, p := range gone {
 			if _, dup := batch[p]; !dup {
-				todo = append(todo, change{uri: uri.File(p), path: p, deleted: true})
+				todo = append(todo, watchedChange{uri: uri.File(p), path: p, deleted: true})
 			}
 		}
 	}
-	s.mu.Unlock()
-	for _, p := range others {
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
-			s.requestReload()
-			break
-		}
-	}
-	// What the scan would not read (a pipe, a device, a file over
-	// crdLsp.schemas.maxFileSize) is not read here either.
+	return todo, others
+}
+
+// readWatched reads the changed files' text into todo, recording why a
+// file is not read (the scan would not read it either: a pipe, a device, a
+// file over crdLsp.schemas.maxFileSize). false: ctx ended.
+func (s *server) readWatched(ctx context.Context, todo []watchedChange, limit int64) bool {
 	for i, c := range todo {
 		if ctx.Err() != nil {
-			return
+			return false
 		}
 		if c.deleted {
 			continue
@@ -280,72 +340,7 @@ func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) 
 		}
 		todo[i].content = b
 	}
-	var problemsChanged []string
-	s.mu.Lock()
-	for _, c := range todo {
-		if s.setFileProblemLocked(c.path, c.problem) {
-			problemsChanged = append(problemsChanged, c.path)
-		}
-	}
-	s.mu.Unlock()
-	s.publishFileProblems(problemsChanged)
-
-	// One new World for the whole batch (a branch switch reports
-	// hundreds of files), built outside the lock and swapped in if
-	// nothing replaced the World meanwhile; else built again (after a few
-	// tries, under the lock: an editor typing into a CRD must not starve
-	// the batch).
-	changed, metaChanged := false, false
-	for attempt := 0; ; attempt++ {
-		s.mu.Lock()
-		base := s.world
-		if base == nil {
-			s.mu.Unlock()
-			return // a load under way reads the disk
-		}
-		var files []workspace.File
-		meta := false
-		for _, c := range todo {
-			if _, open := s.open[c.uri]; open {
-				continue // the buffer wins while the file is open
-			}
-			files = append(files, workspace.File{Path: c.path, Content: c.content})
-			meta = meta || packages.IsMetaFile(c.path)
-		}
-		if len(files) == 0 {
-			s.mu.Unlock()
-			return
-		}
-		var next *loader.World
-		if attempt >= 3 {
-			next = base.WithDiskFiles(files, limit)
-		} else {
-			s.mu.Unlock()
-			next = base.WithDiskFiles(files, limit)
-			if ctx.Err() != nil {
-				return
-			}
-			s.mu.Lock()
-			if s.world != base {
-				s.mu.Unlock()
-				continue
-			}
-		}
-		s.world = next
-		s.changedLocked()
-		s.catalogsNeededLocked()
-		s.mu.Unlock()
-		changed = next.SchemaGen() != base.SchemaGen() || functionsChanged(base, next)
-		metaChanged = meta
-		break
-	}
-	if metaChanged {
-		// Its dependencies may have changed too.
-		s.goBackground(s.refreshPackages)
-	}
-	if changed {
-		s.diag.scheduleAll()
-	}
+	return true
 }
 
 // reloads coalesces workspace loads: at most one runs at a time, and the
@@ -473,8 +468,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 			w = w.WithFile(p, bufferText(f))
 		}
 	}
-	s.world = w
-	s.changedLocked()
+	s.commitLocked(commit{world: w})
 	s.catalogsNeededLocked()
 	problemsChanged := s.replaceFileProblemsLocked(problems)
 	s.mu.Unlock()

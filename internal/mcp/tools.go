@@ -229,8 +229,6 @@ func (s *Server) render(ctx context.Context, _ *sdk.CallToolRequest, in RenderIn
 		}
 	}
 	f := document.Parse(path, 0, text)
-	env := world.Env(path)
-	env.Workspace.Examples = nil // the composite is xr's, or synthesised
 	rendered := 0
 	var yamls []string
 	note := func(d *document.Doc, p fieldpath.Path, sev, code, msg string) {
@@ -238,18 +236,13 @@ func (s *Server) render(ctx context.Context, _ *sdk.CallToolRequest, in RenderIn
 		out.Notes = append(out.Notes, Note{Line: line, Column: col, Severity: sev, Code: code, Message: msg, Path: p.String()})
 		out.Failed = out.Failed || sev == "error"
 	}
-	for _, d := range f.Docs {
-		obj, err := d.Object()
-		if err != nil {
-			note(d, nil, "error", "yaml-syntax", err.Error())
+	for _, dr := range analysis.RenderFile(ctx, f, xr, world.Env(path)) {
+		d, r := dr.Doc, dr.Rendering
+		switch {
+		case dr.Err != nil:
+			note(d, nil, "error", "yaml-syntax", dr.Err.Error())
 			continue
-		}
-		m, _ := obj.(map[string]any)
-		if m["kind"] != "Composition" {
-			continue
-		}
-		r, ok := analysis.RenderComposition(ctx, d, m, xr, env, false)
-		if !ok {
+		case dr.NoXRD:
 			note(d, fieldpath.Path{fieldpath.Field("spec"), fieldpath.Field("compositeTypeRef")}, "error", "render", "no XRD for the compositeTypeRef: is it in the workspace, or a package crossplane.yaml depends on (crd-lsp pull)?")
 			continue
 		}

@@ -6,6 +6,8 @@
 package render
 
 import (
+	"fmt"
+
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
@@ -112,11 +114,25 @@ const HowToConfigure = "the crdLsp.functions setting, or --functions FILE for cr
 const EnvironmentContextKey = "apiextensions.crossplane.io/environment"
 
 // ComposedMetadata applies to a composed resource (in place) what
-// Crossplane's reconciler sets after the pipeline: a generated name after
-// the XR's, the composite and claim labels, the composition-resource-name
-// annotation (name, when not ""), the controller reference, and (for
-// namespaced XRs) the namespace.
-func ComposedMetadata(obj map[string]any, name string, xr map[string]any, namespaced bool) {
+// Crossplane sets after the pipeline (crossplane v2.2.1
+// internal/controller/apiextensions/composite/composition_render.go
+// RenderComposedResourceMetadata, and cmd/crank/render/render.go
+// SetComposedResourceMetadata, which mirrors it for crossplane render):
+//   - a generated name, when the resource has neither a name nor a
+//     generateName ("" and null count as none), after the XR's
+//     crossplane.io/composite label — the root XR's name, for a nested
+//     XR — else the XR's name;
+//   - the XR's namespace, for a namespaced XR (namespaced);
+//   - the composition-resource-name annotation (name, when not "") and the
+//     crossplane.io/composite label, added to what the resource has;
+//   - the claim labels, when the XR has both, else from its claimRef;
+//   - the XR as controller reference, added to the resource's own owner
+//     references (one with the XR's uid is replaced).
+//
+// A resource already controlled by another owner is not changed there:
+// the error says so, as Crossplane then fails ("is already controlled
+// by").
+func ComposedMetadata(obj map[string]any, name string, xr map[string]any, namespaced bool) error {
 	md, _ := obj["metadata"].(map[string]any)
 	if md == nil {
 		md = map[string]any{}
@@ -124,25 +140,22 @@ func ComposedMetadata(obj map[string]any, name string, xr map[string]any, namesp
 	}
 	xmd, _ := xr["metadata"].(map[string]any)
 	xname, _ := xmd["name"].(string)
-	if _, ok := md["name"]; !ok && xname != "" {
-		if _, ok := md["generateName"]; !ok {
-			md["generateName"] = xname + "-"
-		}
-	}
-	labels, _ := md["labels"].(map[string]any)
-	if labels == nil {
-		labels = map[string]any{}
-	}
-	if xname != "" {
-		labels["crossplane.io/composite"] = xname
-	}
 	xlabels, _ := xmd["labels"].(map[string]any)
-	for _, k := range []string{"crossplane.io/claim-name", "crossplane.io/claim-namespace"} {
-		if v, ok := xlabels[k]; ok {
-			labels[k] = v
+	prefix, _ := xlabels["crossplane.io/composite"].(string)
+	if prefix == "" {
+		prefix = xname
+	}
+	n, _ := md["name"].(string)
+	gn, _ := md["generateName"].(string)
+	if n == "" && gn == "" && prefix != "" {
+		delete(md, "name")
+		md["generateName"] = prefix + "-"
+	}
+	if namespaced {
+		if ns, _ := xmd["namespace"].(string); ns != "" {
+			md["namespace"] = ns
 		}
 	}
-	md["labels"] = labels
 	if name != "" {
 		ann, _ := md["annotations"].(map[string]any)
 		if ann == nil {
@@ -151,18 +164,56 @@ func ComposedMetadata(obj map[string]any, name string, xr map[string]any, namesp
 		ann["crossplane.io/composition-resource-name"] = name
 		md["annotations"] = ann
 	}
-	if namespaced {
-		if ns, _ := xmd["namespace"].(string); ns != "" {
-			md["namespace"] = ns
+	labels, _ := md["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+	}
+	labels["crossplane.io/composite"] = prefix
+	cn, _ := xlabels["crossplane.io/claim-name"].(string)
+	cns, _ := xlabels["crossplane.io/claim-namespace"].(string)
+	if cn != "" && cns != "" {
+		labels["crossplane.io/claim-name"], labels["crossplane.io/claim-namespace"] = cn, cns
+	} else if ref, ok := spec(xr)["claimRef"].(map[string]any); ok {
+		labels["crossplane.io/claim-name"], labels["crossplane.io/claim-namespace"] = ref["name"], ref["namespace"]
+	}
+	md["labels"] = labels
+	av, _ := xr["apiVersion"].(string)
+	kind, _ := xr["kind"].(string)
+	uid, _ := xmd["uid"].(string)
+	owner := map[string]any{"apiVersion": av, "kind": kind, "name": xname, "uid": uid, "controller": true, "blockOwnerDeletion": true}
+	refs, _ := md["ownerReferences"].([]any)
+	for _, r := range refs {
+		rm, _ := r.(map[string]any)
+		if c, _ := rm["controller"].(bool); c && rm["uid"] != uid {
+			return fmt.Errorf("%v is already controlled by %v %v (UID %v)", md["name"], rm["kind"], rm["name"], rm["uid"])
 		}
 	}
-	if xname != "" {
-		av, _ := xr["apiVersion"].(string)
-		kind, _ := xr["kind"].(string)
-		uid, _ := xmd["uid"].(string)
-		md["ownerReferences"] = []any{map[string]any{
-			"apiVersion": av, "kind": kind, "name": xname, "uid": uid,
-			"controller": true, "blockOwnerDeletion": true,
-		}}
+	out := make([]any, 0, len(refs)+1)
+	replaced := false
+	for _, r := range refs {
+		if rm, _ := r.(map[string]any); rm != nil && rm["uid"] == uid {
+			out = append(out, owner)
+			replaced = true
+			continue
+		}
+		out = append(out, r)
 	}
+	if !replaced {
+		out = append(out, owner)
+	}
+	md["ownerReferences"] = out
+	return nil
+}
+
+func spec(obj map[string]any) map[string]any {
+	m, _ := obj["spec"].(map[string]any)
+	return m
+}
+
+// MetadataNote is the note on a composed resource whose metadata
+// ComposedMetadata could not set, worded as crossplane render fails.
+func MetadataNote(res Resource, xr map[string]any, err error) Note {
+	xmd, _ := xr["metadata"].(map[string]any)
+	return Note{Path: res.Path, OnKey: true, Severity: severity.Error, Code: "render",
+		Message: fmt.Sprintf("cannot render composed resource %q metadata: cannot set composite resource %q as controller ref of composed resource: %v", res.Name, xmd["name"], err)}
 }

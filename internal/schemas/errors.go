@@ -53,6 +53,10 @@ type Error struct {
 	// the object (a runtime error such as a missing key), as opposed to
 	// one that evaluated to false.
 	Unevaluable bool
+	// Deferred marks a cel finding of a rule the API server skips while
+	// the object has errors that block CEL (ValidateThrough): it says it
+	// once those are fixed.
+	Deferred bool
 }
 
 func (e Error) String() string {

@@ -6,11 +6,13 @@ package schemas
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
@@ -130,6 +132,10 @@ type versionValidator struct {
 	// is not a valid structural schema (err says why).
 	nonStructural bool
 	err           error // the schema cannot be served
+	// invalid says why the API server would refuse the CRD Crossplane
+	// derives from an XRD ("" when it would not): Crossplane then never
+	// establishes the kind.
+	invalid string
 }
 
 // builds counts structural schema builds, for tests.
@@ -209,8 +215,47 @@ func (sc *Schema) validatorFor() *versionValidator {
 			return
 		}
 		vv.build(crd, sc.GVK)
+		if sc.def.kind == defXRD {
+			vv.invalid = derivedInvalid(crd)
+		}
 	})
 	return vv
+}
+
+// derivedInvalid runs the API server's CRD validation on a CRD derived
+// from an XRD and says, in a few words, why it fails ("" when it passes).
+func derivedInvalid(crd *apiextensionsv1.CustomResourceDefinition) string {
+	crd = crd.DeepCopy()
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
+	var internal apiextensions.CustomResourceDefinition
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, &internal, nil); err != nil {
+		return err.Error()
+	}
+	errs := apiextensionsvalidation.ValidateCustomResourceDefinition(context.Background(), &internal)
+	var kept []string
+	for _, e := range errs {
+		if strings.HasPrefix(e.Field, "status.") {
+			continue // storedVersions: what creating it fills in
+		}
+		kept = append(kept, e.Error())
+	}
+	switch len(kept) {
+	case 0:
+		return ""
+	case 1:
+		return kept[0]
+	}
+	return fmt.Sprintf("%s (and %d more)", kept[0], len(kept)-1)
+}
+
+// Invalid says why the definition of this kind is one the API server
+// refuses (an XRD whose derived CRD fails the API server's validation:
+// Crossplane never establishes the kind); "" when it is not.
+func (sc *Schema) Invalid() string {
+	if sc.def == nil || sc.def.kind != defXRD {
+		return ""
+	}
+	return sc.validatorFor().invalid
 }
 
 // build does what the API server's CRD handler does to serve a version:
@@ -311,6 +356,9 @@ func copyDefaults(s *structuralschema.Structural) bool {
 // digest of the defining document. Callers must not modify it.
 func (sc *Schema) Structural() (*structuralschema.Structural, error) {
 	vv := sc.validatorFor()
+	if vv.invalid != "" {
+		return nil, fmt.Errorf("%s is invalid: %s", sc.CRDName, vv.invalid)
+	}
 	if vv.structural == nil || vv.nonStructural {
 		return nil, vv.err
 	}
@@ -333,12 +381,33 @@ func (sc *Schema) CRD() (*apiextensionsv1.CustomResourceDefinition, error) {
 // string, int64, float64, bool, nil) as the API server would on create. obj
 // is not modified. The result is sorted by path, then message.
 func (sc *Schema) Validate(ctx context.Context, obj map[string]any) []Error {
+	return sc.validate(ctx, obj, false)
+}
+
+// ValidateThrough is Validate, but the CEL rules the API server skips on
+// an object with blocking errors (a missing required field, a wrong type)
+// are evaluated all the same and their findings marked Deferred: one
+// mistake does not hide another that the API server would report once it
+// is fixed. For what a Composition composes, whose mistakes are found in
+// one pass of the editor.
+func (sc *Schema) ValidateThrough(ctx context.Context, obj map[string]any) []Error {
+	return sc.validate(ctx, obj, true)
+}
+
+func (sc *Schema) validate(ctx context.Context, obj map[string]any, through bool) []Error {
 	vv := sc.validatorFor()
+	if vv.invalid != "" {
+		// One mistake, one finding: the XRD's own errors say what is
+		// wrong; objects of its kind are not judged by a schema Crossplane
+		// never serves.
+		return []Error{{OnKey: true, Severity: severity.Warning, Code: "invalid-definition",
+			Message: fmt.Sprintf("not checked: the XRD %s that defines %s %s is invalid (see its own findings): Crossplane cannot create its CRD, so the kind is not served until the XRD is fixed", sourceName(sc.Source), sc.GVK.APIVersion(), sc.GVK.Kind)}}
+	}
 	if vv.validator == nil && vv.structural == nil {
 		return []Error{{OnKey: true, Severity: severity.Warning, Code: "schema",
 			Message: fmt.Sprintf("cannot validate against %s from %s: %v", sc.GVK, sourceName(sc.Source), vv.err)}}
 	}
-	out := validateObject(ctx, vv, obj)
+	out := validateObject(ctx, vv, obj, through)
 	if sc.Source.Kind == SourceBuiltin {
 		out = builtinTypes(vv, obj, out)
 		out = laterFields(sc, out)

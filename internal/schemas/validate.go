@@ -42,7 +42,7 @@ import (
 //     resources' ObjectMeta, list-type map/set uniqueness, and, when none
 //     of those found a blocking error, CEL x-kubernetes-validations (no old
 //     object, so transition rules are skipped).
-func validateObject(ctx context.Context, vv *versionValidator, in map[string]any) (out []Error) {
+func validateObject(ctx context.Context, vv *versionValidator, in map[string]any, through bool) (out []Error) {
 	defer func() {
 		// The API server's code is not written for arbitrary input; a crash
 		// must become a diagnostic, never take the server down.
@@ -126,10 +126,23 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 	out = append(out, r.convert(embedded, "metadata")...)
 	errs = append(errs, embedded...)
 	if vv.cel != nil {
-		if blocked(errs) {
+		switch {
+		case blocked(errs) && through:
+			// What the API server says once the blocking errors are
+			// fixed: each rule's finding, marked Deferred.
+			celErrs, _ := vv.cel.Validate(ctx, nil, ss, obj, nil, celconfig.RuntimeCELCostBudget)
+			for _, e := range r.convert(celErrs, "cel") {
+				if e.Unevaluable {
+					continue // a rule the invalid values keep from evaluating
+				}
+				e.Deferred = true
+				e.Message += " (the API server checks this rule once the other errors are fixed)"
+				out = append(out, e)
+			}
+		case blocked(errs):
 			out = append(out, Error{OnKey: true, Severity: severity.Info, Code: "cel",
 				Message: "some validation rules (x-kubernetes-validations) were not checked because the object was invalid; correct the existing errors to complete validation"})
-		} else {
+		default:
 			celErrs, _ := vv.cel.Validate(ctx, nil, ss, obj, nil, celconfig.RuntimeCELCostBudget)
 			out = append(out, r.convert(celErrs, "cel")...)
 		}

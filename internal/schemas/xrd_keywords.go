@@ -122,10 +122,32 @@ func walkKeywords(s map[string]any, at fieldpath.Path, depth int, out *[]Error) 
 			}
 		default:
 			if !contains(keywords, k) {
-				*out = append(*out, unknownKeyword(kp, k, keywords, "JSON schema keyword"))
+				e := unknownKeyword(kp, k, keywords, "JSON schema keyword")
+				if schemaLike(v) {
+					// A property written where its parent's keywords are:
+					// "properties:" is missing above it.
+					e.Suggestion = ""
+					e.Message = fmt.Sprintf("%q is not a JSON schema keyword: it reads like a property written without \"properties:\" above it; Crossplane drops it when it builds the composite resource's CRD from the XRD (it decodes the schema with encoding/json, which ignores members it does not know), so the field is not declared and the API server prunes it", k)
+				}
+				*out = append(*out, e)
 			}
 		}
 	}
+}
+
+// schemaLike says whether v looks like a schema of its own (an object
+// with a type, description or properties).
+func schemaLike(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, k := range []string{"type", "description", "properties", "items"} {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func unknownKeyword(p fieldpath.Path, k string, known []string, what string) Error {

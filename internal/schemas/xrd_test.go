@@ -58,6 +58,8 @@ func TestValidateXRDSchemaMistakes(t *testing.T) {
 		// what JSONSchemaProps lacks: the constraint is never enforced.
 		{"misspelt keyword", "              size:\n                type: integer\n", "              size:\n                type: integer\n                minimun: 1\n",
 			want{"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.minimun", true, "xrd-keyword", `"minimun" is not a JSON schema keyword (did you mean "minimum"?): Crossplane drops it`}},
+		{"a property without properties: above it", "              name:\n                type: string\n", "              name:\n                type: object\n                first:\n                  type: string\n",
+			want{"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.name.first", true, "xrd-keyword", `"first" is not a JSON schema keyword: it reads like a property written without "properties:" above it`}},
 		{"misspelt rule member", "              message: size must be positive", "              mesage: size must be positive",
 			want{"spec.versions[0].schema.openAPIV3Schema.properties.spec.x-kubernetes-validations[0].mesage", true, "xrd-keyword", `"mesage" is not a validation rule member (did you mean "message"?)`}},
 	} {

@@ -21,6 +21,7 @@ import (
 
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/jsonnum"
 	"github.com/crd-lsp/crd-lsp/internal/yamlflow"
 )
@@ -41,10 +42,7 @@ const (
 
 // File is a template file of a FileSystem source: its path relative to
 // the source's folder, and its text.
-type File struct {
-	Path string
-	Text string
-}
+type File = functions.NativeFile
 
 // Request is one call of function-go-templating.
 type Request struct {

@@ -49,6 +49,10 @@ type Input struct {
 	// DescribeFunction, when set, names a step's function in notes (a
 	// description, or "" for the functionRef name itself).
 	DescribeFunction func(ref string) string
+	// ComposesNothing, when set, says a step's function (by its
+	// functionRef name) composes no resources: a step that runs it
+	// leaves nothing unvalidated, so it gets no note.
+	ComposesNothing func(ref string) bool
 }
 
 // Render runs a Composition's function-patch-and-transform steps (or a
@@ -142,7 +146,7 @@ func Render(in Input) (out render.Output) {
 			if ref, ok := sm["functionRef"].(map[string]any); ok {
 				fn, _ = ref["name"].(string)
 			}
-			if ComposesNothing(fn) {
+			if in.ComposesNothing != nil && in.ComposesNothing(fn) {
 				continue // nothing it does is left unvalidated
 			}
 			opaque = true
@@ -155,7 +159,9 @@ func Render(in Input) (out render.Output) {
 	}
 	for _, res := range out.Resources {
 		if res.Object != nil {
-			render.ComposedMetadata(res.Object, res.Name, in.XR, in.Namespaced && !render.IsClusterScoped(in.ClusterScoped, res.Object))
+			if err := render.ComposedMetadata(res.Object, res.Name, in.XR, in.Namespaced && !render.IsClusterScoped(in.ClusterScoped, res.Object)); err != nil {
+				out.Notes = append(out.Notes, render.MetadataNote(res, in.XR, err))
+			}
 		}
 	}
 	return out
@@ -271,22 +277,6 @@ func RenderStep(in StepInput) (out StepOutput) {
 	}
 	out.Desired, out.Environment, out.Notes = desired, env, r.notes
 	return out
-}
-
-// nonComposing are functions known to compose no resources: they set
-// readiness, order creation, filter, or load context. A step running one
-// leaves nothing unvalidated, so it gets no note.
-var nonComposing = []string{"function-auto-ready", "function-sequencer", "function-cel-filter", "function-environment-configs", "function-extra-resources"}
-
-// ComposesNothing says whether a function (by its name in a functionRef)
-// is known to compose no resources.
-func ComposesNothing(fn string) bool {
-	for _, n := range nonComposing {
-		if fn == n || strings.HasSuffix(fn, "-"+n) {
-			return true
-		}
-	}
-	return false
 }
 
 func orDefault(s, d string) string {

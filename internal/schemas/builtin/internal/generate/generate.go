@@ -44,7 +44,20 @@ var Sets = []Set{
 	{File: "crossplane-v1.20.11.yaml", Globs: []string{"crds/crossplane/v1.20.11/*.yaml"}},
 	{File: "crossplane-v2.3.4.yaml", Globs: []string{"crds/crossplane/v2.3.4/*.yaml"}},
 	// Only input/: each function's crossplane.yaml is package metadata.
-	{File: "functions.yaml", Globs: []string{"crds/functions/*/*/input/*.yaml"}},
+	// The input CRDs of more functions come with the workspaces that use
+	// them (each workspace's SOURCES.md names the function's release):
+	// function-kcl v0.12.2 and function-environment-configs v0.7.1 with
+	// stuttgart-things, function-auto-ready v0.7.0,
+	// function-status-transformer v0.5.1 and function-python v0.5.0 with
+	// the function examples.
+	{File: "functions.yaml", Globs: []string{
+		"crds/functions/*/*/input/*.yaml",
+		"workspaces-3/stuttgart-things-configurations/schemas/krm.kcl.dev_kclinputs.yaml",
+		"workspaces-3/stuttgart-things-configurations/schemas/environmentconfigs.fn.crossplane.io_inputs.yaml",
+		"workspaces-3/function-examples/schemas/autoready.fn.crossplane.io_inputs.yaml",
+		"workspaces-3/function-examples/schemas/function-status-transformer.fn.crossplane.io_statustransformations.yaml",
+		"workspaces-3/function-examples/schemas/python.fn.crossplane.io_scripts.yaml",
+	}},
 }
 
 // Files are the names of every file Run writes.
