@@ -18,9 +18,13 @@ import (
 func sarifSchemaValidator(t *testing.T) *jsonschema.Schema {
 	t.Helper()
 	path := os.Getenv("CRD_LSP_SARIF_SCHEMA")
-	if path == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, ".cache", "crd-lsp-ci", "sarif", "sarif-2.1.0-rtm.5.json")
+	if path == "" { // the script's folder: ${XDG_CACHE_HOME:-$HOME/.cache}
+		cache := os.Getenv("XDG_CACHE_HOME")
+		if home, err := os.UserHomeDir(); cache == "" && err == nil {
+			cache = filepath.Join(home, ".cache")
+		}
+		if cache != "" {
+			path = filepath.Join(cache, "crd-lsp-ci", "sarif", "sarif-2.1.0-rtm.5.json")
 		}
 	}
 	f, err := os.Open(path)

@@ -141,8 +141,13 @@ func notes(stderr string) string {
 // (v0.12.2) with an example composite renders in-process with nothing
 // configured: no failure, and the examples that compose resources compose
 // them. (Those reading an environment or a folder outside the workspace
-// say so and render nothing from that step.)
+// say so and render nothing from that step.) The context example's
+// EnvironmentConfigs are written at v1alpha1, which Crossplane v2 does not
+// serve: no function finds them there, and its template fails reading the
+// environment, as crossplane render (whose fetcher matches the apiVersion
+// the function asks for, v1beta1) fails too.
 func TestRenderGoTemplatingExamples(t *testing.T) {
+	fails := map[string]string{"context": "index of nil pointer"}
 	dir := filepath.Join(corpus(t), "workspaces", "function-go-templating", "example")
 	composes := map[string]int{"inline": 5, "custom-delims": 5, "functions/include": 2, "functions/getComposedConnectionDetails": 4,
 		"functions/getComposedResource": 2, "functions/getCompositeResource": 1, "recursive": 1}
@@ -157,6 +162,13 @@ func TestRenderGoTemplatingExamples(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(dir, filepath.Dir(p))
 		code, out, errOut := runCmd(t, "", "render", "--xr", xr, p)
+		if want, ok := fails[rel]; ok {
+			if code != 1 || !strings.Contains(errOut, want) {
+				t.Errorf("%s: exit %d, want 1 with %q\n%s", rel, code, want, errOut)
+			}
+			rendered++
+			return nil
+		}
 		if code != 0 || strings.Contains(errOut, ": error: ") {
 			t.Errorf("%s: exit %d\n%s", rel, code, errOut)
 		}

@@ -103,6 +103,8 @@ var workspaceFindings = map[string][]wantFinding{
 		{`^example/[A-Za-z/-]+/composition(-real|-wrapper)?\.yaml:[89]:11: warning: no XRD for example\.crossplane\.io/v1beta1 XR in the workspace: the workspace's XRD defines XR only as v1 \[composition-schema\]`, 16,
 			"true (issue 22): in a cluster with this repository's only XRD, a Composition for XR v1beta1 is never selected; crossplane render, which these examples are for, needs no XRD, so the finding says which version the XRD serves"},
 		{`^example/(extra-resources|functions/getExtraResources|functions/getExtraResourcesFromContext)/extraResources\.yaml:3:7: warning: no schema for s3\.aws\.upbound\.io/v1beta1 Bucket`, 3, whyNoSchema},
+		{`^example/context/composition\.yaml:55:25: error: crossplane-contrib-function-go-templating failed: cannot execute template: .* error calling index: index of nil pointer`, 1,
+			"true for Crossplane v2: the example's EnvironmentConfigs are v1alpha1, which v2 does not serve, so the environment the template indexes is empty and the step fails"},
 		{`^example/functions/getComposedResource/observed\.yaml:2:7: warning: no schema for dbforpostgresql\.azure\.upbound\.io/v1beta1 FlexibleServer`, 1, whyNoSchema},
 		{`^example/functions/getResourceCondition/observed\.yaml:2:7: warning: no schema for identity\.openstack\.upbound\.io/v1alpha1 ProjectV3`, 1, whyNoSchema},
 	},

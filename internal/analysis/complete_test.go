@@ -30,7 +30,11 @@ func completeResult(f *document.File, off int, env Env) string {
 const completeDatabase = "apiVersion: example.org/v1\nkind: Database\nmetadata:\n  name: orders\nspec:\n"
 
 func TestComplete(t *testing.T) {
-	env, _ := fixtureEnv(t)
+	env, read := fixtureEnv(t)
+	testComplete(t, env, read)
+}
+
+func testComplete(t *testing.T, env Env, _ FileReader) {
 	runFeature(t, "complete.yaml", env, []featureCase{
 		// A workspace CRD: keys (required first), enum and boolean values,
 		// keys of a list item.
@@ -130,7 +134,11 @@ spec:
 `
 
 func TestCompleteComposition(t *testing.T) {
-	env, _ := fixtureEnv(t)
+	env, read := fixtureEnv(t)
+	testCompleteComposition(t, env, read)
+}
+
+func testCompleteComposition(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(completeComposition, old, marked) }
 	runFeature(t, "composition.yaml", env, []featureCase{
 		{name: "patchSetName", text: at("patchSetName: common", "patchSetName: ‸"), want: "common (value) patchSet \"common\" []\n" +

@@ -57,7 +57,7 @@ func newEnvironmentRun(env Env, synthesized, lenient bool) *environmentRun {
 	if from == "" {
 		from = "known"
 	}
-	return &environmentRun{lenient: lenient, opts: environmentconfigs.Options{Configs: env.Workspace.Cluster.EnvironmentConfigs, Complete: env.Workspace.Cluster.Complete,
+	return &environmentRun{lenient: lenient, opts: environmentconfigs.Options{Configs: environmentconfigs.InCluster(env.Workspace.Cluster.EnvironmentConfigs, env.Workspace.CrossplaneMajor), Complete: env.Workspace.Cluster.Complete,
 		Synthesized: synthesized, From: from}}
 }
 
@@ -228,6 +228,6 @@ func pipelineInput(m, xr map[string]any, env Env, start map[string]any) function
 			in.Context[environmentconfigs.ContextKey] = start
 		}
 	}
-	in.Resources = append(append(in.Resources, env.Workspace.Cluster.Resources...), environmentconfigs.AsServed(env.Workspace.Cluster.EnvironmentConfigs)...)
+	in.Resources = append(append(in.Resources, env.Workspace.Cluster.Resources...), environmentconfigs.AsServed(environmentconfigs.InCluster(env.Workspace.Cluster.EnvironmentConfigs, env.Workspace.CrossplaneMajor))...)
 	return in
 }

@@ -4,10 +4,12 @@ package analysis
 // completion, definition, fieldPath resolution): a case is YAML with the
 // cursor marked ‸ and an Env in, the feature's plain result out, written
 // as text and compared exactly. The fixtures are a small workspace: the
-// built-in schemas, one CRD and one XRD written here, the golden XRD and
-// the upjet RDS Instance CRD from the shared corpus (the ones the
-// end-to-end goldens in testdata/golden use), each at a path the
-// FileReader serves, as the loader would.
+// built-in schemas, a CRD written here, the golden XRD of testdata/golden
+// and an excerpt of provider-upjet-aws's RDS Instance CRD (the fields the
+// cases use, verbatim), each at a path the FileReader serves, as the
+// loader would. The tables need nothing outside the repository;
+// corpus_features_test.go runs them again with the whole upstream RDS CRD
+// of the shared corpus in place of the excerpt.
 
 import (
 	"os"
@@ -18,7 +20,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -113,6 +114,181 @@ spec:
                       admin: {type: boolean}
 `
 
+// rdsCRD is an excerpt of provider-upjet-aws v2.6.0's RDS Instance CRD
+// (package/crds/rds.aws.upbound.io_instances.yaml, Apache-2.0; the shared
+// corpus holds it whole): its three versions, and in v1beta1 the fields
+// the cases hover, complete, resolve and jump to, with their upstream
+// descriptions, types, enums, defaults and required lists. v1beta2 and
+// v1beta3 keep two of those fields, so a definition found in them instead
+// of v1beta1's is a different line.
+const rdsCRD = `---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: instances.rds.aws.upbound.io
+spec:
+  group: rds.aws.upbound.io
+  names:
+    categories:
+    - crossplane
+    - managed
+    - aws
+    kind: Instance
+    listKind: InstanceList
+    plural: instances
+    singular: instance
+  scope: Cluster
+  versions:
+  - deprecated: true
+    deprecationWarning: This API version is deprecated. Deprecated since v2.6.0.
+    name: v1beta1
+    schema:
+      openAPIV3Schema:
+        description: |-
+          Instance is the Schema for the Instances API. Provides an RDS instance resource.
+          Deprecated: This API version (v1beta1) has been deprecated in release v2.6.0.
+        properties:
+          apiVersion:
+            type: string
+          kind:
+            type: string
+          metadata:
+            type: object
+          spec:
+            description: InstanceSpec defines the desired state of Instance
+            properties:
+              deletionPolicy:
+                default: Delete
+                description: |-
+                  DeletionPolicy specifies what will happen to the underlying external
+                  when this managed resource is deleted - either "Delete" or "Orphan" the
+                  external resource.
+                  This field is planned to be deprecated in favor of the ManagementPolicies
+                  field in a future release. Currently, both could be set independently and
+                  non-default values would be honored if the feature flag is enabled.
+                  See the design doc for more information: https://github.com/crossplane/crossplane/blob/499895a25d1a1a0ba1604944ef98ac7a1a71f197/design/design-doc-observe-only-resources.md?plain=1#L223
+                enum:
+                - Orphan
+                - Delete
+                type: string
+              forProvider:
+                properties:
+                  allocatedStorage:
+                    description: The allocated storage in gibibytes. If max_allocated_storage
+                      is configured, this argument represents the initial storage allocation
+                      and differences from the configuration will be ignored automatically
+                      when Storage Autoscaling occurs. If replicate_source_db is set, the
+                      value is ignored during the creation of the instance.
+                    type: number
+                  dbName:
+                    description: The name of the database to create when the DB instance
+                      is created. If this parameter is not specified, no database is created
+                      in the DB instance. Note that this does not apply for Oracle or SQL
+                      Server engines. See the AWS documentation for more details on what
+                      applies for those engines. If you are providing an Oracle db name,
+                      it needs to be in all upper case. Cannot be specified for a replica.
+                    type: string
+                  instanceClass:
+                    description: The instance type of the RDS instance.
+                    type: string
+                  region:
+                    description: |-
+                      Region where this resource will be managed. Defaults to the Region set in the provider configuration.
+                      Region is the region you'd like your resource to be created in.
+                    type: string
+                  vpcSecurityGroupIds:
+                    description: |-
+                      List of VPC security groups to
+                      associate.
+                    items:
+                      type: string
+                    type: array
+                    x-kubernetes-list-type: set
+                required:
+                - region
+                type: object
+            required:
+            - forProvider
+            type: object
+          status:
+            description: InstanceStatus defines the observed state of Instance.
+            properties:
+              atProvider:
+                properties:
+                  address:
+                    description: The hostname of the RDS instance. See also endpoint
+                      and port.
+                    type: string
+                  endpoint:
+                    description: The connection endpoint in address:port format.
+                    type: string
+                  status:
+                    description: The RDS instance status.
+                    type: string
+                type: object
+            type: object
+        required:
+        - spec
+        type: object
+    served: true
+    storage: false
+    subresources:
+      status: {}
+  - name: v1beta2
+    schema:
+      openAPIV3Schema:
+        properties:
+          spec:
+            properties:
+              forProvider:
+                properties:
+                  allocatedStorage:
+                    type: number
+                type: object
+            type: object
+          status:
+            properties:
+              atProvider:
+                properties:
+                  address:
+                    type: string
+                type: object
+            type: object
+        type: object
+    served: true
+    storage: false
+    subresources:
+      status: {}
+  - name: v1beta3
+    schema:
+      openAPIV3Schema:
+        properties:
+          spec:
+            properties:
+              forProvider:
+                properties:
+                  allocatedStorage:
+                    type: number
+                type: object
+            type: object
+          status:
+            properties:
+              atProvider:
+                properties:
+                  address:
+                    type: string
+                type: object
+            type: object
+        type: object
+    served: true
+    storage: true
+    subresources:
+      status: {}
+`
+
+// goldenXRD is the XRD the end-to-end goldens compose with.
+var goldenXRD = filepath.Join("..", "..", "testdata", "golden", "compositions", "definition.yaml")
+
 type fixture struct {
 	env   Env
 	files map[string][]byte // path → text, for the FileReader
@@ -125,41 +301,45 @@ var (
 )
 
 // fixtureEnv is the fixture workspace's Env (Crossplane 2) and the
-// FileReader over its files. It skips when the shared corpus (the RDS
-// CRD) is absent, as every corpus test does.
+// FileReader over its files, with the RDS excerpt: nothing outside the
+// repository.
 func fixtureEnv(t testing.TB) (Env, FileReader) {
 	t.Helper()
-	rds := filepath.Join(corpusdir.Dir(t), "crds", "providers", "provider-upjet-aws-subset", "v2.6.0", "crds", "rds.aws.upbound.io_instances.yaml")
-	fixtureOnce.Do(func() {
-		fx := fixture{files: map[string][]byte{filepath.Join(fixtureRoot, "crd.yaml"): []byte(dbCRD)}}
-		for name, src := range map[string]string{
-			"xrd.yaml": filepath.Join("..", "..", "testdata", "golden", "compositions", "definition.yaml"),
-			"rds.yaml": rds,
-		} {
-			b, err := os.ReadFile(src)
-			if err != nil {
-				fixtureVal.err = err
-				return
-			}
-			fx.files[filepath.Join(fixtureRoot, name)] = b
-		}
-		st, err := workspace.Builtins(2)
-		if err != nil {
-			fixtureVal.err = err
-			return
-		}
-		var in []schemas.FileInput
-		for p, b := range fx.files {
-			in = append(in, schemas.FileInput{Source: workspace.Source(p), Path: p, Content: b})
-		}
-		fx.env = Env{Workspace: Workspace{Schemas: st.WithFiles(in), CrossplaneMajor: 2}}
-		fixtureVal = fx
-	})
-	if fixtureVal.err != nil {
-		t.Fatal(fixtureVal.err)
+	fixtureOnce.Do(func() { fixtureVal = newFixture([]byte(rdsCRD)) })
+	return fixtureVal.use(t)
+}
+
+// newFixture builds the fixture workspace with rds as its RDS CRD.
+func newFixture(rds []byte) fixture {
+	xrd, err := os.ReadFile(goldenXRD)
+	if err != nil {
+		return fixture{err: err}
 	}
-	files := fixtureVal.files
-	return fixtureVal.env, func(p string) ([]byte, error) {
+	fx := fixture{files: map[string][]byte{
+		filepath.Join(fixtureRoot, "crd.yaml"): []byte(dbCRD),
+		filepath.Join(fixtureRoot, "xrd.yaml"): xrd,
+		filepath.Join(fixtureRoot, "rds.yaml"): rds,
+	}}
+	st, err := workspace.Builtins(2)
+	if err != nil {
+		return fixture{err: err}
+	}
+	var in []schemas.FileInput
+	for p, b := range fx.files {
+		in = append(in, schemas.FileInput{Source: workspace.Source(p), Path: p, Content: b})
+	}
+	fx.env = Env{Workspace: Workspace{Schemas: st.WithFiles(in), CrossplaneMajor: 2}}
+	return fx
+}
+
+// use returns the fixture's Env and a FileReader over its files.
+func (fx fixture) use(t testing.TB) (Env, FileReader) {
+	t.Helper()
+	if fx.err != nil {
+		t.Fatal(fx.err)
+	}
+	files := fx.files
+	return fx.env, func(p string) ([]byte, error) {
 		if b, ok := files[p]; ok {
 			return b, nil
 		}

@@ -103,7 +103,11 @@ spec:
 `
 
 func TestFieldPathTarget(t *testing.T) {
-	env, _ := fixtureEnv(t)
+	env, read := fixtureEnv(t)
+	testFieldPathTarget(t, env, read)
+}
+
+func testFieldPathTarget(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(fieldPathComposition, old, marked) }
 	const xr = "composite database.example.org/v1alpha1 XPostgreSQLInstance"
 	const rds = "base rds.aws.upbound.io/v1beta1 Instance"
@@ -130,7 +134,11 @@ func TestFieldPathTarget(t *testing.T) {
 // patches resolve as a P&T input's do
 // (testdata/golden/compositions-v1/classic.yaml's shapes).
 func TestFieldPathTargetClassic(t *testing.T) {
-	env, _ := fixtureEnv(t)
+	env, read := fixtureEnv(t)
+	testFieldPathTargetClassic(t, env, read)
+}
+
+func testFieldPathTargetClassic(t *testing.T, env Env, _ FileReader) {
 	const classic = `apiVersion: apiextensions.crossplane.io/v1
 kind: Composition
 metadata:

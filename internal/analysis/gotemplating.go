@@ -203,6 +203,7 @@ func goTemplates(ctx context.Context, d *document.Doc, m map[string]any, env Env
 		if env.Workspace.Schemas == nil {
 			continue
 		}
+		out = append(out, templateReads(d, m, ts, env)...)
 		for _, doc := range ts.docs {
 			if !doc.Plain || doc.Meta || doc.APIVersion == "" || doc.Kind == "" {
 				continue

@@ -40,7 +40,11 @@ spec:
 `
 
 func TestHover(t *testing.T) {
-	env, _ := fixtureEnv(t)
+	env, read := fixtureEnv(t)
+	testHover(t, env, read)
+}
+
+func testHover(t *testing.T, env Env, _ FileReader) {
 	runFeature(t, "hover.yaml", env, []featureCase{
 		// testdata/golden/hover/builtin-hover.yaml's cases.
 		{name: "built-in field", text: replaceOnce(hoverDeployment, "  replicas", "  rep‸licas"), want: "[replicas]\n" +
@@ -177,7 +181,11 @@ spec:
 `
 
 func TestHoverComposition(t *testing.T) {
-	env, _ := fixtureEnv(t)
+	env, read := fixtureEnv(t)
+	testHoverComposition(t, env, read)
+}
+
+func testHoverComposition(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(hoverComposition, old, marked) }
 	runFeature(t, "composition.yaml", env, []featureCase{
 		{name: "input's resources", text: at("        resources:", "        reso‸urces:"), want: "[resources]\n" +

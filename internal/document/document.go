@@ -206,7 +206,7 @@ func (d *Doc) parse(src []byte) {
 		d.shiftBOMLine(d.Root, bl+1)
 	}
 	d.rebase(d.Root)
-	d.File.indexSpans(d.Root, d.Span.End)
+	d.File.indexSpans(d.Root, d.Span.End, -1)
 	d.checkDuplicates(d.Root)
 }
 

@@ -118,6 +118,42 @@ func TestSpans(t *testing.T) {
 	}
 }
 
+// TestSpansBlockIndentAndEmptyValues: an explicit indentation indicator
+// counts from the block collection's indentation, which is not the
+// indicator's line's after "- " ("- key: |2", "- - |2"), and an entry
+// without ':' has its empty value just after its key. want is the value's
+// text; for an empty value, the text before it must end with before.
+func TestSpansBlockIndentAndEmptyValues(t *testing.T) {
+	for _, tc := range []struct{ text, path, want, before string }{
+		{"- key: |2\n     foo\n  other: x\n", "[0].key", "|2\n     foo", ""},
+		{"- key: |2\n     foo\n\n  other: x\n", "[0].key", "|2\n     foo", ""},
+		{"- - |2\n     foo\n  - x\n", "[0][0]", "|2\n     foo", ""},
+		{"a:\n  b: |2-\n\n\n    Valid\n  c: 1\n", "a.b", "|2-\n\n\n    Valid", ""},
+		{"x:\n- |1\n  y\nz: 1\n", "x[0]", "|1\n  y", ""},
+		{"|2\n   x\n", "", "|2\n   x", ""},
+		{"x: {a}\n", "x.a", "", "{a"},
+		{"x: { a , b: 1}\n", "x.a", "", "{ a"},
+		{"x: {{k}}\n", `x[""]`, "", "{{k}"},
+		{"x: {a: }\n", "x.a", "", "{a:"},
+		{"x: {a\n  }\n", "x.a", "", "{a"},
+		{"? a\nb: 1\n", "a", "", "? a"},
+		{"? a\n:\nb: 1\n", "a", "", "? a\n:"},
+	} {
+		f := Parse("t.yaml", 1, []byte(tc.text))
+		d := f.Docs[0]
+		if len(d.Errors) > 0 {
+			t.Fatalf("%q: %v", tc.text, d.Errors)
+		}
+		_, v, ok := d.Spans(path(t, tc.path))
+		if !ok {
+			t.Fatalf("%q: no %s", tc.text, tc.path)
+		}
+		if got := tc.text[v.Start:v.End]; got != tc.want || !strings.HasSuffix(tc.text[:v.Start], tc.before) {
+			t.Errorf("%q: %s is %q after %q, want %q after %q", tc.text, tc.path, got, tc.text[:v.Start], tc.want, tc.before)
+		}
+	}
+}
+
 func TestAt(t *testing.T) {
 	f := Parse("t.yaml", 1, []byte(spansSrc))
 	// at returns the offset of the n-th (0-based) occurrence of marker plus delta.

@@ -65,6 +65,8 @@ func TestValueOffsets(t *testing.T) {
 		{"a: 'it''s here'\n", "a", "it's here", "here", "1:11"},
 		{"a: plain value # c\n", "a", "plain value", "value", "1:10"},
 		{"---\na: |\n  x\n---\nb: 1\n", "a", "x\n", "x", "3:3"},
+		{"a:\n  b: |2-\n\n\n    Valid\n  c: 1\n", "a.b", "\n\nValid", "Valid", "5:5"},
+		{"- key: |2\n     foo\n  other: x\n", "[0].key", " foo\n", "foo", "2:6"},
 	} {
 		f := Parse("t.yaml", 0, []byte(tc.text))
 		var d *Doc

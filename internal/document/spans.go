@@ -24,7 +24,10 @@ import (
 //   - block collections from their first to their last character
 //   - aliases as written: *name
 //   - an empty value ("key:" or "-" with nothing after it) as the empty
-//     span just after the ':' or '-'
+//     span just after the ':' or '-'; a mapping entry written without ':'
+//     ("{a}" in a flow mapping, "? a") has its empty value just after its
+//     key (yaml.v3 places it at the next token, which may be the next
+//     entry's key, on a later line)
 //
 // Anchors and tags written before a node (&a, !!str) are part of its span.
 // The spans of a File's nodes are computed once, at Parse; n must be a
@@ -36,27 +39,89 @@ func (f *File) NodeSpan(n *yaml.Node) Span {
 	if sp, ok := f.spans[n]; ok {
 		return sp
 	}
-	return f.computeSpan(n, len(f.Text))
+	return f.computeSpan(n, len(f.Text), unknownIndent)
 }
+
+// unknownIndent stands for a block indentation not known (a node that is
+// not the File's): a block scalar's header line's indentation is taken.
+const unknownIndent = -2
 
 // indexSpans computes and records the spans of n and its descendants.
 // limit is where the next node after n starts (or the document's end):
-// n's text cannot reach it.
-func (f *File) indexSpans(n *yaml.Node, limit int) {
+// n's text cannot reach it. indent is the block indentation yaml.v3's
+// scanner has where n is written (see blockIndent; -1 at the root).
+func (f *File) indexSpans(n *yaml.Node, limit, indent int) {
 	if _, done := f.spans[n]; done {
 		return
 	}
 	switch n.Kind {
 	case yaml.MappingNode, yaml.SequenceNode:
+		inner := f.blockIndent(n, indent)
 		for i, c := range n.Content {
 			next := limit
 			if i+1 < len(n.Content) {
 				next = f.nodeStart(n.Content[i+1])
 			}
-			f.indexSpans(c, next)
+			f.indexSpans(c, next, inner)
+		}
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if v := n.Content[i+1]; isEmptyValue(v) {
+					at := f.emptyValueAt(f.spans[n.Content[i]].End)
+					f.spans[v] = Span{at, at}
+				}
+			}
 		}
 	}
-	f.spans[n] = f.computeSpan(n, limit)
+	f.spans[n] = f.computeSpan(n, limit, indent)
+}
+
+// isEmptyValue: nothing is written for n (an implicit null).
+func isEmptyValue(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Value == "" && n.Tag == "!!null" && n.Style == 0 && n.Anchor == ""
+}
+
+// emptyValueAt is where the empty value of the mapping entry whose key
+// ends at keyEnd is: just after its ':', or just after the key when the
+// entry has none ("{a}", "? a").
+func (f *File) emptyValueAt(keyEnd int) int {
+	t := f.Text
+	p := keyEnd
+	for p < len(t) && isBlank(t[p]) {
+		p++
+	}
+	if p < len(t) && t[p] == ':' {
+		return p + 1
+	}
+	return keyEnd
+}
+
+// blockIndent is the indentation yaml.v3's scanner has inside the
+// collection n, written where it had outer: for a block mapping, its keys'
+// column; for a block sequence, its '-' column (0-based, in code points).
+// An explicit indentation indicator ("|2") counts from it, so it is not
+// always the indentation of the indicator's line ("- key: |2", "- - |2").
+func (f *File) blockIndent(n *yaml.Node, outer int) int {
+	if len(n.Content) == 0 || n.Style&yaml.FlowStyle != 0 {
+		return outer
+	}
+	if n.Kind == yaml.MappingNode {
+		return n.Content[0].Column - 1
+	}
+	t := f.Text
+	p := f.nodeStart(n.Content[0])
+	for p > 0 && isBlank(t[p-1]) {
+		p--
+	}
+	if p == 0 || t[p-1] != '-' {
+		return n.Column - 1
+	}
+	line := f.Mapper.LineOf(p - 1)
+	start := f.Mapper.LineStart(line)
+	if line == 0 {
+		start = min(start+f.bom, p-1)
+	}
+	return utf8.RuneCount(t[start : p-1])
 }
 
 // nodeStart is the byte offset where yaml.v3 placed n: its 1-based line
@@ -141,7 +206,7 @@ func runeTable(b []byte) []int32 {
 	return tab
 }
 
-func (f *File) computeSpan(n *yaml.Node, limit int) Span {
+func (f *File) computeSpan(n *yaml.Node, limit, indent int) Span {
 	start := f.nodeStart(n)
 	t := f.Text
 	limit = max(start, min(limit, len(t)))
@@ -163,12 +228,12 @@ func (f *File) computeSpan(n *yaml.Node, limit int) Span {
 			if sp, ok := f.spans[c]; ok {
 				end = max(end, sp.End)
 			} else {
-				end = max(end, f.computeSpan(c, limit).End)
+				end = max(end, f.computeSpan(c, limit, unknownIndent).End)
 			}
 		}
 		return Span{start, end}
 	case yaml.ScalarNode:
-		return Span{start, f.scalarEnd(n, start, limit)}
+		return Span{start, f.scalarEnd(n, start, limit, indent)}
 	}
 	return Span{start, start}
 }
@@ -255,7 +320,7 @@ func endSingleQuoted(t []byte, p int) int {
 	return len(t)
 }
 
-func (f *File) scalarEnd(n *yaml.Node, start, limit int) int {
+func (f *File) scalarEnd(n *yaml.Node, start, limit, indent int) int {
 	t := f.Text
 	propEnd, p := skipProperties(t, start)
 	if p >= len(t) {
@@ -267,7 +332,7 @@ func (f *File) scalarEnd(n *yaml.Node, start, limit int) int {
 	case n.Style&yaml.SingleQuotedStyle != 0 && t[p] == '\'':
 		return endSingleQuoted(t, p)
 	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 && (t[p] == '|' || t[p] == '>'):
-		return f.blockScalarEnd(p, limit)
+		return f.blockScalarEnd(p, limit, indent)
 	}
 	if n.Value == "" {
 		return propEnd // nothing written, or only properties
@@ -329,23 +394,28 @@ func (f *File) plainEnd(p int, value string) int {
 func fields(s string) []string { return strings.FieldsFunc(s, unicode.IsSpace) }
 
 // blockScalarEnd returns the end of the last content line of the literal or
-// folded block scalar whose indicator is at p. Content lines are those
-// after the indicator's line that are indented at least as much as the
-// first non-blank one (or as the explicit indentation indicator says) and
-// more than the indicator's line, up to the first line indented less and
-// never reaching limit, where the next node starts.
-func (f *File) blockScalarEnd(p, limit int) int {
+// folded block scalar whose indicator is at p, written where the block
+// indentation is owner (see blockIndent; unknownIndent: the indicator's
+// line's). Content lines are those after the indicator's line that are
+// indented at least as much as the first non-blank one (or as the explicit
+// indentation indicator says, counted from owner) and more than owner, up
+// to the first line indented less and never reaching limit, where the next
+// node starts.
+func (f *File) blockScalarEnd(p, limit, owner int) int {
 	m, t := f.Mapper, f.Text
 	line := m.LineOf(p)
 	end := m.LineEnd(line)
+	if owner == unknownIndent {
+		owner = indentOf(t[m.LineStart(line):end])
+	}
 	// The header: indicators, then maybe a comment, to the line end.
-	owner := indentOf(t[m.LineStart(line):end])
 	indent := -1
 	for i := p + 1; i < end && t[i] != ' ' && t[i] != '\t' && t[i] != '#'; i++ {
 		if c := t[i]; c >= '1' && c <= '9' {
-			indent = owner + int(c-'0')
+			indent = max(owner, 0) + int(c-'0')
 		}
 	}
+	owner = max(owner, 0) // content is indented by one space at least
 	for l := line + 1; l < m.LineCount(); l++ {
 		ls, le := m.LineStart(l), m.LineEnd(l)
 		if ls >= limit {

@@ -106,6 +106,12 @@ func TestBinarySurvivesGarbage(t *testing.T) {
 	if diags := e.AwaitDiagnostics("ok.yaml", 1, 10*time.Second); len(diags) != 1 {
 		t.Errorf("after garbage, diagnostics = %v", diags)
 	}
+	// Hover still answers with a result (an error response fails the test).
+	e.AwaitSchemas(30 * time.Second)
+	e.Open("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n")
+	if h := lsptest.HoverText(e.Hover("cm.yaml", 1, 8)); !strings.Contains(h, "ConfigMap") {
+		t.Errorf("hover on the kind after garbage: %q", h)
+	}
 	if err := e.Shutdown(); err != nil {
 		t.Fatalf("shutdown after garbage: %v", err)
 	}

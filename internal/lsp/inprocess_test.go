@@ -15,14 +15,26 @@ func TestPositionEncodingUTF8(t *testing.T) {
 	if got := e.InitializeResult().Capabilities.PositionEncoding; got != protocol.PositionEncodingKindUTF8 {
 		t.Fatalf("positionEncoding = %q, want utf-8", got)
 	}
-	// "é" is 2 bytes: the flow sequence opened after it starts at byte 8.
-	e.Open("/tmp/utf8.yaml", "café: [1, 2\n")
-	diags := e.AwaitDiagnostics("/tmp/utf8.yaml", 1, 5*time.Second)
-	if len(diags) != 1 {
-		t.Fatalf("diagnostics = %v", diags)
-	}
-	if d := diags[0]; d.Range.Start.Line != 0 {
-		t.Errorf("diagnostic on line %d, want 0", d.Range.Start.Line)
+	// "é" is 2 bytes (1 UTF-16 unit): columns count bytes. The unclosed
+	// flow sequence's error spans its line, to byte 12 (11 in UTF-16);
+	// the '@' no token starts with is at byte 7 (6 in UTF-16).
+	for _, tc := range []struct {
+		text       string
+		start, end uint32
+	}{
+		{"café: [1, 2\n", 0, 12},
+		{"café: @x\n", 7, 9},
+	} {
+		name := fmt.Sprintf("/tmp/utf8-%d.yaml", tc.start)
+		e.Open(name, tc.text)
+		diags := e.AwaitDiagnostics(name, 1, 5*time.Second)
+		if len(diags) != 1 {
+			t.Fatalf("%q: diagnostics = %v", tc.text, diags)
+		}
+		want := protocol.Range{Start: protocol.Position{Line: 0, Character: tc.start}, End: protocol.Position{Line: 0, Character: tc.end}}
+		if got := diags[0].Range; got != want {
+			t.Errorf("%q: diagnostic at %v, want %v", tc.text, got, want)
+		}
 	}
 }
 

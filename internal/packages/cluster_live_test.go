@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/referee/apiserver"
 )
 
@@ -29,11 +30,11 @@ func TestClusterRefreshLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.CreateCRD(t, string(eso))
-	helm := filepath.Join("..", "..", "..", "shared", "corpus", "crds", "providers", "provider-helm", "v1.4.0", "crds")
+	helm := filepath.Join(corpus.Dir(t), "crds", "providers", "provider-helm", "v1.4.0", "crds")
 	for _, f := range []string{"helm.crossplane.io_releases.yaml", "helm.crossplane.io_providerconfigs.yaml"} {
 		b, err := os.ReadFile(filepath.Join(helm, f))
 		if err != nil {
-			t.Skipf("corpus: %v", err)
+			t.Fatal(err)
 		}
 		s.CreateCRD(t, string(b))
 	}

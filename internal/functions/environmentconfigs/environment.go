@@ -333,6 +333,23 @@ func get(obj map[string]any, p string) (v any, found bool, err error) {
 // it).
 const ServedVersion = Group + "/v1beta1"
 
+// InCluster are the EnvironmentConfigs of objs a cluster of Crossplane
+// major can hold: Crossplane v2 serves EnvironmentConfig only at v1beta1
+// (its CRD, v2.3.4), so one written at v1alpha1 cannot be applied there
+// and no function finds it; v1 serves both. objs is not modified.
+func InCluster(objs []map[string]any, major int) []map[string]any {
+	if major != 2 {
+		return objs
+	}
+	var out []map[string]any
+	for _, o := range objs {
+		if av, _ := o["apiVersion"].(string); av == ServedVersion {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // AsServed is what a cluster holding objs returns for EnvironmentConfigs:
 // one of each name (the first), each at ServedVersion (copies; objs are
 // not modified).

@@ -2,6 +2,8 @@ package lsptest_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,28 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 )
+
+// threeDocs reads the golden input whose second document is mis-indented
+// and returns it with the position (0-based line, byte column) its diag
+// marker names.
+func threeDocs(t *testing.T) (text string, line, col int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(syntaxDir, "three-docs.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := lsptest.ParseMarkers(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Verb == "diag" {
+			return string(b), m.Line, m.Col
+		}
+	}
+	t.Fatal("three-docs.yaml has no diag marker")
+	return
+}
 
 // TestInProcessSession drives the editor features other tests rely on:
 // configuration pulls answered from Settings, dynamic registration,

@@ -18,11 +18,11 @@ const (
 // Generate reads both modules (from the module cache, downloading them
 // through the Go module proxy if needed) and returns rules.json's bytes.
 func Generate() ([]byte, error) {
-	apiDir, err := moduleDir(APIModule)
+	apiDir, err := ModuleDir(APIModule)
 	if err != nil {
 		return nil, err
 	}
-	kubeDir, err := moduleDir(KubeModule)
+	kubeDir, err := ModuleDir(KubeModule)
 	if err != nil {
 		return nil, err
 	}
@@ -53,9 +53,10 @@ func quote(s string) string {
 	return string(b)
 }
 
-// moduleDir downloads (or finds in the cache) one module version and
-// returns its folder.
-func moduleDir(mod string) (string, error) {
+// ModuleDir downloads (or finds in the cache) one module version
+// ("path@version") through the Go module proxy and returns its folder:
+// the one way this package and its tests reach a module's files.
+func ModuleDir(mod string) (string, error) {
 	cmd := exec.Command("go", "mod", "download", "-json", mod)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

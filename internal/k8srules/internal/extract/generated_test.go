@@ -16,10 +16,10 @@ import (
 // block calls the runtime check the rule stands for (with its bound), so
 // the extractor reads no tag the API server does not run.
 func TestRulesAreGenerated(t *testing.T) {
-	apiDir, err := moduleDir(APIModule)
+	apiDir, err := ModuleDir(APIModule)
 	if err == nil {
 		var kubeDir string
-		if kubeDir, err = moduleDir(KubeModule); err == nil {
+		if kubeDir, err = ModuleDir(KubeModule); err == nil {
 			testGenerated(t, apiDir, kubeDir)
 			return
 		}
