@@ -50,6 +50,11 @@ type fnRuntime struct {
 	retired []*fnHandle
 	closed  bool
 	closing sync.WaitGroup
+	// warned: the warnings about functions from packages shown in a
+	// popup, by text. A pull that keeps failing (tried again every 30 s)
+	// or a package prepared again for a rebuilt registry says the same
+	// thing again: to the log only.
+	warned map[string]bool
 }
 
 // fnHandle is one Registry and the Pipeline over it, with the analyses
@@ -414,23 +419,35 @@ func runsAnything(cfg functions.Config) bool {
 
 // packageReady is told how a Function's package was prepared (pulled,
 // unpacked, checked: in the background, for the first call that needed
-// it): the user reads it once, and when a call gave up waiting for it,
-// the open documents are diagnosed again with it (the calls still waiting
-// go on by themselves: they are not cancelled).
+// it): the user reads it once (a warning in a popup the first time it is
+// said, in the log after), and when a call gave up waiting for it, the
+// open documents are diagnosed again with it (the calls still waiting go
+// on by themselves: they are not cancelled).
 func (r *fnRuntime) packageReady(run functions.PackageRun) {
+	msg := run.Message()
 	r.mu.Lock()
-	closed := r.closed
+	closed, again := r.closed, r.warned[msg]
+	if !run.Runs && !closed {
+		if r.warned == nil {
+			r.warned = map[string]bool{}
+		}
+		r.warned[msg] = true
+	}
 	r.mu.Unlock()
 	if closed {
 		return // (a pull the shutdown cut short)
 	}
-	msg := run.Message()
-	if run.Runs {
+	switch {
+	case run.Runs:
 		r.s.logMessage(protocol.MessageTypeInfo, msg)
 		r.s.log.Info("composition function from its package", "message", msg)
-	} else {
+	default:
 		r.s.log.Warn("composition function from its package", "message", msg)
-		r.s.showMessage(protocol.MessageTypeWarning, "crd-lsp: "+msg)
+		if again {
+			r.s.logMessage(protocol.MessageTypeWarning, msg)
+		} else {
+			r.s.showMessage(protocol.MessageTypeWarning, "crd-lsp: "+msg)
+		}
 	}
 	if run.Missed {
 		r.s.diag.scheduleAll()

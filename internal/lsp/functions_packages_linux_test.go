@@ -35,29 +35,30 @@ func TestServerRunsFunctionsFromPackages(t *testing.T) {
 	xpkgtest.Push(t, reg.Host, "crd-lsp/function-script", "v0.1.0", xpkgtest.FunctionPackage(xpkgtest.Meta("Function", "function-test"), cfg,
 		[]xpkgtest.Entry{{Name: "function", Body: []byte("#!/bin/sh\nexec /venv/bin/python -m function \"$@\"\n"), Mode: 0o755}}))
 
-	run := func(t *testing.T, pkg string) *lsptest.Editor {
+	run := func(t *testing.T, pkg string) (*lsptest.Editor, map[string]any) {
 		dir := copyPipeline(t)
 		fnFile := filepath.Join(t.TempDir(), "functions.yaml")
 		if err := os.WriteFile(fnFile, []byte("apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-test}\nspec: {package: '"+pkg+"'}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: map[string]any{"functionsFromPackages": true, "functionsFiles": fnFile, "cacheDir": t.TempDir(),
-			"registries": map[string]any{"insecure": []string{reg.Host}}, "functionTimeout": 60}})
+		settings := map[string]any{"functionsFromPackages": true, "functionsFiles": fnFile, "cacheDir": t.TempDir(),
+			"registries": map[string]any{"insecure": []string{reg.Host}}, "functionTimeout": 60}
+		e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, Settings: settings})
 		e.AwaitSchemas(30 * time.Second)
 		text, _ := os.ReadFile(filepath.Join(dir, "composition.yaml"))
 		e.Open("composition.yaml", string(text))
-		return e
+		return e, settings
 	}
 
 	t.Run("runs", func(t *testing.T) {
-		e := run(t, reg.Host+"/crd-lsp/function-test:v0.1.0")
+		e, _ := run(t, reg.Host+"/crd-lsp/function-test:v0.1.0")
 		want := `32:11: warning: function-test: buckets are composed without a region [function-result]`
 		e.Await("the function's results", 90*time.Second, func() bool { return hasLine(diagLines(e.Diagnostics("composition.yaml")), want) })
 		e.AwaitLog("function function-test: running "+reg.Host+"/crd-lsp/function-test:v0.1.0@"+dgst+" from its package (linux/", 5*time.Second)
 	})
 
 	t.Run("cannot run here", func(t *testing.T) {
-		e := run(t, reg.Host+"/crd-lsp/function-script:v0.1.0")
+		e, settings := run(t, reg.Host+"/crd-lsp/function-script:v0.1.0")
 		prefix := `32:11: warning: function-test: crd-lsp did not run it: ` + reg.Host + `/crd-lsp/function-script:v0.1.0@sha256:`
 		e.Await("the step's pass-through warning", 90*time.Second, func() bool {
 			for _, l := range diagLines(e.Diagnostics("composition.yaml")) {
@@ -67,6 +68,28 @@ func TestServerRunsFunctionsFromPackages(t *testing.T) {
 			}
 			return false
 		})
-		e.AwaitLog("crd-lsp cannot run "+reg.Host+"/crd-lsp/function-script:v0.1.0@sha256:", 5*time.Second)
+		said := "crd-lsp cannot run " + reg.Host + "/crd-lsp/function-script:v0.1.0@sha256:"
+		e.AwaitLog(said, 5*time.Second)
+
+		// A settings change builds the registry again, and the package is
+		// checked again: the same warning goes to the log, not to a
+		// second popup.
+		settings["functionTimeout"] = 61
+		e.SetSettings(settings)
+		e.Await("the warning said again", 90*time.Second, func() bool { return count(e.Log(), said) == 2 })
+		if n := count(e.Log(), "showMessage: crd-lsp: function function-test: "+said); n != 1 {
+			t.Errorf("the warning was shown %d times in a popup, want once:\n%s", n, strings.Join(e.Log(), "\n"))
+		}
 	})
+}
+
+// count is how many lines of the log hold substr.
+func count(log []string, substr string) int {
+	n := 0
+	for _, l := range log {
+		if strings.Contains(l, substr) {
+			n++
+		}
+	}
+	return n
 }
