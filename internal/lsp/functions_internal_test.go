@@ -49,4 +49,17 @@ func TestFunctionSettings(t *testing.T) {
 	if _, err := parseSettings([]byte(`{"functionsFiles": 3}`)); err == nil {
 		t.Error("a number for functionsFiles was accepted")
 	}
+	// crdLsp.functions maps names to executables: the switch guessed
+	// inside it is pointed to its own setting, another value named.
+	for raw, want := range map[string]string{
+		`{"crdLsp": {"functions": {"fromPackages": true}}}`: "crdLsp.functions.fromPackages: running Functions from their packages is crdLsp.functionsFromPackages",
+		`{"crdLsp": {"functions": {"fn": 3}}}`:              "crdLsp.functions.fn: want the path of an executable",
+	} {
+		if _, err := parseSettings([]byte(raw)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", raw, err, want)
+		}
+	}
+	if set, err := parseSettings([]byte(`{"crdLsp": {"functions": null}}`)); err != nil || len(set.Functions) != 0 {
+		t.Errorf("functions: null: %v, %v", set.Functions, err)
+	}
 }

@@ -5,6 +5,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -101,7 +102,7 @@ type Settings struct {
 	// Functions maps a function name (a step's functionRef.name) to a
 	// local executable, which crd-lsp starts with the function SDK's flags
 	// on loopback, keeps warm and stops (--function-exe).
-	Functions map[string]string `json:"functions,omitempty"`
+	Functions functionExes `json:"functions,omitempty"`
 	// FunctionsFiles are files (or folders) of Function objects, as
 	// crossplane render --functions reads them: those annotated
 	// render.crossplane.io/runtime: Development are reached at their
@@ -135,6 +136,33 @@ type Settings struct {
 	// AllowRemoteFunctions allows Development targets outside loopback
 	// (--allow-remote-functions).
 	AllowRemoteFunctions bool `json:"allowRemoteFunctions,omitempty"`
+}
+
+// functionExes is crdLsp.functions: function name → executable. A value
+// that is not a string is refused naming its key, and
+// crdLsp.functions.fromPackages (how the switch may be guessed: function
+// names are lowercase DNS labels, so no function is named so) points to
+// crdLsp.functionsFromPackages.
+type functionExes map[string]string
+
+func (m *functionExes) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("crdLsp.functions: want an object of function names and executables: %w", err)
+	}
+	out := functionExes{}
+	for name, v := range raw {
+		var p string
+		if err := json.Unmarshal(v, &p); err != nil {
+			if name == "fromPackages" {
+				return errors.New("crdLsp.functions.fromPackages: running Functions from their packages is crdLsp.functionsFromPackages (crdLsp.functions maps function names to executables)")
+			}
+			return fmt.Errorf("crdLsp.functions.%s: want the path of an executable (a string)", name)
+		}
+		out[name] = p
+	}
+	*m = out
+	return nil
 }
 
 // stringOrList is a list of strings that a single string also gives.
