@@ -1,7 +1,8 @@
 // This file unpacks an image's layers into a folder, safely: no entry leaves
-// the folder (no absolute paths, no "..", nothing written through a link),
-// links stay inside it, sizes and entry counts are bounded, OCI whiteouts
-// are applied, devices are skipped.
+// the folder (no absolute paths, no "..", an entry's folders resolved
+// through the image's links only inside it), links stay inside it, sizes
+// and entry counts are bounded, OCI whiteouts are applied, devices are
+// skipped.
 
 package packages
 
@@ -149,18 +150,30 @@ func entryName(name string) (string, error) {
 	return n, nil
 }
 
-// entry creates one entry.
+// entry creates one entry. Its folders are resolved first (resolve), so
+// name below is where it lands.
 func (u *unpacker) entry(tr *tar.Reader, h *tar.Header, name string, capped *capReader) error {
+	switch h.Typeflag {
+	case tar.TypeDir, tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse, tar.TypeSymlink, tar.TypeLink:
+	default:
+		// Devices and fifos: a container runtime makes its own /dev;
+		// crd-lsp creates none. Other types carry nothing to write.
+		u.skipped++
+		return nil
+	}
+	name, _, err := u.resolve(name, true)
+	if err != nil {
+		return err
+	}
 	host := filepath.Join(u.root, filepath.FromSlash(name))
 	switch h.Typeflag {
 	case tar.TypeDir:
-		if err := u.parent(name); err != nil {
-			return err
-		}
 		fi, err := os.Lstat(host)
 		switch {
 		case err == nil && fi.IsDir():
 		case err == nil:
+			// (A link of the layers below included: a folder replaces
+			// it, as containerd's applier does.)
 			if err := os.RemoveAll(host); err != nil {
 				return err
 			}
@@ -175,13 +188,42 @@ func (u *unpacker) entry(tr *tar.Reader, h *tar.Header, name string, capped *cap
 		if err := os.Chmod(host, os.FileMode(h.Mode).Perm()&0o755|0o700); err != nil {
 			return err
 		}
-		u.wrote(name)
-		return nil
-	case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
+	case tar.TypeSymlink:
+		target, err := linkTarget(name, h.Linkname)
+		if err != nil {
+			return err
+		}
+		if err := makeRoom(host); err != nil {
+			return err
+		}
+		if err := os.Symlink(target, host); err != nil {
+			return err
+		}
+	case tar.TypeLink:
+		target, err := entryName(h.Linkname)
+		if err != nil || target == "." {
+			return refuse("layer entry %q is a hard link to %q, outside the image; refused", h.Name, h.Linkname)
+		}
+		target, exists, err := u.resolve(target, false)
+		if err != nil {
+			return err
+		}
+		src := filepath.Join(u.root, filepath.FromSlash(target))
+		fi, err := os.Lstat(src)
+		if !exists || err != nil || !fi.Mode().IsRegular() {
+			return refuse("layer entry %q is a hard link to %q, which is not a file of the image; refused", h.Name, h.Linkname)
+		}
+		if err := makeRoom(host); err != nil {
+			return err
+		}
+		if err := os.Link(src, host); err != nil {
+			return err
+		}
+	default: // a file
 		if h.Size < 0 || h.Size > u.lim.MaxRuntimeSize-u.bytes {
 			return refuse("layer entry %q is %s, past the %s an image may unpack to; refused", h.Name, sizeText(max(h.Size, 0)), sizeText(u.lim.MaxRuntimeSize))
 		}
-		if err := u.replace(name); err != nil {
+		if err := makeRoom(host); err != nil {
 			return err
 		}
 		f, err := os.OpenFile(host, os.O_WRONLY|os.O_CREATE|os.O_EXCL, os.FileMode(h.Mode).Perm()&0o755|0o400)
@@ -203,46 +245,8 @@ func (u *unpacker) entry(tr *tar.Reader, h *tar.Header, name string, capped *cap
 		if err := os.Chmod(host, os.FileMode(h.Mode).Perm()&0o755|0o400); err != nil {
 			return err
 		}
-		u.wrote(name)
-		return nil
-	case tar.TypeSymlink:
-		target, err := linkTarget(name, h.Linkname)
-		if err != nil {
-			return err
-		}
-		if err := u.replace(name); err != nil {
-			return err
-		}
-		if err := os.Symlink(target, host); err != nil {
-			return err
-		}
-		u.wrote(name)
-		return nil
-	case tar.TypeLink:
-		target, err := entryName(h.Linkname)
-		if err != nil || target == "." {
-			return refuse("layer entry %q is a hard link to %q, outside the image; refused", h.Name, h.Linkname)
-		}
-		if err := u.parent(target); err != nil {
-			return err
-		}
-		src := filepath.Join(u.root, filepath.FromSlash(target))
-		fi, err := os.Lstat(src)
-		if err != nil || !fi.Mode().IsRegular() {
-			return refuse("layer entry %q is a hard link to %q, which is not a file of the image; refused", h.Name, h.Linkname)
-		}
-		if err := u.replace(name); err != nil {
-			return err
-		}
-		if err := os.Link(src, host); err != nil {
-			return err
-		}
-		u.wrote(name)
-		return nil
 	}
-	// Devices and fifos: a container runtime makes its own /dev; crd-lsp
-	// creates none. Other types carry nothing to write.
-	u.skipped++
+	u.wrote(name)
 	return nil
 }
 
@@ -256,54 +260,41 @@ func (u *unpacker) wrote(name string) {
 	}
 }
 
-// parent makes sure name's folders are folders inside the root, creating
-// the missing ones; a link on the way is refused (an entry is never
-// written through one).
-func (u *unpacker) parent(name string) error {
-	_, err := u.folders(name, true)
-	return err
-}
-
-// folders checks name's folders, creating the missing ones when create
-// is set; exists says whether they all exist.
-func (u *unpacker) folders(name string, create bool) (exists bool, err error) {
+// resolve finds where an entry named name lands: its folders resolved
+// inside the root as a container runtime resolves them when it applies a
+// layer (containerd's archive.Apply resolves an entry's parent with
+// fs.RootPath, scoped to the root; Docker applies layers in a chroot) —
+// through the image's links, an absolute target starting at the root and
+// ".." stopping at it, so never outside the root — and the missing ones
+// created when create is set (else exists is false when one is missing).
+// The last element of name is not followed: an entry replaces what is
+// there.
+func (u *unpacker) resolve(name string, create bool) (resolved string, exists bool, err error) {
 	dir := path.Dir(name)
 	if dir == "." {
-		return true, nil
+		return name, true, nil
 	}
-	cur := u.root
-	for _, seg := range strings.Split(dir, "/") {
-		cur = filepath.Join(cur, seg)
-		fi, err := os.Lstat(cur)
-		switch {
-		case errors.Is(err, fs.ErrNotExist) && !create:
-			return false, nil
-		case errors.Is(err, fs.ErrNotExist):
-			if err := os.Mkdir(cur, 0o755); err != nil {
-				return false, err
-			}
-		case err != nil:
-			return false, err
-		case fi.Mode()&fs.ModeSymlink != 0:
-			rel, _ := filepath.Rel(u.root, cur)
-			return false, refuse("layer entry %q would be written through the link %q; refused", name, filepath.ToSlash(rel))
-		case !fi.IsDir():
-			rel, _ := filepath.Rel(u.root, cur)
-			return false, refuse("layer entry %q is below %q, which is not a folder; refused", name, filepath.ToSlash(rel))
-		}
+	rel, err := walkIn(u.root, dir, create)
+	var ue *unpackError
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !create:
+		return "", false, nil
+	case errors.As(err, &ue):
+		return "", false, refuse("layer entry %q: %v; refused", name, err)
+	case err != nil:
+		return "", false, err
 	}
-	return true, nil
+	if fi, err := os.Lstat(filepath.Join(u.root, filepath.FromSlash(rel))); err != nil || !fi.IsDir() {
+		return "", false, refuse("layer entry %q is below %q, which is not a folder; refused", name, rel)
+	}
+	return path.Join(rel, path.Base(name)), true, nil
 }
 
-// replace makes room for a new file or link at name: its folders exist,
-// and whatever the layers below left there is gone.
-func (u *unpacker) replace(name string) error {
-	if err := u.parent(name); err != nil {
-		return err
-	}
-	host := filepath.Join(u.root, filepath.FromSlash(name))
+// makeRoom makes room for a new file or link: whatever the layers below
+// left there (a link itself, never its target) is removed.
+func makeRoom(host string) error {
 	if _, err := os.Lstat(host); err == nil {
-		return os.RemoveAll(host) // (a link itself, never its target)
+		return os.RemoveAll(host)
 	}
 	return nil
 }
@@ -311,10 +302,11 @@ func (u *unpacker) replace(name string) error {
 // whiteout applies a whiteout entry after the layer's other entries: it
 // removes what the layers below left, never what this layer wrote.
 func (u *unpacker) whiteout(name string) error {
-	dir, base := path.Dir(name), path.Base(name)
-	if exists, err := u.folders(name, false); err != nil || !exists {
+	resolved, exists, err := u.resolve(name, false)
+	if err != nil || !exists {
 		return err
 	}
+	dir, base := path.Dir(resolved), path.Base(resolved)
 	hostDir := filepath.Join(u.root, filepath.FromSlash(dir))
 	if base == whiteoutOpaque {
 		return u.opaque(dir, hostDir)
@@ -406,15 +398,32 @@ func checkLinks(root string) error {
 }
 
 // resolveIn finds the file p (a path inside the image, absolute or
-// relative to dir) names, following links as the container would (an
-// absolute target starts at the image's root, ".." stops at it), and
+// relative to dir) names, following links as the container would, and
 // returns it as a path on this machine, inside root.
 func resolveIn(root, dir, p string) (string, error) {
 	if !strings.HasPrefix(p, "/") {
 		p = path.Join("/", dir, p)
 	}
-	var done []string // resolved components, below the root
-	todo := strings.Split(strings.TrimPrefix(path.Clean(p), "/"), "/")
+	rel, err := walkIn(root, path.Clean(p), false)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, filepath.FromSlash(rel)), nil
+}
+
+// maxLinkHops bounds the links one resolution follows (Linux's own
+// bound, MAXSYMLINKS).
+const maxLinkHops = 40
+
+// walkIn resolves p (a path inside the image, "/" or "" its root) through
+// the image's links as the container sees them: an absolute target starts
+// at the image's root, ".." stops at it. It returns the path, relative to
+// root ("." for the root itself); every element but the last is a folder
+// (else an *unpackError, as is a loop of links). Missing elements are
+// created as folders when create is set, else they are an fs.ErrNotExist.
+func walkIn(root, p string, create bool) (string, error) {
+	var done []string // resolved elements, below the root
+	todo := strings.Split(p, "/")
 	for hops := 0; len(todo) > 0; {
 		seg := todo[0]
 		todo = todo[1:]
@@ -427,27 +436,49 @@ func resolveIn(root, dir, p string) (string, error) {
 			}
 			continue
 		}
-		cur := filepath.Join(append([]string{root}, append(done, seg)...)...)
+		rel := path.Join(append(done, seg)...)
+		cur := filepath.Join(root, filepath.FromSlash(rel))
 		fi, err := os.Lstat(cur)
-		if err != nil {
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && create:
+			if err := os.Mkdir(cur, 0o755); err != nil {
+				return "", err
+			}
 			done = append(done, seg)
 			continue
-		}
-		if hops++; hops > 40 {
-			return "", fmt.Errorf("too many links resolving %s", p)
-		}
-		t, err := os.Readlink(cur)
-		if err != nil {
+		case err != nil:
 			return "", err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			if hops++; hops > maxLinkHops {
+				return "", &unpackError{msg: fmt.Sprintf("more than %d links resolving %q", maxLinkHops, p)}
+			}
+			t, err := os.Readlink(cur)
+			if err != nil {
+				return "", err
+			}
+			t = filepath.ToSlash(t)
+			if strings.HasPrefix(t, "/") {
+				done = nil
+			}
+			todo = append(strings.Split(t, "/"), todo...)
+			continue
+		case !fi.IsDir() && hasElement(todo):
+			return "", &unpackError{msg: fmt.Sprintf("%q is not a folder", rel)}
 		}
-		t = filepath.ToSlash(t)
-		if strings.HasPrefix(t, "/") {
-			done = nil
-		}
-		todo = append(strings.Split(t, "/"), todo...)
+		done = append(done, seg)
 	}
-	return filepath.Join(append([]string{root}, done...)...), nil
+	if len(done) == 0 {
+		return ".", nil
+	}
+	return path.Join(done...), nil
+}
+
+// hasElement says whether a path's remaining elements name anything.
+func hasElement(todo []string) bool {
+	for _, s := range todo {
+		if s != "" && s != "." {
+			return true
+		}
+	}
+	return false
 }

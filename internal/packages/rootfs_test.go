@@ -110,23 +110,40 @@ func TestUnpackRefusesEscapes(t *testing.T) {
 		{"absolute", layerOf(true, tarEntry{name: "/etc/passwd", body: "x"}), "absolute path"},
 		{"link out", layerOf(true, tarEntry{name: "up", typ: tar.TypeSymlink, link: "../outside"}), "outside the image"},
 		{"link far out", layerOf(true, tarEntry{name: "a/b/up", typ: tar.TypeSymlink, link: "../../../../etc"}), "outside the image"},
-		{"write through a link", layerOf(true,
-			tarEntry{name: "dir", typ: tar.TypeSymlink, link: "/"},
-			tarEntry{name: "dir/passwd", body: "x"}), `written through the link "dir"`},
-		{"write through a link to a folder inside", layerOf(true,
-			tarEntry{name: "real", typ: tar.TypeDir, mode: 0o755},
-			tarEntry{name: "alias", typ: tar.TypeSymlink, link: "real"},
-			tarEntry{name: "alias/x", body: "x"}), `written through the link "alias"`},
 		{"hard link out", layerOf(true, tarEntry{name: "h", typ: tar.TypeLink, link: "../outside"}), "outside the image"},
 		{"hard link to nothing", layerOf(true, tarEntry{name: "h", typ: tar.TypeLink, link: "missing"}), "not a file of the image"},
+		// The link's folder resolves inside the image: its root, where
+		// there is no "outside".
 		{"hard link through a link", layerOf(true,
 			tarEntry{name: "l", typ: tar.TypeSymlink, link: "/"},
-			tarEntry{name: "h", typ: tar.TypeLink, link: "l/outside"}), "written through the link"},
+			tarEntry{name: "h", typ: tar.TypeLink, link: "l/../outside"}), "outside the image"},
+		{"hard link through a link to the root", layerOf(true,
+			tarEntry{name: "l", typ: tar.TypeSymlink, link: "/"},
+			tarEntry{name: "h", typ: tar.TypeLink, link: "l/outside"}), "not a file of the image"},
 		// Each link looks inside the image on its own; together they climb
-		// above it (a → ., then b → a/a/../.. resolves to the root's parent).
+		// above it (a → ., then b → a/a/../.. resolves to the root's parent
+		// on this machine). An entry written through b lands inside the
+		// root (resolved as the container resolves it, ".." stopping at the
+		// root), and the image is refused for b.
 		{"chain of links", layerOf(true,
 			tarEntry{name: "a", typ: tar.TypeSymlink, link: "."},
-			tarEntry{name: "b", typ: tar.TypeSymlink, link: "a/a/../.."}), "leads outside the image"},
+			tarEntry{name: "b", typ: tar.TypeSymlink, link: "a/a/../.."},
+			tarEntry{name: "b/outside", body: "x"},
+			tarEntry{name: "b/b/new", body: "x"}), "leads outside the image"},
+		{"below a file", layerOf(true,
+			tarEntry{name: "f", body: "x"},
+			tarEntry{name: "f/x", body: "x"}), `is below "f", which is not a folder`},
+		{"below a link to a file", layerOf(true,
+			tarEntry{name: "f", body: "x"},
+			tarEntry{name: "l", typ: tar.TypeSymlink, link: "/f"},
+			tarEntry{name: "l/x", body: "x"}), `is below "f", which is not a folder`},
+		{"deep below a file", layerOf(true,
+			tarEntry{name: "f", body: "x"},
+			tarEntry{name: "f/g/x", body: "x"}), `"f/g/x": "f" is not a folder`},
+		{"a loop of links", layerOf(true,
+			tarEntry{name: "a", typ: tar.TypeSymlink, link: "b"},
+			tarEntry{name: "b", typ: tar.TypeSymlink, link: "a"},
+			tarEntry{name: "a/x", body: "x"}), "more than 40 links"},
 		{"whiteout of the parent", layerOf(true, tarEntry{name: ".wh...", body: ""}), "whites out"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -245,6 +262,57 @@ func TestUnpackLayers(t *testing.T) {
 	}
 	if _, why := cfgExe("python3"); !strings.Contains(why, `"python3" is not in the image`) {
 		t.Errorf("python3: %q", why)
+	}
+}
+
+// TestUnpackThroughLinks: an entry whose folder is a link of the layers
+// below lands where the link leads, inside the image, as a container
+// runtime applies it (containerd resolves an entry's folder with
+// fs.RootPath): a merged-/usr base (lib → usr/lib) and a layer writing
+// lib/… without folder entries of its own; a link to the image's root; a
+// whiteout through the link. A folder entry over a link replaces the link,
+// as containerd's applier does.
+func TestUnpackThroughLinks(t *testing.T) {
+	base := layerOf(true,
+		tarEntry{name: "usr/lib/", typ: tar.TypeDir, mode: 0o755},
+		tarEntry{name: "lib", typ: tar.TypeSymlink, link: "usr/lib"},
+		tarEntry{name: "lib64", typ: tar.TypeSymlink, link: "/usr/lib"},
+		tarEntry{name: "top", typ: tar.TypeSymlink, link: "/"},
+		tarEntry{name: "alias", typ: tar.TypeSymlink, link: "opt"},
+	)
+	libs := layerOf(true,
+		tarEntry{name: "lib/x86_64-linux-gnu/libc.so.6", body: "libc"},
+		tarEntry{name: "lib64/ld-linux-x86-64.so.2", body: "ld"},
+		tarEntry{name: "top/etc/passwd", body: "passwd"},
+		tarEntry{name: "lib/x86_64-linux-gnu/libgone.so", body: "gone"},
+		tarEntry{name: "lib/rel", typ: tar.TypeSymlink, link: "../share"},
+		tarEntry{name: "alias/", typ: tar.TypeDir, mode: 0o755},
+		tarEntry{name: "alias/own", body: "own"},
+	)
+	whiteout := layerOf(true, tarEntry{name: "lib/x86_64-linux-gnu/.wh.libgone.so"})
+	root, err := unpackAll(t, Limits{}, base, libs, whiteout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{
+		"usr/lib/x86_64-linux-gnu/libc.so.6": "libc", "usr/lib/ld-linux-x86-64.so.2": "ld", "etc/passwd": "passwd", "alias/own": "own",
+	} {
+		if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p))); err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", p, b, err, want)
+		}
+	}
+	if l, err := os.Readlink(filepath.Join(root, "lib")); err != nil || l != "usr/lib" {
+		t.Errorf("lib → %q, %v: the link of the layer below is gone", l, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(root, "alias")); err != nil || !fi.IsDir() {
+		t.Errorf("alias: a folder entry over a link: %v, %v", fi, err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "usr", "lib", "x86_64-linux-gnu", "libgone.so")); err == nil {
+		t.Error("the whiteout through the link left libgone.so")
+	}
+	// A relative link is relative to where it landed.
+	if l, err := os.Readlink(filepath.Join(root, "usr", "lib", "rel")); err != nil || l != "../share" {
+		t.Errorf("usr/lib/rel → %q, %v", l, err)
 	}
 }
 
