@@ -262,8 +262,9 @@ func (u *unpacker) wrote(name string) {
 
 // resolve finds where an entry named name lands: its folders resolved
 // inside the root as a container runtime resolves them when it applies a
-// layer (containerd's archive.Apply resolves an entry's parent with
-// fs.RootPath, scoped to the root; Docker applies layers in a chroot) —
+// layer (containerd's archive/tar.go, applyNaive: "Split name and
+// resolve symlinks for root directory" with fs.RootPath, scoped to the
+// root; Docker's pkg/chrootarchive applies layers in a chroot) —
 // through the image's links, an absolute target starting at the root and
 // ".." stopping at it, so never outside the root — and the missing ones
 // created when create is set (else exists is false when one is missing).
