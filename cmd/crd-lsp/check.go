@@ -25,13 +25,15 @@ Validates every YAML file among PATH (files, folders searched recursively, or
 "-" for stdin) the way the API server and Crossplane would. CRDs and XRDs
 found in the folders given, in --schemas folders, the packages crossplane.yaml
 files in those folders depend on (from the cache "crd-lsp pull" fills; check
-itself never goes to the network), and the built-in Kubernetes, Crossplane
+itself never goes to the network for them), and the built-in Kubernetes, Crossplane
 and function schemas are all used. Compositions are checked, rendered (with
 example XRs or claims found among the files, else the smallest XR their XRD
 accepts) and what they create is validated too. Pipeline steps run
 crd-lsp's own function-patch-and-transform; other functions run only when
-configured, as crossplane render runs them (--functions, --function-exe),
-else they pass the desired state through, noted.
+configured, as crossplane render runs them (--functions, --function-exe;
+--functions-from-packages runs a Function's own program from the runtime
+image its package embeds, pulled into the package cache: Linux, no
+Docker), else they pass the desired state through, noted.
 
 Output: one line per problem, file:line:col: severity: message [code]
 (1-based line and byte column), then a summary. Hints (such as a
@@ -84,7 +86,7 @@ func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
 	opts.cluster.register(fs)
 	opts.pipeline.register(fs, false)
 	fs.Var(&opts.crds, "crds", "CRDs to use from a URL (a release's *.crds.yaml) or a Helm chart in an OCI registry (oci://HOST/REPO/CHART:VERSION: its crds/ folder and plain CRD templates); read and cached by digest, the cached copy used when unreachable (repeatable)")
-	fs.Var(&opts.insecure, "insecure", "registry HOST:PORT to use over plain HTTP, for --crds (repeatable)")
+	fs.Var(&opts.insecure, "insecure", "registry HOST:PORT to use over plain HTTP, for --crds and --functions-from-packages (repeatable)")
 	return fs
 }
 
@@ -137,7 +139,7 @@ func check(opts *checkOptions, paths []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintln(stderr, "crd-lsp check:", err)
 		return 2
 	}
-	pipeline, reg, err := opts.functions.pipeline(log, stderr)
+	pipeline, reg, err := opts.functions.pipeline(log, stderr, cfg.Packages)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp check:", err)
 		return 2
@@ -162,7 +164,17 @@ func check(opts *checkOptions, paths []string, stdin io.Reader, stdout, stderr i
 		return 2
 	}
 	kubernetesNote(world, "check", stderr)
-	sum := streamCheck(context.Background(), world, files, log, stdout, opts.output)
+	if reg != nil && opts.functions.fromPkgs {
+		// The Functions the files' Compositions run from their packages
+		// are pulled before the analyses, so that no call's time limit
+		// pays for a pull.
+		opts.functions.addWorkspace(reg, world)
+		reg.Prepare(context.Background(), stepFunctions(files))
+	}
+	sum := streamCheck(context.Background(), world, files, log, stdout, opts.output, func() []jsonPackageRun { return jsonPackageRuns(reg) })
+	for _, line := range packageRunLines(reg) {
+		fmt.Fprintln(stderr, "crd-lsp check:", printable(line))
+	}
 	notCachedNotice(world, sum, stderr)
 	if sum.Errors > 0 {
 		return 1

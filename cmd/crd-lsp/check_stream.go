@@ -83,13 +83,17 @@ type checkWriter struct {
 	sarif  *sarifLog // the SARIF document, written at the end
 	sum    summary
 	nfiles int
+	runs   func() []jsonPackageRun
 }
 
 // streamCheck diagnoses every file against the World, as the editor does
 // (package metadata problems included), writing each file's findings in
 // path order as soon as it is done, then the summary. Hints (editor
 // suggestions) are left out.
-func streamCheck(ctx context.Context, world *loader.World, files loader.Files, log *slog.Logger, stdout io.Writer, output string) summary {
+//
+// runs, when not nil, gives the Functions run from their packages, for
+// the JSON output's "functions" (read once every file is done).
+func streamCheck(ctx context.Context, world *loader.World, files loader.Files, log *slog.Logger, stdout io.Writer, output string, runs func() []jsonPackageRun) summary {
 	workers := checkJobs
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -136,7 +140,7 @@ func streamCheck(ctx context.Context, world *loader.World, files loader.Files, l
 	}
 	go func() { wg.Wait(); close(results) }()
 
-	w := &checkWriter{out: bufio.NewWriter(stdout), json: output == "json", format: output}
+	w := &checkWriter{out: bufio.NewWriter(stdout), json: output == "json", format: output, runs: runs}
 	w.begin()
 	pending := map[int]partResult{}
 	next := 0
@@ -224,7 +228,8 @@ func finishFile(world *loader.World, f *checkFile, fs []finding) []finding {
 
 // The JSON output is what encoding/json's Encoder with a two-space
 // indent writes for {"files": [...], "summary": {...}}, one file at a
-// time.
+// time ({"files": [...], "functions": [...], "summary": {...}} when
+// Functions ran from their packages: which digest ran, or why not).
 
 func (w *checkWriter) begin() {
 	if w.format == "sarif" {
@@ -315,6 +320,16 @@ func (w *checkWriter) end() {
 			w.out.WriteString("null")
 		} else {
 			w.out.WriteString("\n  ]")
+		}
+		if w.runs != nil {
+			if runs := w.runs(); len(runs) > 0 {
+				b, err := json.MarshalIndent(runs, "  ", "  ")
+				if err != nil {
+					panic(err) // plain strings and bools: cannot fail
+				}
+				w.out.WriteString(",\n  \"functions\": ")
+				w.out.Write(b)
+			}
 		}
 		b, err := json.MarshalIndent(sum, "  ", "  ")
 		if err != nil {

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,8 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/spf13/pflag"
 )
 
@@ -27,6 +30,7 @@ type functionOptions struct {
 	exes        stringList // name=path
 	allowRemote bool
 	docker      bool
+	fromPkgs    bool
 	realPT      bool
 	timeout     time.Duration
 }
@@ -36,21 +40,27 @@ func (o *functionOptions) register(fs *pflag.FlagSet) {
 	fs.Var(&o.exes, "function-exe", "NAME=PATH: run the function NAME (a functionRef name) from a local executable, started with the function SDK's flags on loopback (repeatable)")
 	fs.BoolVar(&o.allowRemote, "allow-remote-functions", false, "allow Development function targets outside loopback")
 	fs.BoolVar(&o.docker, "functions-docker", false, "run Functions of --functions without a Development annotation in Docker (their package image)")
+	fs.BoolVar(&o.fromPkgs, "functions-from-packages", false, "run Functions (of --functions, of the workspace, and crossplane.yaml's function dependencies) from the runtime image their package embeds: pulled into the package cache and unpacked, the function's own program runs on this machine (Linux), no Docker")
 	fs.BoolVar(&o.realPT, "real-patch-and-transform", false, "run function-patch-and-transform steps through the real function when it is configured, instead of crd-lsp's own renderer")
 	fs.DurationVar(&o.timeout, "function-timeout", functions.DefaultTimeout, "how long one function call may take")
 }
 
-// configured says whether any function was named.
+// configured says whether any function was named (or may be found: the
+// workspace's, run from their packages).
 func (o *functionOptions) configured() bool {
-	return len(o.files) > 0 || len(o.exes) > 0
+	return len(o.files) > 0 || len(o.exes) > 0 || o.fromPkgs
 }
 
 // pipeline builds the Registry the run uses (nil when no function is
 // configured); the caller closes it when done.
-func (o *functionOptions) pipeline(log *slog.Logger, stderr io.Writer) (*functions.Pipeline, *functions.Registry, error) {
+//
+// With --functions-from-packages, pkgs is the package client that pulls
+// the packages; the caller adds the workspace's Functions once it is
+// loaded (addWorkspace).
+func (o *functionOptions) pipeline(log *slog.Logger, stderr io.Writer, pkgs *packages.Client) (*functions.Pipeline, *functions.Registry, error) {
 	if !o.configured() {
 		if o.docker || o.realPT || o.allowRemote {
-			return nil, nil, errors.New("--functions-docker, --real-patch-and-transform and --allow-remote-functions need --functions or --function-exe")
+			return nil, nil, errors.New("--functions-docker, --real-patch-and-transform and --allow-remote-functions need --functions, --function-exe or --functions-from-packages")
 		}
 		return nil, nil, nil
 	}
@@ -60,6 +70,16 @@ func (o *functionOptions) pipeline(log *slog.Logger, stderr io.Writer) (*functio
 	cfg := functions.Config{AllowRemote: o.allowRemote, Docker: o.docker, CallTimeout: o.timeout, Executables: map[string]functions.Executable{}}
 	if log != nil {
 		cfg.Logf = func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }
+	}
+	if o.fromPkgs {
+		if pkgs == nil {
+			return nil, nil, errors.New("--functions-from-packages: no package cache")
+		}
+		cfg.FromPackages = true
+		cfg.PullRuntime = loader.RuntimePuller(pkgs)
+		// Said at the end, one line per function (packageRunLines), not
+		// while the run writes.
+		cfg.Notify = func(functions.PackageRun) {}
 	}
 	for _, p := range o.files {
 		fns, err := loader.ReadFunctions(p)
@@ -87,4 +107,91 @@ func (o *functionOptions) pipeline(log *slog.Logger, stderr io.Writer) (*functio
 		fmt.Fprintf(stderr, "crd-lsp: %s\n", line)
 	}
 	return &functions.Pipeline{Registry: reg, PreferReal: o.realPT, Timeout: o.timeout}, reg, nil
+}
+
+// addWorkspace gives the Registry the Functions a loaded workspace may run
+// from their packages (its Function objects, its crossplane.yaml's
+// function dependencies), after --functions' own.
+func (o *functionOptions) addWorkspace(reg *functions.Registry, world *loader.World) {
+	if reg != nil && o.fromPkgs && world != nil {
+		reg.AddFunctions(world.PackageFunctions())
+	}
+}
+
+// packageRunLines words how each Function run from its package fared,
+// one line per function, by name: the digest that ran, or why it could
+// not.
+func packageRunLines(reg *functions.Registry) []string {
+	if reg == nil {
+		return nil
+	}
+	var out []string
+	for _, run := range reg.PackageRuns() {
+		out = append(out, run.Message())
+	}
+	return out
+}
+
+// jsonPackageRun is one Function run from its package, in check's JSON
+// output ("functions").
+type jsonPackageRun struct {
+	Function string `json:"function"`
+	Package  string `json:"package"`
+	// Ref is the reference with the digest that ran; Digest what the
+	// reference resolved to, Image the image manifest unpacked.
+	Ref         string   `json:"ref,omitempty"`
+	Digest      string   `json:"digest,omitempty"`
+	Image       string   `json:"image,omitempty"`
+	Platform    string   `json:"platform,omitempty"`
+	Entrypoint  []string `json:"entrypoint,omitempty"`
+	FromCache   bool     `json:"fromCache"`
+	Runs        bool     `json:"runs"`
+	NotRunnable string   `json:"notRunnable,omitempty"`
+	Error       string   `json:"error,omitempty"`
+}
+
+func jsonPackageRuns(reg *functions.Registry) []jsonPackageRun {
+	if reg == nil {
+		return nil
+	}
+	var out []jsonPackageRun
+	for _, run := range reg.PackageRuns() {
+		j := jsonPackageRun{Function: run.Function, Package: run.Package, Runs: run.Runs, NotRunnable: run.NotRunnable}
+		if run.Err != nil {
+			j.Error = run.Err.Error()
+		}
+		if rt := run.Runtime; rt != nil {
+			j.Ref, j.Digest, j.Image, j.Platform, j.Entrypoint, j.FromCache = rt.Name, rt.Digest, rt.Image, rt.Platform, rt.Entrypoint, rt.FromCache
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// stepFunctions are the functions the pipeline steps of the Compositions
+// in files name (files that do not mention a Composition are not parsed).
+func stepFunctions(files loader.Files) []string {
+	var out []string
+	for _, f := range files {
+		if !bytes.Contains(f.Content, []byte("Composition")) {
+			continue
+		}
+		out = append(out, stepsOf(document.Parse(f.Path, 0, f.Content).Docs)...)
+	}
+	return out
+}
+
+// stepsOf are the functions the pipeline steps of the Compositions among
+// docs name.
+func stepsOf(docs []*document.Doc) []string {
+	var out []string
+	for _, d := range docs {
+		obj, err := d.Object()
+		if m, ok := obj.(map[string]any); err == nil && ok && m["kind"] == "Composition" {
+			for _, st := range functions.Steps(m) {
+				out = append(out, st.Function)
+			}
+		}
+	}
+	return out
 }

@@ -28,9 +28,11 @@ inline, from the environment, or from a folder next to the Composition)
 run in-process; other functions run when configured (--functions FILE
 takes the same file as crossplane render: Functions with the
 render.crossplane.io/runtime: Development annotation run at their target;
---function-exe NAME=PATH starts a local function; a configured
-function-go-templating runs for real), else they pass the desired state
-through and are reported. Prints the
+--function-exe NAME=PATH starts a local function;
+--functions-from-packages pulls a Function's package, with the runtime
+image it embeds, and runs the function's own program on this machine,
+Linux only, no Docker; a configured function-go-templating runs for
+real), else they pass the desired state through and are reported. Prints the
 desired composite resource and the composed resources of the whole
 pipeline as YAML; notes and function results go to stderr.
 
@@ -53,6 +55,7 @@ type renderOptions struct {
 	crossplane string
 	kubernetes string
 	functions  functionOptions
+	insecure   stringList
 	logLevel   string
 	cluster    clusterOptions // --extra-resources, --context (cluster.go)
 }
@@ -66,6 +69,7 @@ func renderFlags(out io.Writer, opts *renderOptions) *pflag.FlagSet {
 	kubernetesVersionFlag(fs, &opts.kubernetes)
 	fs.StringVar(&opts.logLevel, "log-level", "", "log level on stderr: debug, info, warn or error")
 	opts.functions.register(fs)
+	fs.Var(&opts.insecure, "insecure", "registry HOST:PORT to use over plain HTTP, for --functions-from-packages (repeatable)")
 	opts.cluster.register(fs, true)
 	return fs
 }
@@ -89,7 +93,14 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 		fmt.Fprintln(stderr, "crd-lsp render:", err)
 		return 2
 	}
-	pipeline, reg, err := opts.functions.pipeline(log, stderr)
+	// The package cache: packages crossplane.yaml depends on (read, never
+	// pulled) and, with --functions-from-packages, the Functions' own.
+	pkgs, perr := packages.New(packages.Options{Insecure: opts.insecure})
+	if perr != nil {
+		log.Debug("no package cache", "error", perr)
+		pkgs = nil
+	}
+	pipeline, reg, err := opts.functions.pipeline(log, stderr, pkgs)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp render:", err)
 		return 2
@@ -99,27 +110,44 @@ func renderRun(opts *renderOptions, args []string, stdout, stderr io.Writer, usa
 		defer reg.Close()
 		fns = pipeline
 	}
-	job, err := gatherRender(ctx, opts, args[0], fns)
+	job, err := gatherRender(ctx, opts, args[0], fns, pkgs)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp render:", err)
 		return 2
 	}
-	return printRender(job, job.analyse(ctx), stdout, stderr)
+	if reg != nil && opts.functions.fromPkgs {
+		// The Functions the Composition's steps run from their packages
+		// are pulled before it renders, so that no call's time limit pays
+		// for a pull.
+		opts.functions.addWorkspace(reg, job.world)
+		reg.Prepare(ctx, job.stepFunctions())
+	}
+	docs := job.analyse(ctx)
+	for _, line := range packageRunLines(reg) {
+		fmt.Fprintln(stderr, "crd-lsp render:", printable(line))
+	}
+	return printRender(job, docs, stdout, stderr)
 }
 
 // renderJob is what render gathered: the Composition file, its Env in the
 // workspace, and the composite to render with (nil: synthesised).
 type renderJob struct {
-	path string
-	file *document.File
-	env  analysis.Env
-	xr   map[string]any
+	path  string
+	file  *document.File
+	env   analysis.Env
+	xr    map[string]any
+	world *loader.World
+}
+
+// stepFunctions are the functions the file's Compositions' steps name.
+func (j renderJob) stepFunctions() []string {
+	return stepsOf(j.file.Docs)
 }
 
 // gatherRender reads the Composition file and loads its workspace: the
 // folder of the nearest crossplane.yaml (else the Composition's),
 // --schemas, the Composition itself and cached packages; then --xr.
-func gatherRender(ctx context.Context, opts *renderOptions, path string, pipeline analysis.Pipeline) (renderJob, error) {
+func gatherRender(ctx context.Context, opts *renderOptions, path string, pipeline analysis.Pipeline, pkgs *packages.Client) (renderJob, error) {
 	text, err := workspace.ReadFile(path, workspace.DefaultMaxFileSize)
 	if err != nil {
 		return renderJob{}, err
@@ -134,14 +162,14 @@ func gatherRender(ctx context.Context, opts *renderOptions, path string, pipelin
 	if cfg.Analysis.Cluster, err = opts.cluster.read(); err != nil {
 		return renderJob{}, err
 	}
-	if c, err := packages.New(packages.Options{}); err == nil {
-		cfg.Packages = c
+	if pkgs != nil {
+		cfg.Packages = pkgs
 	}
 	world, _, _, err := loader.Load(ctx, cfg)
 	if err != nil {
 		return renderJob{}, err
 	}
-	job := renderJob{path: path, file: document.Parse(path, 0, text), env: world.Env(path)}
+	job := renderJob{path: path, file: document.Parse(path, 0, text), env: world.Env(path), world: world}
 	if opts.xr != "" {
 		b, err := workspace.ReadFile(opts.xr, workspace.DefaultMaxFileSize)
 		if err != nil {

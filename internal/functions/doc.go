@@ -43,8 +43,12 @@
 // loopback only unless AllowRemote), a local executable that the Registry
 // starts with the function SDK's flags (--insecure --address
 // 127.0.0.1:PORT), keeps warm, restarts when it died and stops on Close,
-// and Docker (when enabled and a daemon answers). Nothing is executed or
-// contacted unless configured. Native runners (crd-lsp's own
+// Docker (when enabled and a daemon answers), and the runtime image a
+// Function's package embeds (FromPackages: pulled and unpacked through the
+// front end's PullRuntime, its entrypoint run on this machine as a local
+// executable, on Linux only; an entrypoint that cannot run outside its
+// container is said once and its steps pass the desired state through,
+// with a warning). Nothing is executed or contacted unless configured. Native runners (crd-lsp's own
 // patch-and-transform) plug in through the same Runner interface; Chain
 // orders them against the Registry.
 //

@@ -37,6 +37,12 @@ type processBackend struct {
 	closed bool
 
 	outRate, outBurst float64 // tests: how fast output is read (0: outputRate, outputBurst)
+
+	// pre are arguments before the SDK's flags (a package's entrypoint's
+	// own); environ, when set, is the whole environment (a package's
+	// image's), instead of crd-lsp's with ex.Env added.
+	pre     []string
+	environ []string
 }
 
 // proc is one run of the executable.
@@ -94,7 +100,7 @@ func (b *processBackend) start() (*proc, error) {
 		return nil, fmt.Errorf("cannot find a free loopback port: %w", err)
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	args := append([]string{"--insecure", "--address", addr}, b.ex.Args...)
+	args := append(append(append([]string{}, b.pre...), "--insecure", "--address", addr), b.ex.Args...)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %s: %w", b.ex.Path, err)
@@ -103,6 +109,9 @@ func (b *processBackend) start() (*proc, error) {
 		cmd := exec.Command(b.ex.Path, args...)
 		cmd.Dir = b.ex.Dir
 		cmd.Env = append(os.Environ(), b.ex.Env...)
+		if b.environ != nil {
+			cmd.Env = b.environ
+		}
 		cmd.Stdout, cmd.Stderr = pw, pw
 		grp.join(cmd)
 		return cmd

@@ -66,6 +66,18 @@ type Config struct {
 	// daemon answers.
 	Docker        bool
 	DockerCommand string
+	// FromPackages runs Functions that name a package (and are neither
+	// Development ones, executables, nor run in Docker) from the runtime
+	// image the package embeds, on this machine: PullRuntime pulls and
+	// unpacks it (internal/packages, through the front end), and its
+	// entrypoint runs as an executable does, on Linux only. An entrypoint
+	// that cannot run outside its container passes its steps through.
+	FromPackages bool
+	PullRuntime  func(ctx context.Context, pkg string) (*PackageRuntime, error)
+	// Notify is told once per function run from its package how its
+	// preparation went (PackageRun.Message words it: which digest runs,
+	// or why it cannot), as soon as it ends; nil logs it (Logf).
+	Notify func(PackageRun)
 	// CallTimeout bounds a call whose context has no deadline
 	// (DefaultTimeout when zero); StartTimeout bounds starting a process
 	// or container and its first answer (default 30s, 5m for Docker).
@@ -83,6 +95,7 @@ const (
 	SourceDevelopment Source = "development"
 	SourceExecutable  Source = "executable"
 	SourceDocker      Source = "docker"
+	SourcePackage     Source = "package"
 )
 
 // CallError is a failed function call, with what the Registry knows of
@@ -284,6 +297,14 @@ func (r *Registry) plan(name string) (Source, string, error) {
 		}
 		return SourceDocker, image, nil
 	}
+	if fn != nil && r.cfg.FromPackages && fn.Package != "" {
+		switch rt := fn.Annotations[AnnotationRuntime]; rt {
+		case "", RuntimeDocker:
+		default:
+			return SourcePackage, fn.Package, fmt.Errorf("unsupported %s annotation %q on Function %s", AnnotationRuntime, rt, name)
+		}
+		return SourcePackage, fn.Package, nil
+	}
 	return "", "", ErrNotConfigured
 }
 
@@ -297,15 +318,65 @@ func (r *Registry) Configured(name string) (Source, string, bool) {
 
 // Route is a Router: steps whose function the Registry can run get it,
 // and so do steps whose function is misconfigured (a remote Development
-// target, an unknown runtime), whose call then fails saying why.
+// target, an unknown runtime), whose call then fails saying why. A
+// function run from its package is named with the digest that runs once
+// it is known.
 func (r *Registry) Route(step Step) (Runner, string) {
 	r.mu.Lock()
 	src, where, err := r.plan(step.Function)
+	b := r.backends[step.Function]
 	r.mu.Unlock()
 	if errors.Is(err, ErrNotConfigured) {
 		return nil, ""
 	}
+	if pb, ok := b.(*packageBackend); ok && err == nil {
+		_, where = pb.source()
+	}
 	return r, fmt.Sprintf("%s (%s %s)", step.Function, src, where)
+}
+
+// Names are the names of the functions the Registry knows (Function
+// objects and executables), sorted.
+func (r *Registry) Names() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, fn := range r.cfg.Functions {
+		if !seen[fn.Name] {
+			seen[fn.Name] = true
+			out = append(out, fn.Name)
+		}
+	}
+	for n := range r.cfg.Executables {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// AddFunctions adds Function objects found after the Registry was made
+// (the workspace's, and its crossplane.yaml's function dependencies, for
+// FromPackages); a function already known by name keeps what it had.
+func (r *Registry) AddFunctions(fns []Function) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	known := map[string]bool{}
+	for _, fn := range r.cfg.Functions {
+		known[fn.Name] = true
+	}
+	for n := range r.cfg.Executables {
+		known[n] = true
+	}
+	for _, fn := range fns {
+		if fn.Name != "" && !known[fn.Name] {
+			known[fn.Name] = true
+			r.cfg.Functions = append(r.cfg.Functions, fn)
+		}
+	}
 }
 
 // Run calls the step's function. Errors are *CallError (or wrap
@@ -329,6 +400,17 @@ func (r *Registry) Run(ctx context.Context, step Step, req *fnv1.RunFunctionRequ
 		b.failed(err)
 		exit, output := b.state()
 		return &CallError{Function: step.Function, Source: src, Where: where, Err: err, Exit: exit, Output: output}
+	}
+	if pb, ok := b.(*packageBackend); ok {
+		why, err := pb.ready(ctx)
+		if err != nil {
+			return nil, fail(err)
+		}
+		if why != "" {
+			_, where = pb.source()
+			return passThrough(req, where, why), nil
+		}
+		_, where = pb.source()
 	}
 	cctx, release, conn, err := b.conn(ctx)
 	if err != nil {
@@ -372,6 +454,15 @@ func (r *Registry) backend(name string) (backend, error) {
 			}
 		}
 		b = newDockerBackend(name, where, fn.Annotations[AnnotationRuntimeDockerEnv], r.docker, r.cfg.StartTimeout, r.cfg.Logf)
+	case SourcePackage:
+		var fn Function
+		for _, f := range r.cfg.Functions {
+			if f.Name == name {
+				fn = f
+				break
+			}
+		}
+		b = newPackageBackend(name, where, r.cfg, fn.Annotations[AnnotationRuntimeDockerEnv])
 	}
 	if err != nil {
 		return nil, err

@@ -91,6 +91,82 @@ func (w *World) Functions() []functions.Function {
 	return out
 }
 
+// PackageFunctions are the Functions crd-lsp may run from their packages
+// (--functions-from-packages, crdLsp.functionsFromPackages): the
+// workspace's Function objects that name a package and are not
+// Development ones (by file path, then in file order), then the function
+// dependencies of its package root files as Crossplane's package manager
+// installs them (named xpkg.ToDNSLabel of the repository, as functionOf
+// finds them), at the digest the package cache resolved them to; a
+// dependency the cache lacks is left out unless its version is exact (a
+// digest, or a version with no range). The first of a name wins.
+func (w *World) PackageFunctions() []functions.Function {
+	var out []functions.Function
+	seen := map[string]bool{}
+	add := func(fn functions.Function) {
+		if fn.Name != "" && fn.Package != "" && !seen[fn.Name] {
+			seen[fn.Name] = true
+			out = append(out, fn)
+		}
+	}
+	for _, fn := range w.Functions() {
+		if fn.Annotations[functions.AnnotationRuntime] != functions.RuntimeDevelopment {
+			add(fn)
+		}
+	}
+	for _, m := range w.Metas() {
+		// The direct dependencies, then the cache's results (which follow
+		// Configurations' dependencies), the first len(m.Deps) being theirs.
+		results := w.results[m.Path]
+		for i := range max(len(m.Deps), len(results)) {
+			var r packages.Result
+			if i < len(results) {
+				r = results[i]
+			} else {
+				r.Dep = m.Deps[i]
+			}
+			d := r.Dep
+			if !strings.EqualFold(d.Kind, "Function") {
+				continue
+			}
+			_, repo, ok := strings.Cut(d.Package, "/")
+			if !ok {
+				continue
+			}
+			fn := functions.Function{Name: ToDNSLabel(repo)}
+			switch {
+			case r.Package != nil && r.Package.Digest != "":
+				fn.Package = r.Package.Ref + "@" + r.Package.Digest
+			case strings.HasPrefix(d.Constraint, "sha256:"):
+				fn.Package = d.Package + "@" + d.Constraint
+			case exactVersion(d.Constraint):
+				fn.Package = d.Package + ":" + d.Constraint
+			}
+			add(fn)
+		}
+	}
+	return out
+}
+
+// exactVersion says whether a dependency's version names one tag (v1.2.3),
+// not a range.
+func exactVersion(c string) bool {
+	if strings.ContainsAny(c, "<>=~^*|, \t") {
+		return false
+	}
+	core := strings.TrimPrefix(c, "v")
+	if i := strings.IndexAny(core, "-+"); i >= 0 {
+		core = core[:i]
+	}
+	parts := strings.Split(core, ".")
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return false
+		}
+	}
+	return len(parts) == 3
+}
+
 // functionOf resolves a pipeline step's functionRef.name for the file at
 // path, as Crossplane would find the Function: a Function object of that
 // name in the workspace (the one nearest to path in the folder tree),
@@ -237,4 +313,22 @@ func ToDNSLabel(s string) string {
 		}
 	}
 	return strings.Trim(b.String(), "-")
+}
+
+// RuntimePuller pulls a Function package's runtime with c, for a
+// functions.Registry run from packages (Config.PullRuntime: check's,
+// render's and the language server's).
+func RuntimePuller(c *packages.Client) func(ctx context.Context, pkg string) (*functions.PackageRuntime, error) {
+	return func(ctx context.Context, pkg string) (*functions.PackageRuntime, error) {
+		rt, err := c.FunctionRuntime(ctx, pkg)
+		if err != nil {
+			return nil, err
+		}
+		out := &functions.PackageRuntime{Name: rt.Name(), Digest: rt.Digest, Image: rt.Image, Platform: rt.Platform, Root: rt.Root,
+			Executable: rt.Executable, Entrypoint: rt.Entrypoint, Env: rt.Env, WorkingDir: rt.WorkingDir, NoRuntime: rt.NoRuntime, FromCache: rt.FromCache}
+		if rt.Stale != nil {
+			out.Warning = rt.Stale.Error()
+		}
+		return out, nil
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/loader"
@@ -135,5 +136,54 @@ spec:
 	}
 	if got := loader.ToDNSLabel("crossplane-contrib/function-patch-and-transform"); got != "crossplane-contrib-function-patch-and-transform" {
 		t.Errorf("ToDNSLabel = %q", got)
+	}
+}
+
+// TestPackageFunctions: the Functions crd-lsp may run from their packages
+// are the workspace's Function objects naming a package (not Development
+// ones), then the crossplane.yaml's function dependencies, named as
+// Crossplane's package manager names them, at an exact version (a range
+// needs the package cache, which this World has not).
+func TestPackageFunctions(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"crossplane.yaml": `apiVersion: meta.pkg.crossplane.io/v1
+kind: Configuration
+metadata: {name: c}
+spec:
+  dependsOn:
+  - function: xpkg.crossplane.io/crossplane-contrib/function-auto-ready
+    version: v0.5.1
+  - function: xpkg.crossplane.io/crossplane-contrib/function-kcl
+    version: '>=v0.11.0'
+  - function: xpkg.crossplane.io/crossplane-contrib/function-go-templating
+    version: sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+  - function: xpkg.crossplane.io/x/fn
+    version: v9.9.9
+  - provider: xpkg.upbound.io/upbound/provider-aws-s3
+    version: v1.0.0
+`,
+		"functions.yaml": devFunction + "---\napiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: x-fn}\nspec: {package: 'example.org/x/fn:v1.0.0'}\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, _, _, err := loader.Load(context.Background(), loader.Config{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fn := range w.PackageFunctions() {
+		got = append(got, fn.Name+"="+fn.Package)
+	}
+	want := []string{
+		"x-fn=example.org/x/fn:v1.0.0", // the workspace's Function wins over the dependency of its name
+		"crossplane-contrib-function-auto-ready=xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.1",
+		"crossplane-contrib-function-go-templating=xpkg.crossplane.io/crossplane-contrib/function-go-templating@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("PackageFunctions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

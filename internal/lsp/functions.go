@@ -50,6 +50,11 @@ type fnRuntime struct {
 	retired []*fnHandle
 	closed  bool
 	closing sync.WaitGroup
+	// warned: the warnings about functions from packages shown in a
+	// popup, by text. A pull that keeps failing (tried again every 30 s)
+	// or a package prepared again for a rebuilt registry says the same
+	// thing again: to the log only.
+	warned map[string]bool
 }
 
 // fnHandle is one Registry and the Pipeline over it, with the analyses
@@ -73,6 +78,10 @@ type fnSettings struct {
 	PreferReal   bool
 	Docker       bool
 	AllowRemote  bool
+	FromPackages bool
+	// Packages keys the package client's settings (cache folder,
+	// registries), which pull the packages FromPackages runs.
+	Packages string
 }
 
 func (set Settings) functionSettings(roots []string) fnSettings {
@@ -84,6 +93,10 @@ func (set Settings) functionSettings(roots []string) fnSettings {
 		PreferReal:   set.RealPatchAndTransform,
 		Docker:       set.FunctionsDocker,
 		AllowRemote:  set.AllowRemoteFunctions,
+		FromPackages: set.FunctionsFromPackages,
+	}
+	if fs.FromPackages {
+		fs.Packages = pkgClientKey(set)
 	}
 	for name, p := range set.Functions {
 		if name != "" && p != "" {
@@ -170,12 +183,17 @@ func (r *fnRuntime) acquire(sn snapshot, roots []string) *fnHandle {
 		if set.UseWorkspace {
 			ws = workspaceFunctions(sn.world)
 		}
+		if set.FromPackages && sn.world != nil {
+			// The workspace's Functions and crossplane.yaml's function
+			// dependencies, run from their packages (after those above).
+			ws = append(ws, sn.world.PackageFunctions()...)
+		}
 		if !r.built || !reflect.DeepEqual(set, r.settings) || !reflect.DeepEqual(ws, r.workspace) || sourcesChanged(r.sources) {
 			// Stamped before reading: a change made while the registry
 			// is built is seen by the next analysis.
 			var found map[string]functionFiles
 			r.sources, found = stampSources(set.Files)
-			r.replaceLocked(r.build(set, ws, found))
+			r.replaceLocked(r.build(set, ws, found, sn.settings))
 			r.settings, r.workspace = set, ws
 		}
 		r.built, r.seq = true, sn.seq
@@ -313,7 +331,7 @@ func (r *fnRuntime) close() {
 // configuration problems (a functions file that cannot be read, a
 // Development target outside loopback). found holds the files each
 // functionsFiles entry stands for, as stampSources found them.
-func (r *fnRuntime) build(set fnSettings, ws []functions.Function, found map[string]functionFiles) *fnHandle {
+func (r *fnRuntime) build(set fnSettings, ws []functions.Function, found map[string]functionFiles, all Settings) *fnHandle {
 	cfg := functions.Config{
 		Executables:  map[string]functions.Executable{},
 		AllowRemote:  set.AllowRemote,
@@ -323,6 +341,13 @@ func (r *fnRuntime) build(set fnSettings, ws []functions.Function, found map[str
 		Logf:         func(format string, args ...any) { r.s.log.Debug(fmt.Sprintf(format, args...)) },
 	}
 	var problems []string
+	if set.FromPackages {
+		if c, err := r.s.pkgClient(all); err != nil {
+			problems = append(problems, fmt.Sprintf("crdLsp.functionsFromPackages: no package cache: %v", err))
+		} else {
+			cfg.FromPackages, cfg.PullRuntime, cfg.Notify = true, loader.RuntimePuller(c), r.packageReady
+		}
+	}
 	names := make([]string, 0, len(set.Executables))
 	for name := range set.Executables {
 		names = append(names, name)
@@ -385,11 +410,48 @@ func runsAnything(cfg functions.Config) bool {
 		return true
 	}
 	for _, fn := range cfg.Functions {
-		if fn.Annotations[functions.AnnotationRuntime] == functions.RuntimeDevelopment || cfg.Docker {
+		if fn.Annotations[functions.AnnotationRuntime] == functions.RuntimeDevelopment || cfg.Docker || cfg.FromPackages && fn.Package != "" {
 			return true
 		}
 	}
 	return false
+}
+
+// packageReady is told how a Function's package was prepared (pulled,
+// unpacked, checked: in the background, for the first call that needed
+// it): the user reads it once (a warning in a popup the first time it is
+// said, in the log after), and when a call gave up waiting for it, the
+// open documents are diagnosed again with it (the calls still waiting go
+// on by themselves: they are not cancelled).
+func (r *fnRuntime) packageReady(run functions.PackageRun) {
+	msg := run.Message()
+	r.mu.Lock()
+	closed, again := r.closed, r.warned[msg]
+	if !run.Runs && !closed {
+		if r.warned == nil {
+			r.warned = map[string]bool{}
+		}
+		r.warned[msg] = true
+	}
+	r.mu.Unlock()
+	if closed {
+		return // (a pull the shutdown cut short)
+	}
+	switch {
+	case run.Runs:
+		r.s.logMessage(protocol.MessageTypeInfo, msg)
+		r.s.log.Info("composition function from its package", "message", msg)
+	default:
+		r.s.log.Warn("composition function from its package", "message", msg)
+		if again {
+			r.s.logMessage(protocol.MessageTypeWarning, msg)
+		} else {
+			r.s.showMessage(protocol.MessageTypeWarning, "crd-lsp: "+msg)
+		}
+	}
+	if run.Missed {
+		r.s.diag.scheduleAll()
+	}
 }
 
 func sortedNames(cfg functions.Config) []string {

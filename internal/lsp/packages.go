@@ -68,9 +68,14 @@ func timeouts(set Settings) packages.Timeouts {
 	return t
 }
 
+// pkgClientKey is what of the settings the package client is made from.
+func pkgClientKey(set Settings) string {
+	return strings.Join([]string{set.CacheDir, set.Registries.Default, strings.Join(set.Registries.Insecure, ","), fmt.Sprint(timeouts(set))}, "\x00")
+}
+
 // pkgClient returns the package client for the current settings.
 func (s *server) pkgClient(set Settings) (*packages.Client, error) {
-	key := strings.Join([]string{set.CacheDir, set.Registries.Default, strings.Join(set.Registries.Insecure, ","), fmt.Sprint(timeouts(set))}, "\x00")
+	key := pkgClientKey(set)
 	s.pkgs.clientMu.Lock()
 	defer s.pkgs.clientMu.Unlock()
 	if s.pkgs.client != nil && s.pkgs.clientKey == key {

@@ -5,6 +5,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -101,7 +102,7 @@ type Settings struct {
 	// Functions maps a function name (a step's functionRef.name) to a
 	// local executable, which crd-lsp starts with the function SDK's flags
 	// on loopback, keeps warm and stops (--function-exe).
-	Functions map[string]string `json:"functions,omitempty"`
+	Functions functionExes `json:"functions,omitempty"`
 	// FunctionsFiles are files (or folders) of Function objects, as
 	// crossplane render --functions reads them: those annotated
 	// render.crossplane.io/runtime: Development are reached at their
@@ -126,9 +127,42 @@ type Settings struct {
 	// FunctionsDocker runs Functions without a Development annotation in
 	// Docker, from their package image (--functions-docker).
 	FunctionsDocker bool `json:"functionsDocker,omitempty"`
+	// FunctionsFromPackages runs Functions (of functionsFiles, of the
+	// workspace, and crossplane.yaml's function dependencies) from the
+	// runtime image their package embeds: pulled into the package cache
+	// (registries.*, cacheDir) and unpacked, the function's own program
+	// runs on this machine, Linux only (--functions-from-packages).
+	FunctionsFromPackages bool `json:"functionsFromPackages,omitempty"`
 	// AllowRemoteFunctions allows Development targets outside loopback
 	// (--allow-remote-functions).
 	AllowRemoteFunctions bool `json:"allowRemoteFunctions,omitempty"`
+}
+
+// functionExes is crdLsp.functions: function name → executable. A value
+// that is not a string is refused naming its key, and
+// crdLsp.functions.fromPackages (how the switch may be guessed: function
+// names are lowercase DNS labels, so no function is named so) points to
+// crdLsp.functionsFromPackages.
+type functionExes map[string]string
+
+func (m *functionExes) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("crdLsp.functions: want an object of function names and executables: %w", err)
+	}
+	out := functionExes{}
+	for name, v := range raw {
+		var p string
+		if err := json.Unmarshal(v, &p); err != nil {
+			if name == "fromPackages" {
+				return errors.New("crdLsp.functions.fromPackages: running Functions from their packages is crdLsp.functionsFromPackages (crdLsp.functions maps function names to executables)")
+			}
+			return fmt.Errorf("crdLsp.functions.%s: want the path of an executable (a string)", name)
+		}
+		out[name] = p
+	}
+	*m = out
+	return nil
 }
 
 // stringOrList is a list of strings that a single string also gives.

@@ -24,6 +24,8 @@ import (
 //	index.json            resolutions and manifests (below)
 //	lock                  flock'ed by writers of index.json
 //	blobs/sha256/<hex>    package.yaml contents, named by their own digest
+//	runtimes/<hex>/       a Function package's runtime image, unpacked
+//	                      (runtime.go), named by its image manifest digest
 //
 // Blobs are written to a temporary file and renamed, so a reader sees a
 // whole file or none; their digest is checked on every read from disk, so a
@@ -39,6 +41,9 @@ type index struct {
 	Resolutions map[string]resolution `json:"resolutions"`
 	// Manifests: manifest digest → the package.yaml extracted from it.
 	Manifests map[string]manifestEntry `json:"manifests"`
+	// Runtimes: "<package>:<tag> <os>/<arch>" (or "<package>@<digest>
+	// <os>/<arch>") → the Function runtime unpacked for it (runtime.go).
+	Runtimes map[string]runtimeRef `json:"runtimes,omitempty"`
 }
 
 type resolution struct {
@@ -73,7 +78,7 @@ func (c *cache) indexPath() string { return filepath.Join(c.dir, "index.json") }
 
 // readIndex reads the index; a missing or unreadable index is empty.
 func (c *cache) readIndex() (*index, error) {
-	ix := &index{Version: indexVersion, Resolutions: map[string]resolution{}, Manifests: map[string]manifestEntry{}}
+	ix := &index{Version: indexVersion, Resolutions: map[string]resolution{}, Manifests: map[string]manifestEntry{}, Runtimes: map[string]runtimeRef{}}
 	b, err := os.ReadFile(c.indexPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return ix, nil
@@ -93,6 +98,9 @@ func (c *cache) readIndex() (*index, error) {
 	}
 	if got.Manifests != nil {
 		ix.Manifests = got.Manifests
+	}
+	if got.Runtimes != nil {
+		ix.Runtimes = got.Runtimes
 	}
 	return ix, nil
 }

@@ -76,18 +76,26 @@ func (c *Client) listTags(ctx context.Context, pkg string) ([]string, error) {
 // of pkg resolved to, and the image manifest to read, choosing
 // linux/amd64 (or the only image) in an image index.
 func (c *Client) fetchManifest(ctx context.Context, r *remote.Repository, pkg, version, dgst string) (digest.Digest, *ocispec.Manifest, error) {
+	top, _, m, err := c.fetchImageManifest(ctx, r, pkg, version, dgst, pickPlatform)
+	return top, m, err
+}
+
+// fetchImageManifest is fetchManifest with the image of an index chosen
+// by pick; it also returns the digest of the image manifest read (top's
+// own when top is not an index).
+func (c *Client) fetchImageManifest(ctx context.Context, r *remote.Repository, pkg, version, dgst string, pick func([]ocispec.Descriptor) (ocispec.Descriptor, error)) (digest.Digest, digest.Digest, *ocispec.Manifest, error) {
 	reg := registryOf(pkg)
 	name := pkg + refSep(version) + version
 	desc, rc, err := r.Manifests().FetchReference(ctx, dgst)
 	if err != nil {
-		return "", nil, classify(causeOf(ctx, err), name, reg, "fetching")
+		return "", "", nil, classify(causeOf(ctx, err), name, reg, "fetching")
 	}
 	b, err := readVerified(rc, desc)
 	if err != nil {
-		return "", nil, c.blobError(ctx, err, pkg, version, "manifest "+desc.Digest.String())
+		return "", "", nil, c.blobError(ctx, err, pkg, version, "manifest "+desc.Digest.String())
 	}
 	if want, perr := digest.Parse(dgst); perr == nil && want != desc.Digest {
-		return "", nil, invalid(pkg, version, fmt.Errorf("registry returned manifest %s for %s", desc.Digest, want))
+		return "", "", nil, invalid(pkg, version, fmt.Errorf("registry returned manifest %s for %s", desc.Digest, want))
 	}
 	top := desc.Digest
 	for depth := 0; ; depth++ {
@@ -96,7 +104,7 @@ func (c *Client) fetchManifest(ctx context.Context, r *remote.Repository, pkg, v
 			Manifests []json.RawMessage `json:"manifests"`
 		}
 		if err := json.Unmarshal(b, &probe); err != nil {
-			return "", nil, invalid(pkg, version, fmt.Errorf("manifest is not JSON: %w", err))
+			return "", "", nil, invalid(pkg, version, fmt.Errorf("manifest is not JSON: %w", err))
 		}
 		mt := desc.MediaType
 		if mt == "" || (mt != ocispec.MediaTypeImageIndex && mt != mediaTypeDockerManifestList && mt != ocispec.MediaTypeImageManifest && mt != mediaTypeDockerManifest) {
@@ -106,28 +114,28 @@ func (c *Client) fetchManifest(ctx context.Context, r *remote.Repository, pkg, v
 		if !isIndex {
 			var m ocispec.Manifest
 			if err := json.Unmarshal(b, &m); err != nil {
-				return "", nil, invalid(pkg, version, fmt.Errorf("bad image manifest: %w", err))
+				return "", "", nil, invalid(pkg, version, fmt.Errorf("bad image manifest: %w", err))
 			}
-			return top, &m, nil
+			return top, desc.Digest, &m, nil
 		}
 		if depth > 0 {
-			return "", nil, invalid(pkg, version, fmt.Errorf("nested image index"))
+			return "", "", nil, invalid(pkg, version, fmt.Errorf("nested image index"))
 		}
 		var idx ocispec.Index
 		if err := json.Unmarshal(b, &idx); err != nil {
-			return "", nil, invalid(pkg, version, fmt.Errorf("bad image index: %w", err))
+			return "", "", nil, invalid(pkg, version, fmt.Errorf("bad image index: %w", err))
 		}
-		pick, err := pickPlatform(idx.Manifests)
+		chosen, err := pick(idx.Manifests)
 		if err != nil {
-			return "", nil, invalid(pkg, version, err)
+			return "", "", nil, invalid(pkg, version, err)
 		}
-		desc = pick
-		rc, err := r.Manifests().Fetch(ctx, pick)
+		desc = chosen
+		rc, err := r.Manifests().Fetch(ctx, chosen)
 		if err != nil {
-			return "", nil, c.fetchError(ctx, err, pkg, version, "manifest "+pick.Digest.String(), "its image index")
+			return "", "", nil, c.fetchError(ctx, err, pkg, version, "manifest "+chosen.Digest.String(), "its image index")
 		}
-		if b, err = readVerified(rc, pick); err != nil {
-			return "", nil, c.blobError(ctx, err, pkg, version, "manifest "+pick.Digest.String())
+		if b, err = readVerified(rc, chosen); err != nil {
+			return "", "", nil, c.blobError(ctx, err, pkg, version, "manifest "+chosen.Digest.String())
 		}
 	}
 }

@@ -36,6 +36,13 @@ type Limits struct {
 	// parses one (its header, its schema on first use) stays small.
 	// Default 8 MiB (the API server stores no object above 3 MiB).
 	MaxDocumentSize int
+	// MaxRuntimeSize caps what a Function package's runtime image unpacks
+	// to (its files' bytes, every layer together; runtime.go). Default
+	// 1 GiB.
+	MaxRuntimeSize int64
+	// MaxRuntimeEntries caps the tar entries of a runtime image's layers
+	// together. Default 100000.
+	MaxRuntimeEntries int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -59,6 +66,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxDocumentSize <= 0 {
 		l.MaxDocumentSize = 8 << 20
+	}
+	if l.MaxRuntimeSize <= 0 {
+		l.MaxRuntimeSize = 1 << 30
+	}
+	if l.MaxRuntimeEntries <= 0 {
+		l.MaxRuntimeEntries = 100000
 	}
 	return l
 }

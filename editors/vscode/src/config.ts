@@ -32,6 +32,7 @@ export const settingKeys = [
   "functionStartTimeout",
   "realPatchAndTransform",
   "functionsDocker",
+  "functionsFromPackages",
   "allowRemoteFunctions",
 ] as const;
 

@@ -81,7 +81,20 @@ const autoReadyModule = "github.com/crossplane-contrib/function-auto-ready"
 // under: its source is downloaded and built as a main module of its own.
 func AutoReady(t testing.TB) string {
 	t.Helper()
-	return build(t, "function-auto-ready-"+AutoReadyVersion, func(goBin, out string) error {
+	return autoReady(t, "function-auto-ready-"+AutoReadyVersion, nil)
+}
+
+// AutoReadyStatic is AutoReady built with CGO_ENABLED=0, a statically
+// linked program as function images ship it (their Dockerfiles build so
+// for a distroless base): what a Function package's runtime layer holds.
+func AutoReadyStatic(t testing.TB) string {
+	t.Helper()
+	return autoReady(t, "function-auto-ready-"+AutoReadyVersion+"-static", []string{"CGO_ENABLED=0"})
+}
+
+func autoReady(t testing.TB, key string, env []string) string {
+	t.Helper()
+	return build(t, key, func(goBin, out string) error {
 		dir, err := os.MkdirTemp(filepath.Dir(out), "fn-module-")
 		if err != nil {
 			return err
@@ -101,7 +114,7 @@ func AutoReady(t testing.TB) string {
 		if err := os.CopyFS(src, os.DirFS(mod.Dir)); err != nil {
 			return err
 		}
-		return run(src, []string{"GOFLAGS=-mod=mod"}, goBin, "build", "-o", out, ".")
+		return run(src, append([]string{"GOFLAGS=-mod=mod"}, env...), goBin, "build", "-o", out, ".")
 	})
 }
 

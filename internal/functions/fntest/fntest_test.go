@@ -10,7 +10,7 @@ import (
 // costs the suite nothing: go test ./... runs it again, cached, in
 // milliseconds.
 func TestBuild(t *testing.T) {
-	for name, path := range map[string]string{"test function": TestFunction(t), "function-patch-and-transform": PatchAndTransform(t), "function-auto-ready": AutoReady(t)} {
+	for name, path := range map[string]string{"test function": TestFunction(t), "function-patch-and-transform": PatchAndTransform(t), "function-auto-ready": AutoReady(t), "function-auto-ready (static)": AutoReadyStatic(t)} {
 		fi, err := os.Stat(path)
 		if err != nil || fi.Mode()&0o111 == 0 {
 			t.Errorf("%s: %s is not an executable (%v)", name, path, err)

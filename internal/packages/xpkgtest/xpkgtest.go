@@ -36,6 +36,7 @@ type Entry struct {
 	Body     []byte
 	Type     byte   // tar.TypeReg when zero
 	Linkname string // for links
+	Mode     int64  // 0o644 when zero
 }
 
 // Tar builds a tar archive, gzipped when gz is true.
@@ -49,7 +50,10 @@ func Tar(gz bool, entries ...Entry) []byte {
 	}
 	tw := tar.NewWriter(w)
 	for _, e := range entries {
-		h := &tar.Header{Name: e.Name, Mode: 0o644, Typeflag: e.Type, Linkname: e.Linkname, Size: int64(len(e.Body)), ModTime: time.Unix(0, 0)}
+		h := &tar.Header{Name: e.Name, Mode: e.Mode, Typeflag: e.Type, Linkname: e.Linkname, Size: int64(len(e.Body)), ModTime: time.Unix(0, 0)}
+		if h.Mode == 0 {
+			h.Mode = 0o644
+		}
 		if h.Typeflag == 0 {
 			h.Typeflag = tar.TypeReg
 		}
@@ -119,6 +123,11 @@ type Layer struct {
 // Image is an xpkg image to push.
 type Image struct {
 	Layers []Layer
+	// Config is the image config's process (Entrypoint, Env, WorkingDir,
+	// User: a runtime image's); the layer labels are added to it.
+	Config ocispec.ImageConfig
+	// Platform is the image config's platform (default linux/amd64).
+	Platform *ocispec.Platform
 	// Index wraps the manifest in an OCI image index with these
 	// platforms ("linux/amd64"); the image goes under the amd64 entry (or
 	// the only one), and other platforms get an empty decoy image.
@@ -129,6 +138,23 @@ type Image struct {
 // annotated as the base layer.
 func XPkg(packageYAML []byte) Image {
 	return Image{Layers: []Layer{{Data: Tar(true, Entry{Name: "package.yaml", Body: packageYAML}), Base: true}}}
+}
+
+// FunctionPackage lays a Function package out as `crossplane xpkg build
+// --embed-runtime-image` does (github.com/crossplane/crossplane/v2 v2.2.1,
+// internal/xpkg/build.go Builder.Build over the runtime image as its
+// base): the runtime image's layers first, then the package.yaml layer,
+// marked base both by the image config label io.crossplane.xpkg:<digest>
+// (what the build writes) and by the layer annotation (what
+// AnnotateLayers adds when the package is pushed); the config is the
+// runtime image's (its Entrypoint).
+func FunctionPackage(packageYAML []byte, config ocispec.ImageConfig, runtime ...[]Entry) Image {
+	img := Image{Config: config}
+	for _, es := range runtime {
+		img.Layers = append(img.Layers, Layer{Data: Tar(true, es...)})
+	}
+	img.Layers = append(img.Layers, Layer{Data: Tar(true, Entry{Name: "package.yaml", Body: packageYAML}), Base: true, Label: true})
+	return img
 }
 
 // Meta is a package metadata document.
@@ -225,7 +251,16 @@ func pushImage(t testing.TB, ctx context.Context, r *remote.Repository, img Imag
 		layers = append(layers, d)
 		diffIDs = append(diffIDs, d.Digest) // not the real diff ID; unused by readers here
 	}
-	cfg := ocispec.Image{Platform: ocispec.Platform{OS: "linux", Architecture: "amd64"}, Config: ocispec.ImageConfig{Labels: labels}, RootFS: ocispec.RootFS{Type: "layers", DiffIDs: diffIDs}}
+	platform := ocispec.Platform{OS: "linux", Architecture: "amd64"}
+	if img.Platform != nil {
+		platform = *img.Platform
+	}
+	conf := img.Config
+	for k, v := range conf.Labels {
+		labels[k] = v
+	}
+	conf.Labels = labels
+	cfg := ocispec.Image{Platform: platform, Config: conf, RootFS: ocispec.RootFS{Type: "layers", DiffIDs: diffIDs}}
 	cb, _ := json.Marshal(cfg)
 	cd := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageConfig, Digest: digest.FromBytes(cb), Size: int64(len(cb))}
 	pushBlob(t, ctx, r, cd, cb)
