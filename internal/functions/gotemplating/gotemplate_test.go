@@ -369,3 +369,11 @@ func TestBlanked(t *testing.T) {
 		t.Errorf("Blanked(5, 12) = %q", got)
 	}
 }
+
+// TestSprigPush: push and mustPush are sprig v3.3.0's (aliases of append
+// and mustAppend), so the function parses templates calling them.
+func TestSprigPush(t *testing.T) {
+	if probs := Check(Template{Text: `{{ push (list 1) 2 }}{{ mustPush (list 1) 2 }}`, Left: "{{", Right: "}}"}); len(probs) > 0 {
+		t.Errorf("%+v", probs)
+	}
+}
