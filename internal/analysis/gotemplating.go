@@ -443,3 +443,57 @@ func (ts *templateStep) fileLine(doc gotemplating.Document, p fieldpath.Path) st
 	off := doc.Start + key.Start
 	return fmt.Sprintf("%s line %d", part.File, 1+strings.Count(ts.tpl.Text[part.Start:min(max(off, part.Start), part.End)], "\n"))
 }
+
+// noValueDiagnostics reports the actions of a template that printed
+// "<no value>" when rendered with the user's example composite: the real
+// function writes the same text into the resource. An action reading the
+// composite is a warning (the example's own data leaves it out); one
+// reading what Crossplane provides later (observed resources, the context,
+// required resources) is information, as those are empty at the first
+// reconcile. An action a template-field warning already names is not
+// reported again.
+func noValueDiagnostics(d *document.Doc, m map[string]any, ts *templateStep, offsets []int, with string, env Env) []Diagnostic {
+	var reads []document.Span
+	for _, dg := range templateReads(d, m, ts, env) {
+		reads = append(reads, dg.Span)
+	}
+	var out []Diagnostic
+	seen := map[int]bool{}
+	for _, off := range offsets {
+		if seen[off] || off < 0 || off >= len(ts.tpl.Text) {
+			continue
+		}
+		seen[off] = true
+		// off is the action's pipeline; the action starts at its
+		// delimiter.
+		start, end := off, len(ts.tpl.Text)
+		if i := strings.LastIndex(ts.tpl.Text[:off], ts.tpl.Left); i >= 0 && !strings.Contains(ts.tpl.Text[i:off], "\n") {
+			start = i
+		}
+		if i := strings.Index(ts.tpl.Text[off:], ts.tpl.Right); i >= 0 {
+			end = off + i + len(ts.tpl.Right)
+		}
+		sp, ok := ts.span(start, end)
+		if !ok {
+			continue
+		}
+		overlaps := false
+		for _, r := range reads {
+			if r.Start < sp.End && sp.Start < r.End {
+				overlaps = true
+			}
+		}
+		if overlaps {
+			continue
+		}
+		action := ts.tpl.Text[start:end]
+		if strings.Contains(action, ".observed.composite") || strings.Contains(action, "getCompositeResource") {
+			out = append(out, Diagnostic{Span: sp, Severity: severity.Warning, Code: "template-no-value",
+				Message: fmt.Sprintf("%s prints \"<no value>\" here (%s): the composite holds no such value, and function-go-templating writes the text \"<no value>\" into the resource", action, with)})
+			continue
+		}
+		out = append(out, Diagnostic{Span: sp, Severity: severity.Info, Code: "template-no-value",
+			Message: fmt.Sprintf("%s prints \"<no value>\" here (%s): until Crossplane provides what it reads (observed resources, the context, required resources), function-go-templating writes the text \"<no value>\" into the resource", action, with)})
+	}
+	return out
+}

@@ -61,6 +61,10 @@ type Rendering struct {
 	// EnvironmentSource says where a field read from the environment
 	// would come from (environment.go), for findings on one it lacks.
 	EnvironmentSource string
+	// NoValues are, by step index, the offsets in a go-templating step's
+	// template of the actions that printed "<no value>" (the step's last
+	// call).
+	NoValues map[int][]int
 }
 
 // Codes of the notes on steps that real functions ran.
@@ -123,6 +127,7 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		deadline: time.Now().Add(gotemplating.DefaultTimeout),
 		native:   map[int]patchandtransform.StepOutput{},
 		envNotes: map[int][]render.Note{},
+		noValue:  map[int][]int{},
 	}
 	in := pipelineInput(m, xr, env, start)
 	var out functions.Output
@@ -156,6 +161,7 @@ type pipelineRun struct {
 	mu       sync.Mutex
 	native   map[int]patchandtransform.StepOutput // patch-and-transform steps' outputs, by step index
 	envNotes map[int][]render.Note                // notes of function-environment-configs steps run natively
+	noValue  map[int][]int                        // where go-templating steps printed "<no value>", by step index
 }
 
 func (pr *pipelineRun) record(f func()) { pr.mu.Lock(); defer pr.mu.Unlock(); f() }
@@ -177,7 +183,10 @@ func (pr *pipelineRun) route(st functions.Step) (functions.Runner, string) {
 		return functions.Native(pr.er.native(pr.envNotes, pr.record)), "crd-lsp (function-environment-configs, in-process)"
 	}
 	if f := nativeFunction(st); f != nil && !(f.RenderOnly && pr.lenient) {
-		nenv := functions.NativeEnv{Files: pr.env.Workspace.TemplateFiles, Unrun: pr.unrun, Deadline: pr.deadline}
+		nenv := functions.NativeEnv{Files: pr.env.Workspace.TemplateFiles, Unrun: pr.unrun, Deadline: pr.deadline,
+			NoValue: func(st functions.Step, offsets []int) {
+				pr.record(func() { pr.noValue[st.Index] = offsets })
+			}}
 		// The release the workspace pins, when the step is linked to this
 		// very function: the renderer follows what that release does.
 		if l := linkFunction(st.Function, st.Input, pr.env); l.Fn == f && l.Pinned {
@@ -265,7 +274,7 @@ func stepResponse(req functions.NativeRequest, so patchandtransform.StepOutput, 
 // composite xr: the native steps' resources and notes, and the results
 // and composed resources of the steps functions ran.
 func (pr *pipelineRun) rendering(xr map[string]any, out functions.Output) Rendering {
-	rd := Rendering{Pipeline: &out, Functions: map[string]int{}}
+	rd := Rendering{Pipeline: &out, Functions: map[string]int{}, NoValues: pr.noValue}
 	rd.XR, _ = paved.DeepCopy(xr).(map[string]any)
 	if rd.XR == nil {
 		rd.XR = map[string]any{}
@@ -465,6 +474,13 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 		}
 		if sch, ok := schemaFor(d, res.Object, env); ok {
 			ff.resource(ctx, res, idx, sch)
+		}
+	}
+	if example != "" {
+		for idx, offsets := range rd.NoValues {
+			if ts := ff.tsteps[idx]; ts != nil {
+				ff.out = append(ff.out, noValueDiagnostics(d, m, ts, offsets, ff.with, env)...)
+			}
 		}
 	}
 	return ff.counted()

@@ -102,3 +102,102 @@ spec:
 		})
 	}
 }
+
+// TestTemplateNoValue: rendered with the user's example composite, an
+// action that prints "<no value>" (the real function writes that text
+// into the resource: recorded as v0.12.2/missing-key-top-level) is
+// reported on the action: a warning when it reads the composite, which
+// the example leaves without the value, information when it reads what
+// Crossplane provides only later (observed resources); an action a
+// template-field warning already names is not reported twice, and a
+// render with a synthesised composite reports none.
+func TestTemplateNoValue(t *testing.T) {
+	const xrd = `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata: {name: xnets.example.org}
+spec:
+  group: example.org
+  names: {kind: XNet, plural: xnets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    referenceable: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              region: {type: string}
+              zone: {type: string}
+`
+	const comp = `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: c}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XNet}
+  mode: Pipeline
+  pipeline:
+  - step: t
+    functionRef: {name: function-go-templating}
+    input:
+      apiVersion: gotemplating.fn.crossplane.io/v1beta1
+      kind: GoTemplate
+      source: Inline
+      inline:
+        template: |
+          apiVersion: v1
+          kind: ConfigMap
+          metadata:
+            annotations:
+              {{ setResourceNameAnnotation "cm" }}
+          data:
+            region: {{ .observed.composite.resource.spec.region }}
+            zone: "{{ .observed.composite.resource.spec.zone }}"
+            typo: "{{ .observed.composite.resource.spec.regoin }}"
+            host: "{{ .observed.resources.db.resource.status.host }}"
+`
+	st, err := workspace.Builtins(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = st.WithFile(schemas.Source{Kind: schemas.SourceWorkspace, Name: "xrd.yaml", File: "/w/xrd.yaml"}, "/w/xrd.yaml", []byte(xrd))
+	diagnose := func(examples func(schemas.GVK) []Example) []string {
+		f := document.Parse("/w/c.yaml", 1, []byte(comp))
+		var got []string
+		for _, d := range Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2, Examples: examples}}) {
+			if d.Code != "template-no-value" && d.Code != "template-field" {
+				continue
+			}
+			line, col := f.Mapper.LineCol(d.Span.Start)
+			got = append(got, itoa(line)+":"+itoa(col)+" "+d.Severity.String()+" "+d.Code+" "+d.Message)
+		}
+		return got
+	}
+	got := diagnose(func(schemas.GVK) []Example {
+		return []Example{{Path: "/w/xr.yaml", Object: map[string]any{"apiVersion": "example.org/v1", "kind": "XNet",
+			"metadata": map[string]any{"name": "x", "namespace": "default"}, "spec": map[string]any{"region": "eu"}}}}
+	})
+	want := []string{
+		`24:57 warning template-field the composite resource's schema has no field "regoin" in spec`,
+		`23:20 warning template-no-value {{ .observed.composite.resource.spec.zone }} prints "<no value>" here (rendered with xr.yaml): the composite holds no such value`,
+		`25:20 info template-no-value {{ .observed.resources.db.resource.status.host }} prints "<no value>" here (rendered with xr.yaml)`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || strings.HasPrefix(g, w)
+		}
+		if !found {
+			t.Errorf("missing %s…\ngot %q", w, got)
+		}
+	}
+	if got := diagnose(nil); len(got) != 1 {
+		t.Errorf("without an example: %q, want only the template-field warning", got)
+	}
+}

@@ -123,7 +123,7 @@ func TestNativeAnswersAsRecorded(t *testing.T) {
 				documented++
 				continue
 			}
-			run := functions.Native(Native(nil, func(functions.Step) string { return "" }, time.Now().Add(time.Minute), tb.Version))
+			run := functions.Native(Native(functions.NativeEnv{Deadline: time.Now().Add(time.Minute), Release: tb.Version}))
 			a := conformance.Call(context.Background(), run, tb.Function, c)
 			want := essence(c.Response, c.Error)
 			got := essence(a.Response, a.Error)

@@ -6,31 +6,31 @@ package gotemplating
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 )
 
 // Native runs function-go-templating steps in-process, as the function
-// would: the template from its
-// source (FileSystem folders through files, nil when none can be read),
-// run on the request as the function's templates see it, its output
-// applied to the desired state as the function applies it. What crd-lsp
-// cannot do the function's way is a warning on the step that passes the
-// desired state through: a template beyond crd-lsp's limits, or one it
-// cannot read (a folder outside the workspace, an environment it did not
-// resolve).
+// would: the template from its source (FileSystem folders through
+// env.Files, none when nil), run on the request as the function's
+// templates see it, its output applied to the desired state as the
+// function applies it, following the release env.Release names (""
+// for none pinned: release.go). What crd-lsp cannot do the function's way
+// is a warning on the step that passes the desired state through: a
+// template beyond crd-lsp's limits, or one it cannot read (a folder
+// outside the workspace, an environment it did not resolve).
 //
-// unrun names an earlier step of the pipeline crd-lsp does not run (""
-// for none): what it would have put in the context or the desired state
-// is missing, so a failure of the template is a warning that says so.
-//
-// deadline is shared by the pipeline's templates (gotemplate's budget for
-// one render, however many go-templating steps it has).
-//
-// release is the function's release the workspace pins ("" for none): the
-// renderer follows what that release does (release.go).
-func Native(files func(dir string) ([]File, error), unrun func(functions.Step) string, deadline time.Time, release string) functions.NativeFunc {
+// env.Unrun names an earlier step of the pipeline crd-lsp does not run
+// ("" for none): what it would have put in the context or the desired
+// state is missing, so a failure of the template is a warning that says
+// so. env.Deadline is shared by the pipeline's templates (gotemplate's
+// budget for one render, however many go-templating steps it has).
+// env.NoValue, when set, hears where a template printed "<no value>".
+func Native(env functions.NativeEnv) functions.NativeFunc {
+	files, unrun, deadline, release := env.Files, env.Unrun, env.Deadline, env.Release
+	if unrun == nil {
+		unrun = func(functions.Step) string { return "" }
+	}
 	return func(ctx context.Context, st functions.Step, req functions.NativeRequest) (functions.NativeResponse, error) {
 		rsp := functions.NativeResponse{Desired: req.Desired, Context: req.Context}
 		data, err := req.Data()
@@ -38,6 +38,9 @@ func Native(files func(dir string) ([]File, error), unrun func(functions.Step) s
 			return rsp, err
 		}
 		r := Run(ctx, Request{Input: st.Input, Data: data, Files: files, Deadline: deadline, Release: release, SharedContext: req.SharedContext})
+		if env.NoValue != nil && len(r.NoValue) > 0 {
+			env.NoValue(st, r.NoValue)
+		}
 		switch {
 		case r.Unavailable:
 			rsp.Results = []functions.Result{{Severity: functions.SeverityNormal, Message: "crd-lsp did not render this step: " + strings.TrimPrefix(r.Fatal, "invalid function input: ") + "; what it composes is not rendered or validated"}}

@@ -33,7 +33,5 @@ var Function = functions.Known{
 			Does: `fails the step ("invalid function input: source is required")`, Source: "fn.go:82-85",
 			Proof: []string{"v0.12.2/source-missing", "v0.12.2/no-input"}},
 	},
-	Native: func(env functions.NativeEnv) functions.NativeFunc {
-		return Native(env.Files, env.Unrun, env.Deadline, env.Release)
-	},
+	Native: Native,
 }

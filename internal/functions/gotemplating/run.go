@@ -116,8 +116,12 @@ type Response struct {
 	// FileSystem folder outside the workspace, an environment crd-lsp did
 	// not resolve); Fatal says why. The function may well find it.
 	Unavailable bool
-	// Output is what the template wrote.
-	Output string
+	// Output is what the template wrote; NoValue the offsets in
+	// Template.Text of the actions that printed "<no value>" into it
+	// (text/template's text for a value that is not there: a missing map
+	// key, a nil interface).
+	Output  string
+	NoValue []int
 
 	// Status is the desired composite's status after the run, when
 	// StatusSet; Ready its readiness ("" when not set).
@@ -298,7 +302,7 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		rsp.Limit, rsp.FatalOffset = true, le.Offset
 		return rsp.fatal("%s", le.Message)
 	}
-	r := &run{b: b, ctx: ctx, deadline: req.Deadline}
+	r := &run{b: b, ctx: ctx, deadline: req.Deadline, at: -1}
 	if r.deadline.IsZero() {
 		r.deadline = time.Now().Add(DefaultTimeout)
 	}
@@ -342,6 +346,7 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		return rsp.fatal("cannot execute template: %v", err)
 	}
 	rsp.Output = w.b.String()
+	rsp.NoValue = r.noValue
 	read(&rsp, req, b)
 	return rsp
 }
