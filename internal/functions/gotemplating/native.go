@@ -104,6 +104,7 @@ func Native(files func(dir string) ([]File, error), unrun func(functions.Step) s
 		for _, s := range r.Requirements {
 			rsp.Requirements = append(rsp.Requirements, functions.Selector{Name: s.Name, APIVersion: s.APIVersion, Kind: s.Kind, MatchName: s.MatchName, MatchLabels: s.MatchLabels, Namespace: s.Namespace})
 		}
+		noteNoValue(ctx, st, r)
 		return rsp, nil
 	}
 }

@@ -121,6 +121,8 @@ type Response struct {
 	Context      map[string]any
 	Conditions   []ClaimCondition
 	Requirements []Selector
+	// NoValue are the actions that wrote "<no value>" (novalue.go).
+	NoValue []NoValue
 }
 
 func (rsp *Response) fatal(format string, a ...any) Response {
@@ -289,6 +291,7 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		rsp.FatalOffset = p.Start
 		return rsp.fatal("invalid function input: cannot parse the provided templates: %v", err)
 	}
+	nv := markNoValue(tpl)
 	instrument(tpl)
 	if opts, ok := in["options"].([]any); ok {
 		var o []string
@@ -313,6 +316,7 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		return rsp.fatal("cannot execute template: %v", err)
 	}
 	rsp.Output = w.b.String()
+	rsp.NoValue = nv.places()
 	read(&rsp, req)
 	return rsp
 }
