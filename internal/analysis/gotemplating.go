@@ -179,15 +179,17 @@ func (ts *templateStep) literal(doc gotemplating.Document, p fieldpath.Path) boo
 
 // goTemplates checks a Composition's function-go-templating inline
 // templates without running them: syntax errors (as the function parses
-// them) at their place in the block scalar, and each plain YAML template
+// them) at their place in the block scalar, each plain YAML template
 // document against its kind's schema, as the bases of patch-and-transform
 // are (presence and CEL rules wait for rendering: a later step may patch
-// the resource).
+// the resource), and what the templates read against what the request
+// holds (gotemplating_reads.go).
 func goTemplates(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
 	spec, _ := m["spec"].(map[string]any)
 	ref, _ := spec["compositeTypeRef"].(map[string]any)
 	var out []Diagnostic
-	for _, ts := range templateSteps(d, m) {
+	tsteps := templateSteps(d, m)
+	for _, ts := range tsteps {
 		for _, p := range ts.problems {
 			sp, ok := ts.span(p.Start, p.End)
 			if !ok || p.Limit && p.Start == p.End {
@@ -213,7 +215,7 @@ func goTemplates(ctx context.Context, d *document.Doc, m map[string]any, env Env
 			out = append(out, templateDocument(ctx, d, ts, doc, env)...)
 		}
 	}
-	return out
+	return append(out, templateReads(d, m, tsteps, env)...)
 }
 
 // templateDocument validates one plain template document.
