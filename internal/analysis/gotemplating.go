@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/functions/gotemplating"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
@@ -443,4 +446,105 @@ func (ts *templateStep) fileLine(doc gotemplating.Document, p fieldpath.Path) st
 	}
 	off := doc.Start + key.Start
 	return fmt.Sprintf("%s line %d", part.File, 1+strings.Count(ts.tpl.Text[part.Start:min(max(off, part.Start), part.End)], "\n"))
+}
+
+// codeTemplateNoValue is the code of a place a template crd-lsp rendered
+// wrote "<no value>".
+const codeTemplateNoValue = "template-no-value"
+
+// noValues reports where the go templates crd-lsp rendered in-process
+// wrote "<no value>" with an example composite (a synthesised one leaves
+// out every optional field: what the template writes then is not the
+// Composition's mistake): a warning when the action reads the
+// composite's spec or metadata, which the example gives as the cluster
+// would; information otherwise (what it reads — composed resources,
+// status, the context — may hold a value in the cluster).
+func (ff *functionFindings) noValues() {
+	if ff.example == "" || len(ff.noValue) == 0 {
+		return
+	}
+	idxs := make([]int, 0, len(ff.noValue))
+	for i := range ff.noValue {
+		idxs = append(idxs, i)
+	}
+	sort.Ints(idxs)
+	for _, idx := range idxs {
+		ts := ff.tsteps[idx]
+		if ts == nil {
+			continue
+		}
+		reads := gotemplating.Reads(ts.tpl)
+		for _, nv := range ff.noValue[idx] {
+			end := actionEnd(ts.tpl, nv.Offset)
+			sp, ok := ts.span(nv.Offset, end)
+			if !ok {
+				continue
+			}
+			sev := severity.Info
+			for _, r := range reads {
+				if r.Start >= nv.Offset && r.Start < end && readsCompositeSpec(r) {
+					sev = severity.Warning
+				}
+			}
+			msg := fmt.Sprintf("<%s> has no value (%s): function-go-templating writes \"<no value>\" here", nv.Pipe, ff.with)
+			if sev == severity.Info {
+				msg += ", unless what it reads holds a value in the cluster (crd-lsp renders with no composed resource, status or extra resource observed)"
+			}
+			ff.out = append(ff.out, Diagnostic{Span: sp, Severity: sev, Code: codeTemplateNoValue, Message: msg})
+		}
+	}
+}
+
+// readsCompositeSpec says whether a read is of the composite's own
+// fields (not its status, which the example need not have).
+func readsCompositeSpec(r gotemplating.Read) bool {
+	k := gotemplating.Keys(r.Path)
+	return len(k) > 3 && k[0] == "observed" && k[1] == "composite" && k[2] == "resource" && k[3] != "status"
+}
+
+// actionEnd is where the pipeline starting at off ends: before the
+// action's right delimiter (and trim marker) on that line.
+func actionEnd(t gotemplating.Template, off int) int {
+	if off < 0 || off > len(t.Text) {
+		return off
+	}
+	rest := t.Text[off:]
+	end := len(rest)
+	if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+		end = nl
+	}
+	if r := strings.Index(rest[:end], t.Right); r >= 0 {
+		end = r
+	}
+	return off + max(1, len(strings.TrimRight(strings.TrimRight(rest[:end], " \t"), "-")))
+}
+
+// holdsNoValue says whether the value at p of a rendered object is text
+// that "<no value>" was written into.
+func holdsNoValue(obj map[string]any, p fieldpath.Path) bool {
+	v, err := paved.Get(obj, p)
+	s, _ := v.(string)
+	return err == nil && strings.Contains(s, "<no value>")
+}
+
+// withoutSaidNoValue drops a "<no value>" place whose action holds a
+// read the static check already reported (one mistake, one finding).
+func withoutSaidNoValue(diags []Diagnostic) []Diagnostic {
+	var said []int
+	for _, d := range diags {
+		if d.Code == codeTemplateRead {
+			said = append(said, d.Span.Start)
+		}
+	}
+	if len(said) == 0 {
+		return diags
+	}
+	out := diags[:0]
+	for _, d := range diags {
+		if d.Code == codeTemplateNoValue && slices.ContainsFunc(said, func(s int) bool { return s >= d.Span.Start && s <= d.Span.End }) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }

@@ -131,3 +131,35 @@ func TestNativeTemplatingYAMLError(t *testing.T) {
 		t.Errorf("written by an action: %q", got)
 	}
 }
+
+// TestNativeTemplatingNoValue: where a template crd-lsp renders writes
+// "<no value>" (a field the example composite leaves out), the finding
+// is on the action that wrote it, not on what the resource's schema then
+// says of the text; an action the static check already reported, or a
+// synthesised composite, adds nothing; a read of what only the cluster
+// observes is information.
+func TestNativeTemplatingNoValue(t *testing.T) {
+	env := renderEnv(t, "apiVersion: platform.example.org/v1alpha1\nkind: XBucket\nmetadata: {name: b}\nspec: {parameters: {size: 3}}\n")
+	expectFindings(t, findings(t, templatingComposition, env, "render", "function", "template"),
+		`28:13 error render-required spec.forProvider.region is required by Bucket, but the resource "bucket-0"`,
+		`29:15 error render-value resource "bucket-0" that step "templates" composed: spec.forProvider.size: must be of type integer`,
+		`39:26 warning template-no-value <.observed.composite.resource.spec.parameters.label> has no value (rendered with examples/xr.yaml): function-go-templating writes "<no value>" here`,
+	)
+	// The static check said it first.
+	text := strings.Replace(templatingComposition, "parameters.label }}", "parameters.lable }}", 1)
+	expectFindings(t, findings(t, text, env, "render", "function", "template"),
+		`28:13 error render-required`,
+		`29:15 error render-value`,
+		`39:71 warning template-read the composite resource (XBucket) has no field spec.parameters.lable (did you mean "label"?): the template renders "<no value>" there`,
+	)
+	// What only the cluster observes.
+	text = strings.Replace(templatingComposition, "region: {{ .observed.composite.resource.spec.parameters.label }}", "region: us\n              size: {{ .observed.resources.named.resource.spec.forProvider.size }}", 1)
+	got := findings(t, text, env, "template")
+	if len(got) != 1 || !strings.HasPrefix(got[0], `40:24 info template-no-value <.observed.resources.named.resource.spec.forProvider.size> has no value (rendered with examples/xr.yaml): function-go-templating writes "<no value>" here, unless`) {
+		t.Errorf("observed: %q", got)
+	}
+	// A synthesised composite.
+	if got := findings(t, templatingComposition, renderEnv(t, ""), "template"); len(got) != 0 {
+		t.Errorf("synthesised: %q", got)
+	}
+}

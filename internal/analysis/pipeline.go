@@ -61,6 +61,9 @@ type Rendering struct {
 	// EnvironmentSource says where a field read from the environment
 	// would come from (environment.go), for findings on one it lacks.
 	EnvironmentSource string
+	// NoValue are the places each go-templating step crd-lsp rendered
+	// in-process wrote "<no value>", by step index.
+	NoValue map[int][]gotemplating.NoValue
 }
 
 // Codes of the notes on steps that real functions ran.
@@ -123,7 +126,11 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		deadline: time.Now().Add(gotemplating.DefaultTimeout),
 		native:   map[int]patchandtransform.StepOutput{},
 		envNotes: map[int][]render.Note{},
+		noValue:  map[int][]gotemplating.NoValue{},
 	}
+	ctx = gotemplating.WithNoValue(ctx, func(st functions.Step, _ gotemplating.Template, at []gotemplating.NoValue) {
+		pr.record(func() { pr.noValue[st.Index] = at }) // the step's last run (it may be asked again for required resources)
+	})
 	in := pipelineInput(m, xr, env, start)
 	var out functions.Output
 	if env.Options.Pipeline != nil {
@@ -156,6 +163,7 @@ type pipelineRun struct {
 	mu       sync.Mutex
 	native   map[int]patchandtransform.StepOutput // patch-and-transform steps' outputs, by step index
 	envNotes map[int][]render.Note                // notes of function-environment-configs steps run natively
+	noValue  map[int][]gotemplating.NoValue       // where go templates run in-process wrote "<no value>"
 }
 
 func (pr *pipelineRun) record(f func()) { pr.mu.Lock(); defer pr.mu.Unlock(); f() }
@@ -259,7 +267,7 @@ func stepResponse(req functions.NativeRequest, so patchandtransform.StepOutput, 
 // composite xr: the native steps' resources and notes, and the results
 // and composed resources of the steps functions ran.
 func (pr *pipelineRun) rendering(xr map[string]any, out functions.Output) Rendering {
-	rd := Rendering{Pipeline: &out, Functions: map[string]int{}}
+	rd := Rendering{Pipeline: &out, Functions: map[string]int{}, NoValue: pr.noValue}
 	rd.XR, _ = paved.DeepCopy(xr).(map[string]any)
 	if rd.XR == nil {
 		rd.XR = map[string]any{}
@@ -452,6 +460,8 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 			ff.note(n)
 		}
 	}
+	ff.noValue = rd.NoValue
+	ff.noValues()
 	for _, res := range rd.Resources {
 		idx, ok := rd.Functions[res.Name]
 		if !ok || res.Object == nil || ctx.Err() != nil {
@@ -474,6 +484,7 @@ type functionFindings struct {
 	out      []Diagnostic
 	repeated map[string]int // a template document's finding → its index in out
 	more     map[int]int    // index in out → how many more resources share it
+	noValue  map[int][]gotemplating.NoValue
 }
 
 // note adds a function's result or failure on its step (an execution
@@ -516,6 +527,9 @@ func (ff *functionFindings) resource(ctx context.Context, res render.Resource, i
 		missing := missingPath(e)
 		if missing == nil && hasDoc && doc.Plain && baseCodes[e.Code] {
 			continue // the template document's own check reports it
+		}
+		if missing == nil && len(ff.noValue[idx]) > 0 && holdsNoValue(res.Object, e.Path) {
+			continue // the "<no value>" the template wrote is reported where it wrote it
 		}
 		literal := missing == nil && hasDoc && ts.literal(doc, e.Path)
 		if missing == nil && ff.example == "" && !literal {
