@@ -37,6 +37,9 @@ type templateStep struct {
 	ok    []bool
 	// problems are the template's syntax errors.
 	problems []gotemplating.Problem
+	// blanked caches each document read as YAML with its actions blanked
+	// out (blankedDoc), by document index.
+	blanked map[int]*blankedYAML
 }
 
 // templateSteps reads the function-go-templating steps of a Composition
@@ -104,11 +107,15 @@ func (ts *templateStep) fallback(d *document.Doc) (document.Span, string) {
 	return diagnosticAt(d, stepPath(ts.index).Child(fieldpath.Field("step")), false, 0, "", "").Span, ""
 }
 
-// producer is the template document that composed the resource name (of
-// apiVersion/kind av, k): the one naming it literally in its
-// composition-resource-name annotation, else the only document of that
-// apiVersion and kind without a literal name.
-func (ts *templateStep) producer(name, av, k string) (gotemplating.Document, bool) {
+// producer is the template document that composed the resource name
+// (obj, as rendered): the one naming it literally in its
+// composition-resource-name annotation, else the only document of its
+// literal apiVersion and kind whose name is templated ({{ $name }},
+// setResourceNameAnnotation of a computed name, in a range or not) and
+// whose literal values are all the resource's.
+func (ts *templateStep) producer(name string, obj map[string]any) (gotemplating.Document, bool) {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
 	var cands []gotemplating.Document
 	for _, doc := range ts.docs {
 		if doc.Meta {
@@ -121,10 +128,144 @@ func (ts *templateStep) producer(name, av, k string) (gotemplating.Document, boo
 			cands = append(cands, doc)
 		}
 	}
+	if len(cands) > 1 {
+		// Documents of one kind: the one whose literal values the
+		// resource holds.
+		var fit []gotemplating.Document
+		for _, doc := range cands {
+			if ts.literalsHeld(doc, obj) {
+				fit = append(fit, doc)
+			}
+		}
+		cands = fit
+	}
 	if len(cands) == 1 {
 		return cands[0], true
 	}
 	return gotemplating.Document{}, false
+}
+
+// blankedYAML is a template document read as YAML with its actions
+// blanked out: the text parsed and its document (nil when it is not
+// YAML even so).
+type blankedYAML struct {
+	text string
+	f    *document.File
+	doc  *document.Doc
+}
+
+// blankedDoc reads a template document as YAML with its actions blanked
+// out (Template.Blanked), so that literal keys keep their place. When
+// that is not YAML (an action writing a key: "{{ $k }}: {{ $v }}"),
+// each line holding an action is blanked whole, but for a literal
+// "key:" before its first action, and read again.
+func (ts *templateStep) blankedDoc(doc gotemplating.Document) *blankedYAML {
+	if b, ok := ts.blanked[doc.Index]; ok {
+		return b
+	}
+	if ts.blanked == nil {
+		ts.blanked = map[int]*blankedYAML{}
+	}
+	parse := func(text string) *blankedYAML {
+		f := document.Parse("", 0, []byte(text))
+		if len(f.Docs) != 1 || len(f.Docs[0].Errors) > 0 || f.Docs[0].Root == nil {
+			return nil
+		}
+		return &blankedYAML{text: text, f: f, doc: f.Docs[0]}
+	}
+	text := ts.tpl.Blanked(doc.Start, doc.End)
+	b := parse(text)
+	if b == nil && len(text) == len(doc.Text) {
+		b = parse(blankActionLines(doc.Text, text))
+	}
+	if b == nil {
+		b = &blankedYAML{text: text}
+	}
+	ts.blanked[doc.Index] = b
+	return b
+}
+
+// literalKey is a line's literal key before anything else: indentation,
+// an optional list dash, the key and its colon.
+var literalKey = regexp.MustCompile(`^[ \t]*(?:-[ \t]+)?[^\s#:{}\[\]"',&*!|>%@]+:(?:[ \t]|$)`)
+
+// blankActionLines blanks each line of orig whose blanked form
+// (blanked, of the same length) differs, keeping a literal key written
+// before its first action.
+func blankActionLines(orig, blanked string) string {
+	b := []byte(blanked)
+	for ls := 0; ls < len(orig); {
+		le := strings.IndexByte(orig[ls:], '\n')
+		if le < 0 {
+			le = len(orig)
+		} else {
+			le += ls
+		}
+		first := -1
+		for i := ls; i < le; i++ {
+			if orig[i] != blanked[i] {
+				first = i
+				break
+			}
+		}
+		if first >= 0 {
+			keep := 0
+			if m := literalKey.FindString(orig[ls:le]); m != "" && ls+len(strings.TrimRight(m, " \t")) <= first {
+				keep = len(strings.TrimRight(m, " \t"))
+			}
+			for i := ls + keep; i < le; i++ {
+				if b[i] != '\r' {
+					b[i] = ' '
+				}
+			}
+		}
+		ls = le + 1
+	}
+	return string(b)
+}
+
+// literalsHeld says whether every scalar value a template document
+// writes literally (no action on its lines) is, as text, the value the
+// rendered object has there (or the object lacks it: a block around it
+// may not have been taken).
+func (ts *templateStep) literalsHeld(doc gotemplating.Document, obj map[string]any) bool {
+	b := ts.blankedDoc(doc)
+	if b.doc == nil {
+		return false
+	}
+	held := true
+	b.doc.Walk(func(p fieldpath.Path, k, v *yaml.Node) bool {
+		if !held {
+			return false
+		}
+		if v == nil || v.Kind != yaml.ScalarNode || k == nil {
+			return true
+		}
+		sp := b.f.NodeSpan(v)
+		if sp.End <= sp.Start || sp.End > len(doc.Text) {
+			return true
+		}
+		// The whole lines the value is on, without an action.
+		ls := strings.LastIndexByte(doc.Text[:sp.Start], '\n') + 1
+		le := strings.IndexByte(doc.Text[sp.End:], '\n')
+		if le < 0 {
+			le = len(doc.Text)
+		} else {
+			le += sp.End
+		}
+		if b.text[ls:le] != doc.Text[ls:le] {
+			return true
+		}
+		got, err := paved.Get(obj, p)
+		switch {
+		case paved.IsNotFound(err):
+			// Not written this time (a block around it not taken).
+		case err != nil || fmt.Sprint(got) != v.Value:
+			held = false
+		}
+		return held
+	})
+	return held
 }
 
 // pathSpan finds where path p (or its nearest ancestor written literally)
@@ -132,12 +273,11 @@ func (ts *templateStep) producer(name, av, k string) (gotemplating.Document, boo
 // document is read with its actions blanked out, so literal keys keep
 // their place.
 func (ts *templateStep) pathSpan(doc gotemplating.Document, p fieldpath.Path, onKey bool) (document.Span, fieldpath.Path, bool) {
-	text := ts.tpl.Blanked(doc.Start, doc.End)
-	f := document.Parse("", 0, []byte(text))
-	if len(f.Docs) != 1 || len(f.Docs[0].Errors) > 0 || f.Docs[0].Root == nil {
+	b := ts.blankedDoc(doc)
+	if b.doc == nil {
 		return document.Span{}, nil, false
 	}
-	sd := f.Docs[0]
+	sd := b.doc
 	key, val, found := sd.Spans(p)
 	near := p
 	if !found {
@@ -167,12 +307,12 @@ func (ts *templateStep) literal(doc gotemplating.Document, p fieldpath.Path) boo
 	if len(p) == 0 {
 		return false
 	}
-	text := ts.tpl.Blanked(doc.Start, doc.End)
-	f := document.Parse("", 0, []byte(text))
-	if len(f.Docs) != 1 || len(f.Docs[0].Errors) > 0 || f.Docs[0].Root == nil {
+	b := ts.blankedDoc(doc)
+	if b.doc == nil {
 		return false
 	}
-	_, val, found := f.Docs[0].Spans(p)
+	text := b.text
+	_, val, found := b.doc.Spans(p)
 	if !found || val.End <= val.Start || val.End > len(text) {
 		return false
 	}
@@ -435,14 +575,13 @@ func (ts *templateStep) fileLine(doc gotemplating.Document, p fieldpath.Path) st
 	if !ok || part.File == "" {
 		return ""
 	}
-	text := ts.tpl.Blanked(doc.Start, doc.End)
-	f := document.Parse("", 0, []byte(text))
-	if len(f.Docs) != 1 || f.Docs[0].Root == nil {
+	b := ts.blankedDoc(doc)
+	if b.doc == nil {
 		return ""
 	}
-	key, _, found := f.Docs[0].Spans(p)
+	key, _, found := b.doc.Spans(p)
 	if !found {
-		_, key, _ = f.Docs[0].Nearest(p)
+		_, key, _ = b.doc.Nearest(p)
 	}
 	off := doc.Start + key.Start
 	return fmt.Sprintf("%s line %d", part.File, 1+strings.Count(ts.tpl.Text[part.Start:min(max(off, part.Start), part.End)], "\n"))

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -161,5 +163,97 @@ func TestNativeTemplatingNoValue(t *testing.T) {
 	// A synthesised composite.
 	if got := findings(t, templatingComposition, renderEnv(t, ""), "template"); len(got) != 0 {
 		t.Errorf("synthesised: %q", got)
+	}
+}
+
+// TestTemplateProducer: findings on what a template rendered sit on the
+// template document that wrote the resource, at the key when it is
+// written literally, also when the resource's name is templated, the
+// document comes from a range, an action elsewhere writes keys (so the
+// document is not YAML with its actions blanked), or two documents of
+// one kind are told apart by their literal values. Before, the first
+// and the last case were on the step's line.
+func TestTemplateProducer(t *testing.T) {
+	env := readsEnv(t, false)
+	env.Workspace.Examples = func(schemas.GVK) []Example {
+		return []Example{{Path: "/ws/examples/xr.yaml", Object: map[string]any{"apiVersion": "platform.example.org/v1alpha1", "kind": "XNetwork",
+			"metadata": map[string]any{"name": "n", "namespace": "d", "labels": map[string]any{"team": "a"}}, "spec": map[string]any{"parameters": map[string]any{"region": "us"}}}}}
+	}
+	for _, tc := range []struct {
+		name, tpl string
+		want      []string
+	}{
+		{name: "a templated name, keys an action writes", tpl: `{{- $name := "bucket" }}
+apiVersion: storage.example.org/v1
+kind: Bucket
+metadata:
+  annotations:
+    gotemplating.fn.crossplane.io/composition-resource-name: {{ $name }}
+  labels:
+    {{- range $k, $v := $.observed.composite.resource.metadata.labels }}
+    {{ $k }}: {{ $v }}
+    {{- end }}
+spec:
+  forProvider:
+    region: us
+    size: "x"
+`, want: []string{`14:5 resource "bucket" that step "templates" composed: spec.forProvider.size: must be of type integer: "string" (rendered with examples/xr.yaml)`}},
+		{name: "a range, setResourceNameAnnotation of a computed name, a missing required field", tpl: `{{- range $i, $r := list "a" "b" }}
+---
+apiVersion: storage.example.org/v1
+kind: Bucket
+metadata:
+  annotations:
+    {{ setResourceNameAnnotation (printf "b-%s" $r) }}
+spec:
+  forProvider:
+    size: 3
+    {{- if false }}
+    region: us
+    {{- end }}
+{{- end }}
+`, want: []string{`12:5 spec.forProvider.region is required by Bucket, but the resource "b-a" that step "templates" composed lacks it (rendered with examples/xr.yaml) (and 1 more resource this template document composed)`}},
+		{name: "two documents of one kind told apart by literal values", tpl: `{{- range $r := list "us" "eu" }}
+---
+apiVersion: storage.example.org/v1
+kind: Bucket
+metadata:
+  annotations:
+    gotemplating.fn.crossplane.io/composition-resource-name: a-{{ $r }}
+spec:
+  forProvider:
+    region: {{ $r }}
+    size: "x"
+{{- end }}
+{{- range $r := list "us" "eu" }}
+---
+apiVersion: storage.example.org/v1
+kind: Bucket
+metadata:
+  annotations:
+    gotemplating.fn.crossplane.io/composition-resource-name: b-{{ $r }}
+spec:
+  deletionPolicy: Delete
+  forProvider:
+    region: {{ $r }}
+    size: 3
+    {{- if false }}
+    extra: 1
+    {{- end }}
+  writeConnectionSecretToRef:
+    name: x
+{{- end }}
+`, want: []string{
+			`11:5 resource "a-eu" that step "templates" composed: spec.forProvider.size: must be of type integer: "string" (rendered with examples/xr.yaml) (and 1 more resource this template document composed)`,
+			`28:3 spec.writeConnectionSecretToRef.namespace is required by Bucket, but the resource "b-eu" that step "templates" composed lacks it (rendered with examples/xr.yaml) (and 1 more resource this template document composed)`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := readsComposition("", tc.tpl, "")
+			got := templateFindings(t, text, tc.tpl, env, "render-value", "render-required")
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("findings (-want +got):\n%s", d)
+			}
+		})
 	}
 }

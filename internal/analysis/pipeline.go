@@ -515,9 +515,7 @@ func (ff *functionFindings) resource(ctx context.Context, res render.Resource, i
 	var doc gotemplating.Document
 	hasDoc := false
 	if ts != nil {
-		av, _ := res.Object["apiVersion"].(string)
-		k, _ := res.Object["kind"].(string)
-		doc, hasDoc = ts.producer(res.Name, av, k)
+		doc, hasDoc = ts.producer(res.Name, res.Object)
 	}
 	seen := map[string]bool{}
 	for _, e := range sch.ValidateThrough(ctx, res.Object) {
