@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -594,11 +593,13 @@ const codeTemplateNoValue = "template-no-value"
 // noValues reports where the go templates crd-lsp rendered in-process
 // wrote "<no value>" with an example composite (a synthesised one leaves
 // out every optional field: what the template writes then is not the
-// Composition's mistake): a warning when the action reads the
-// composite's spec or metadata, which the example gives as the cluster
-// would; information otherwise (what it reads — composed resources,
-// status, the context — may hold a value in the cluster).
-func (ff *functionFindings) noValues() {
+// Composition's mistake), on the action: a warning when what it prints
+// reads the composite's spec or metadata, which the example gives as the
+// cluster would; information otherwise (what it reads — composed
+// resources, status, the context — may hold a value in the cluster).
+// A place whose value comes from a read the static check reports
+// (templateReads) is that finding's: one mistake, one finding.
+func (ff *functionFindings) noValues(m map[string]any, env Env) {
 	if ff.example == "" || len(ff.noValue) == 0 {
 		return
 	}
@@ -607,23 +608,38 @@ func (ff *functionFindings) noValues() {
 		idxs = append(idxs, i)
 	}
 	sort.Ints(idxs)
+	var all []*templateStep
+	for _, ts := range ff.tsteps {
+		all = append(all, ts)
+	}
+	var rs *requestShape
 	for _, idx := range idxs {
 		ts := ff.tsteps[idx]
 		if ts == nil {
 			continue
 		}
 		reads := gotemplating.Reads(ts.tpl)
+		if rs == nil {
+			rs = newRequestShape(ff.d, m, all, env)
+		}
+		said := rs.findings(ts, reads)
 		for _, nv := range ff.noValue[idx] {
 			end := actionEnd(ts.tpl, nv.Offset)
 			sp, ok := ts.span(nv.Offset, end)
 			if !ok {
 				continue
 			}
-			sev := severity.Info
-			for _, r := range reads {
-				if r.Start >= nv.Offset && r.Start < end && readsCompositeSpec(r) {
+			sev, reported := severity.Info, false
+			for _, r := range feeding(reads, nv, end) {
+				if readsCompositeSpec(r) {
 					sev = severity.Warning
 				}
+				for _, f := range said {
+					reported = reported || f.key.Start >= r.Start && f.key.Start < r.End
+				}
+			}
+			if reported {
+				continue
 			}
 			msg := fmt.Sprintf("<%s> has no value (%s): function-go-templating writes \"<no value>\" here", nv.Pipe, ff.with)
 			if sev == severity.Info {
@@ -632,6 +648,26 @@ func (ff *functionFindings) noValues() {
 			ff.out = append(ff.out, Diagnostic{Span: sp, Severity: sev, Code: codeTemplateNoValue, Message: msg})
 		}
 	}
+}
+
+// feeding are the reads an action that wrote "<no value>" prints: those
+// in it, and when it prints a variable ($x, $x.a), what was assigned
+// to the variable.
+func feeding(reads []gotemplating.Read, nv gotemplating.NoValue, end int) []gotemplating.Read {
+	v := ""
+	if strings.HasPrefix(nv.Pipe, "$") {
+		v = nv.Pipe
+		if i := strings.IndexAny(v, ". |"); i >= 0 {
+			v = v[:i]
+		}
+	}
+	var out []gotemplating.Read
+	for _, r := range reads {
+		if r.Start >= nv.Offset && r.Start < end || v != "" && v != "$" && r.Use == gotemplating.UseAssigned && r.Var == v {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // readsCompositeSpec says whether a read is of the composite's own
@@ -664,26 +700,4 @@ func holdsNoValue(obj map[string]any, p fieldpath.Path) bool {
 	v, err := paved.Get(obj, p)
 	s, _ := v.(string)
 	return err == nil && strings.Contains(s, "<no value>")
-}
-
-// withoutSaidNoValue drops a "<no value>" place whose action holds a
-// read the static check already reported (one mistake, one finding).
-func withoutSaidNoValue(diags []Diagnostic) []Diagnostic {
-	var said []int
-	for _, d := range diags {
-		if d.Code == codeTemplateRead {
-			said = append(said, d.Span.Start)
-		}
-	}
-	if len(said) == 0 {
-		return diags
-	}
-	out := diags[:0]
-	for _, d := range diags {
-		if d.Code == codeTemplateNoValue && slices.ContainsFunc(said, func(s int) bool { return s >= d.Span.Start && s <= d.Span.End }) {
-			continue
-		}
-		out = append(out, d)
-	}
-	return out
 }

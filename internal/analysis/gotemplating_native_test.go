@@ -154,6 +154,13 @@ func TestNativeTemplatingNoValue(t *testing.T) {
 		`29:15 error render-value`,
 		`39:71 warning template-read the composite resource (XBucket) has no field spec.parameters.lable (did you mean "label"?): the template renders "<no value>" there`,
 	)
+	// Through a variable: the place is the variable's read's.
+	text = strings.Replace(templatingComposition, "region: {{ .observed.composite.resource.spec.parameters.label }}", "{{- $l := .observed.composite.resource.spec.parameters.label }}\n              region: {{ $l }}", 1)
+	expectFindings(t, findings(t, text, env, "template"),
+		`40:26 warning template-no-value <$l> has no value (rendered with examples/xr.yaml): function-go-templating writes "<no value>" here`)
+	text = strings.Replace(text, "parameters.label }}", "parameters.lable }}", 1)
+	expectFindings(t, findings(t, text, env, "template"),
+		`39:70 warning template-read the composite resource (XBucket) has no field spec.parameters.lable (did you mean "label"?): $l gets no value`)
 	// What only the cluster observes.
 	text = strings.Replace(templatingComposition, "region: {{ .observed.composite.resource.spec.parameters.label }}", "region: us\n              size: {{ .observed.resources.named.resource.spec.forProvider.size }}", 1)
 	got := findings(t, text, env, "template")

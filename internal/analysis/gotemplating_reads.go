@@ -148,6 +148,19 @@ type readFinding struct {
 // check resolves a step's reads; one finding per key (the read that
 // uses the value, rather than one that reads further into it).
 func (rs *requestShape) check(ts *templateStep, reads []gotemplating.Read) []Diagnostic {
+	var out []Diagnostic
+	for _, f := range rs.findings(ts, reads) {
+		sp, ok := ts.span(f.key.Start, f.key.End)
+		if !ok {
+			continue
+		}
+		out = append(out, Diagnostic{Span: sp, Severity: severity.Warning, Code: codeTemplateRead, Message: f.message, Replace: f.replace})
+	}
+	return out
+}
+
+// findings are check's findings, placed in the template.
+func (rs *requestShape) findings(ts *templateStep, reads []gotemplating.Read) []readFinding {
 	strict := missingKeyError(ts, rs.steps)
 	type found struct {
 		f   readFinding
@@ -169,14 +182,9 @@ func (rs *requestShape) check(ts *templateStep, reads []gotemplating.Read) []Dia
 		byKey[f.key.Start] = found{f, r.Use}
 		order = append(order, f.key.Start)
 	}
-	var out []Diagnostic
-	for _, at := range order {
-		f := byKey[at].f
-		sp, ok := ts.span(f.key.Start, f.key.End)
-		if !ok {
-			continue
-		}
-		out = append(out, Diagnostic{Span: sp, Severity: severity.Warning, Code: codeTemplateRead, Message: f.message, Replace: f.replace})
+	out := make([]readFinding, len(order))
+	for i, at := range order {
+		out[i] = byKey[at].f
 	}
 	return out
 }

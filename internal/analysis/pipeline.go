@@ -461,7 +461,7 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 		}
 	}
 	ff.noValue = rd.NoValue
-	ff.noValues()
+	ff.noValues(m, env)
 	for _, res := range rd.Resources {
 		idx, ok := rd.Functions[res.Name]
 		if !ok || res.Object == nil || ctx.Err() != nil {

@@ -82,7 +82,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 		out = append(out, stepLinks(d, orig, env)...)
 		out = append(out, undefinedFunctions(d, pipelineAt(orig, compositionPipeline), compositionPipeline, env)...)
 		out = append(out, goTemplates(ctx, d, m, env)...)
-		return withoutRestated(withoutSaidNoValue(out))
+		return withoutRestated(out)
 	}
 	if gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "CompositeResourceDefinition" {
 		// What Crossplane derives from the XRD must pass as a CRD.
