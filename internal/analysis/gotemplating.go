@@ -37,8 +37,10 @@ type templateStep struct {
 	// problems are the template's syntax errors.
 	problems []gotemplating.Problem
 	// blanked caches each document read as YAML with its actions blanked
-	// out (blankedDoc), by document index.
-	blanked map[int]*blankedYAML
+	// out (blankedDoc), by document index; blankText the whole template
+	// blanked (once: each document's is a slice of it).
+	blanked   map[int]*blankedYAML
+	blankText *string
 }
 
 // templateSteps reads the function-go-templating steps of a Composition
@@ -172,7 +174,14 @@ func (ts *templateStep) blankedDoc(doc gotemplating.Document) *blankedYAML {
 		}
 		return &blankedYAML{text: text, f: f, doc: f.Docs[0]}
 	}
-	text := ts.tpl.Blanked(doc.Start, doc.End)
+	if ts.blankText == nil {
+		all := ts.tpl.Blanked(0, len(ts.tpl.Text))
+		ts.blankText = &all
+	}
+	text := ""
+	if doc.Start >= 0 && doc.End <= len(*ts.blankText) && doc.Start <= doc.End {
+		text = (*ts.blankText)[doc.Start:doc.End]
+	}
 	b := parse(text)
 	if b == nil && len(text) == len(doc.Text) {
 		b = parse(blankActionLines(doc.Text, text))

@@ -35,8 +35,10 @@ type NoValue struct {
 // noValues records the actions that printed no value, in the order first
 // seen.
 type noValues struct {
-	at    []NoValue
-	pipes map[int]string
+	at []NoValue
+	// pipes are the printing actions' pipelines as parsed (copies that
+	// keep the commands written), by offset: worded only when recorded.
+	pipes map[int]*parse.PipeNode
 	seen  map[int]bool
 }
 
@@ -46,7 +48,7 @@ type noValues struct {
 // (nil, or a nil pointer, as text/template's printableValue decides): the
 // output is what it was.
 func markNoValue(t *template.Template) *noValues {
-	nv := &noValues{pipes: map[int]string{}, seen: map[int]bool{}}
+	nv := &noValues{pipes: map[int]*parse.PipeNode{}, seen: map[int]bool{}}
 	for _, tt := range t.Templates() {
 		if tt.Tree == nil || tt.Root == nil {
 			continue
@@ -67,7 +69,8 @@ func markNoValue(t *template.Template) *noValues {
 					return
 				}
 				pos := int(n.Pos)
-				nv.pipes[pos] = n.Pipe.String()
+				orig := *n.Pipe // its Cmds stop before the command appended below
+				nv.pipes[pos] = &orig
 				id := parse.NewIdentifier(noValueFn).SetTree(tree).SetPos(n.Pos)
 				num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: n.Pos, IsInt: true, Int64: int64(pos), Text: strconv.Itoa(pos)}
 				n.Pipe.Cmds = append(n.Pipe.Cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: n.Pos, Args: []parse.Node{id, num}})
@@ -88,7 +91,11 @@ func markNoValue(t *template.Template) *noValues {
 		if v == nil || reflect.ValueOf(v).Kind() == reflect.Pointer && reflect.ValueOf(v).IsNil() {
 			if !nv.seen[pos] && len(nv.at) < maxNoValue {
 				nv.seen[pos] = true
-				nv.at = append(nv.at, NoValue{Offset: pos, Pipe: nv.pipes[pos]})
+				pipe := ""
+				if p := nv.pipes[pos]; p != nil {
+					pipe = p.String()
+				}
+				nv.at = append(nv.at, NoValue{Offset: pos, Pipe: pipe})
 			}
 		}
 		return v
