@@ -126,14 +126,13 @@ func templateReads(d *document.Doc, m map[string]any, tsteps []*templateStep, en
 		if len(ts.problems) > 0 {
 			continue
 		}
-		reads := gotemplating.Reads(ts.tpl)
-		if len(reads) == 0 {
-			continue
-		}
 		if rs == nil {
 			rs = newRequestShape(d, m, tsteps, env)
+			if rs.xr == nil && len(rs.composed) == 0 && len(env.Workspace.Cluster.EnvironmentConfigs) == 0 {
+				return nil // nothing to check reads against
+			}
 		}
-		out = append(out, rs.check(ts, reads)...)
+		out = append(out, rs.check(ts, gotemplating.Reads(ts.tpl))...)
 	}
 	return out
 }
