@@ -28,6 +28,28 @@ func TestCompleteInTemplate(t *testing.T) {
 			"writeConnectionSecretToRef (field) object \"writeConnectionSecretToRef:\\n              \" []\n"},
 		{name: "the kind a document writes", text: c("apiVersion: storage.example.org/v1\nkind: Buc‸\n"), want: "Bucket (kind) storage.example.org/v1 \"Bucket\" [Buc]\n"},
 		{name: "an action that is no chain", text: c("a: {{ include \"x‸\" . }}\n"), want: ""},
+		{name: "templates, custom delimiters", text: `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: xnetworks
+spec:
+  compositeTypeRef: {apiVersion: platform.example.org/v1alpha1, kind: XNetwork}
+  mode: Pipeline
+  pipeline:
+  - step: templates
+    functionRef: {name: function-go-templating}
+    input:
+      apiVersion: gotemplating.fn.crossplane.io/v1beta1
+      kind: GoTemplate
+      source: Inline
+      delims: {left: "[[", right: "]]"}
+      inline:
+        templates:
+        - |
+          a: b
+        - |
+          a: [[ .observed.composite.resource.spec.parameters.s‸ ]]
+`, want: "size (field) integer \"size\" [s]\nsubnets (field) array of object \"subnets\" [s]\n"},
 		{name: "below a field the schema lacks", text: c("a: {{ .observed.composite.resource.spec.nope.‸ }}\n"), want: ""},
 	}, completeResult)
 }
