@@ -56,6 +56,9 @@ func Complete(ctx context.Context, f *document.File, offset int, env Env) []Comp
 	if _, skipped := f.NotParsed(); skipped {
 		return nil // over the limits: not even one line is parsed again
 	}
+	if out, ok := completeTemplate(ctx, f, offset, env); ok {
+		return out // inside a go template (gotemplating_complete.go)
+	}
 	line := f.Mapper.LineOf(offset)
 	lineStart := f.Mapper.LineStart(line)
 	lineEnd := f.Mapper.LineEnd(line)

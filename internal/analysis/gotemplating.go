@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/functions/gotemplating"
+	"github.com/crd-lsp/crd-lsp/internal/paved"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
@@ -34,6 +36,11 @@ type templateStep struct {
 	ok    []bool
 	// problems are the template's syntax errors.
 	problems []gotemplating.Problem
+	// blanked caches each document read as YAML with its actions blanked
+	// out (blankedDoc), by document index; blankText the whole template
+	// blanked (once: each document's is a slice of it).
+	blanked   map[int]*blankedYAML
+	blankText *string
 }
 
 // templateSteps reads the function-go-templating steps of a Composition
@@ -101,11 +108,15 @@ func (ts *templateStep) fallback(d *document.Doc) (document.Span, string) {
 	return diagnosticAt(d, stepPath(ts.index).Child(fieldpath.Field("step")), false, 0, "", "").Span, ""
 }
 
-// producer is the template document that composed the resource name (of
-// apiVersion/kind av, k): the one naming it literally in its
-// composition-resource-name annotation, else the only document of that
-// apiVersion and kind without a literal name.
-func (ts *templateStep) producer(name, av, k string) (gotemplating.Document, bool) {
+// producer is the template document that composed the resource name
+// (obj, as rendered): the one naming it literally in its
+// composition-resource-name annotation, else the only document of its
+// literal apiVersion and kind whose name is templated ({{ $name }},
+// setResourceNameAnnotation of a computed name, in a range or not) and
+// whose literal values are all the resource's.
+func (ts *templateStep) producer(name string, obj map[string]any) (gotemplating.Document, bool) {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
 	var cands []gotemplating.Document
 	for _, doc := range ts.docs {
 		if doc.Meta {
@@ -118,10 +129,151 @@ func (ts *templateStep) producer(name, av, k string) (gotemplating.Document, boo
 			cands = append(cands, doc)
 		}
 	}
+	if len(cands) > 1 {
+		// Documents of one kind: the one whose literal values the
+		// resource holds.
+		var fit []gotemplating.Document
+		for _, doc := range cands {
+			if ts.literalsHeld(doc, obj) {
+				fit = append(fit, doc)
+			}
+		}
+		cands = fit
+	}
 	if len(cands) == 1 {
 		return cands[0], true
 	}
 	return gotemplating.Document{}, false
+}
+
+// blankedYAML is a template document read as YAML with its actions
+// blanked out: the text parsed and its document (nil when it is not
+// YAML even so).
+type blankedYAML struct {
+	text string
+	f    *document.File
+	doc  *document.Doc
+}
+
+// blankedDoc reads a template document as YAML with its actions blanked
+// out (Template.Blanked), so that literal keys keep their place. When
+// that is not YAML (an action writing a key: "{{ $k }}: {{ $v }}"),
+// each line holding an action is blanked whole, but for a literal
+// "key:" before its first action, and read again.
+func (ts *templateStep) blankedDoc(doc gotemplating.Document) *blankedYAML {
+	if b, ok := ts.blanked[doc.Index]; ok {
+		return b
+	}
+	if ts.blanked == nil {
+		ts.blanked = map[int]*blankedYAML{}
+	}
+	parse := func(text string) *blankedYAML {
+		f := document.Parse("", 0, []byte(text))
+		if len(f.Docs) != 1 || len(f.Docs[0].Errors) > 0 || f.Docs[0].Root == nil {
+			return nil
+		}
+		return &blankedYAML{text: text, f: f, doc: f.Docs[0]}
+	}
+	if ts.blankText == nil {
+		all := ts.tpl.Blanked(0, len(ts.tpl.Text))
+		ts.blankText = &all
+	}
+	text := ""
+	if doc.Start >= 0 && doc.End <= len(*ts.blankText) && doc.Start <= doc.End {
+		text = (*ts.blankText)[doc.Start:doc.End]
+	}
+	b := parse(text)
+	if b == nil && len(text) == len(doc.Text) {
+		b = parse(blankActionLines(doc.Text, text))
+	}
+	if b == nil {
+		b = &blankedYAML{text: text}
+	}
+	ts.blanked[doc.Index] = b
+	return b
+}
+
+// literalKey is a line's literal key before anything else: indentation,
+// an optional list dash, the key and its colon.
+var literalKey = regexp.MustCompile(`^[ \t]*(?:-[ \t]+)?[^\s#:{}\[\]"',&*!|>%@]+:(?:[ \t]|$)`)
+
+// blankActionLines blanks each line of orig whose blanked form
+// (blanked, of the same length) differs, keeping a literal key written
+// before its first action.
+func blankActionLines(orig, blanked string) string {
+	b := []byte(blanked)
+	for ls := 0; ls < len(orig); {
+		le := strings.IndexByte(orig[ls:], '\n')
+		if le < 0 {
+			le = len(orig)
+		} else {
+			le += ls
+		}
+		first := -1
+		for i := ls; i < le; i++ {
+			if orig[i] != blanked[i] {
+				first = i
+				break
+			}
+		}
+		if first >= 0 {
+			keep := 0
+			if m := literalKey.FindString(orig[ls:le]); m != "" && ls+len(strings.TrimRight(m, " \t")) <= first {
+				keep = len(strings.TrimRight(m, " \t"))
+			}
+			for i := ls + keep; i < le; i++ {
+				if b[i] != '\r' {
+					b[i] = ' '
+				}
+			}
+		}
+		ls = le + 1
+	}
+	return string(b)
+}
+
+// literalsHeld says whether every scalar value a template document
+// writes literally (no action on its lines) is, as text, the value the
+// rendered object has there (or the object lacks it: a block around it
+// may not have been taken).
+func (ts *templateStep) literalsHeld(doc gotemplating.Document, obj map[string]any) bool {
+	b := ts.blankedDoc(doc)
+	if b.doc == nil {
+		return false
+	}
+	held := true
+	b.doc.Walk(func(p fieldpath.Path, k, v *yaml.Node) bool {
+		if !held {
+			return false
+		}
+		if v == nil || v.Kind != yaml.ScalarNode || k == nil {
+			return true
+		}
+		sp := b.f.NodeSpan(v)
+		if sp.End <= sp.Start || sp.End > len(doc.Text) {
+			return true
+		}
+		// The whole lines the value is on, without an action.
+		ls := strings.LastIndexByte(doc.Text[:sp.Start], '\n') + 1
+		le := strings.IndexByte(doc.Text[sp.End:], '\n')
+		if le < 0 {
+			le = len(doc.Text)
+		} else {
+			le += sp.End
+		}
+		if b.text[ls:le] != doc.Text[ls:le] {
+			return true
+		}
+		got, err := paved.Get(obj, p)
+		switch {
+		case paved.IsNotFound(err):
+			// Not written this time (a block around it not taken).
+		case err != nil || fmt.Sprint(got) != v.Value:
+			held = false
+		}
+		return held
+	})
+	return held
 }
 
 // pathSpan finds where path p (or its nearest ancestor written literally)
@@ -129,12 +281,11 @@ func (ts *templateStep) producer(name, av, k string) (gotemplating.Document, boo
 // document is read with its actions blanked out, so literal keys keep
 // their place.
 func (ts *templateStep) pathSpan(doc gotemplating.Document, p fieldpath.Path, onKey bool) (document.Span, fieldpath.Path, bool) {
-	text := ts.tpl.Blanked(doc.Start, doc.End)
-	f := document.Parse("", 0, []byte(text))
-	if len(f.Docs) != 1 || len(f.Docs[0].Errors) > 0 || f.Docs[0].Root == nil {
+	b := ts.blankedDoc(doc)
+	if b.doc == nil {
 		return document.Span{}, nil, false
 	}
-	sd := f.Docs[0]
+	sd := b.doc
 	key, val, found := sd.Spans(p)
 	near := p
 	if !found {
@@ -164,12 +315,12 @@ func (ts *templateStep) literal(doc gotemplating.Document, p fieldpath.Path) boo
 	if len(p) == 0 {
 		return false
 	}
-	text := ts.tpl.Blanked(doc.Start, doc.End)
-	f := document.Parse("", 0, []byte(text))
-	if len(f.Docs) != 1 || len(f.Docs[0].Errors) > 0 || f.Docs[0].Root == nil {
+	b := ts.blankedDoc(doc)
+	if b.doc == nil {
 		return false
 	}
-	_, val, found := f.Docs[0].Spans(p)
+	text := b.text
+	_, val, found := b.doc.Spans(p)
 	if !found || val.End <= val.Start || val.End > len(text) {
 		return false
 	}
@@ -179,15 +330,17 @@ func (ts *templateStep) literal(doc gotemplating.Document, p fieldpath.Path) boo
 
 // goTemplates checks a Composition's function-go-templating inline
 // templates without running them: syntax errors (as the function parses
-// them) at their place in the block scalar, and each plain YAML template
+// them) at their place in the block scalar, each plain YAML template
 // document against its kind's schema, as the bases of patch-and-transform
 // are (presence and CEL rules wait for rendering: a later step may patch
-// the resource).
+// the resource), and what the templates read against what the request
+// holds (gotemplating_reads.go).
 func goTemplates(ctx context.Context, d *document.Doc, m map[string]any, env Env) []Diagnostic {
 	spec, _ := m["spec"].(map[string]any)
 	ref, _ := spec["compositeTypeRef"].(map[string]any)
 	var out []Diagnostic
-	for _, ts := range templateSteps(d, m) {
+	tsteps := templateSteps(d, m)
+	for _, ts := range tsteps {
 		for _, p := range ts.problems {
 			sp, ok := ts.span(p.Start, p.End)
 			if !ok || p.Limit && p.Start == p.End {
@@ -203,7 +356,6 @@ func goTemplates(ctx context.Context, d *document.Doc, m map[string]any, env Env
 		if env.Workspace.Schemas == nil {
 			continue
 		}
-		out = append(out, templateReads(d, m, ts, env)...)
 		for _, doc := range ts.docs {
 			if !doc.Plain || doc.Meta || doc.APIVersion == "" || doc.Kind == "" {
 				continue
@@ -214,7 +366,7 @@ func goTemplates(ctx context.Context, d *document.Doc, m map[string]any, env Env
 			out = append(out, templateDocument(ctx, d, ts, doc, env)...)
 		}
 	}
-	return out
+	return append(out, templateReads(d, m, tsteps, env)...)
 }
 
 // templateDocument validates one plain template document.
@@ -431,69 +583,130 @@ func (ts *templateStep) fileLine(doc gotemplating.Document, p fieldpath.Path) st
 	if !ok || part.File == "" {
 		return ""
 	}
-	text := ts.tpl.Blanked(doc.Start, doc.End)
-	f := document.Parse("", 0, []byte(text))
-	if len(f.Docs) != 1 || f.Docs[0].Root == nil {
+	b := ts.blankedDoc(doc)
+	if b.doc == nil {
 		return ""
 	}
-	key, _, found := f.Docs[0].Spans(p)
+	key, _, found := b.doc.Spans(p)
 	if !found {
-		_, key, _ = f.Docs[0].Nearest(p)
+		_, key, _ = b.doc.Nearest(p)
 	}
 	off := doc.Start + key.Start
 	return fmt.Sprintf("%s line %d", part.File, 1+strings.Count(ts.tpl.Text[part.Start:min(max(off, part.Start), part.End)], "\n"))
 }
 
-// noValueDiagnostics reports the actions of a template that printed
-// "<no value>" when rendered with the user's example composite: the real
-// function writes the same text into the resource. An action reading the
-// composite is a warning (the example's own data leaves it out); one
-// reading what Crossplane provides later (observed resources, the context,
-// required resources) is information, as those are empty at the first
-// reconcile. An action a template-field warning already names is not
-// reported again.
-func noValueDiagnostics(d *document.Doc, m map[string]any, ts *templateStep, offsets []int, with string, env Env) []Diagnostic {
-	var reads []document.Span
-	for _, dg := range templateReads(d, m, ts, env) {
-		reads = append(reads, dg.Span)
+// codeTemplateNoValue is the code of a place a template crd-lsp rendered
+// wrote "<no value>".
+const codeTemplateNoValue = "template-no-value"
+
+// noValues reports where the go templates crd-lsp rendered in-process
+// wrote "<no value>" with an example composite (a synthesised one leaves
+// out every optional field: what the template writes then is not the
+// Composition's mistake), on the action: a warning when what it prints
+// reads the composite's spec or metadata, which the example gives as the
+// cluster would; information otherwise (what it reads — composed
+// resources, status, the context — may hold a value in the cluster).
+// A place whose value comes from a read the static check reports
+// (templateReads) is that finding's: one mistake, one finding.
+func (ff *functionFindings) noValues(m map[string]any, env Env) {
+	if ff.example == "" || len(ff.noValue) == 0 {
+		return
 	}
-	var out []Diagnostic
-	seen := map[int]bool{}
-	for _, off := range offsets {
-		if seen[off] || off < 0 || off >= len(ts.tpl.Text) {
+	idxs := make([]int, 0, len(ff.noValue))
+	for i := range ff.noValue {
+		idxs = append(idxs, i)
+	}
+	sort.Ints(idxs)
+	var all []*templateStep
+	for _, ts := range ff.tsteps {
+		all = append(all, ts)
+	}
+	var rs *requestShape
+	for _, idx := range idxs {
+		ts := ff.tsteps[idx]
+		if ts == nil {
 			continue
 		}
-		seen[off] = true
-		// off is the action's pipeline; the action starts at its
-		// delimiter.
-		start, end := off, len(ts.tpl.Text)
-		if i := strings.LastIndex(ts.tpl.Text[:off], ts.tpl.Left); i >= 0 && !strings.Contains(ts.tpl.Text[i:off], "\n") {
-			start = i
+		reads := gotemplating.Reads(ts.tpl)
+		if rs == nil {
+			rs = newRequestShape(ff.d, m, all, env)
 		}
-		if i := strings.Index(ts.tpl.Text[off:], ts.tpl.Right); i >= 0 {
-			end = off + i + len(ts.tpl.Right)
-		}
-		sp, ok := ts.span(start, end)
-		if !ok {
-			continue
-		}
-		overlaps := false
-		for _, r := range reads {
-			if r.Start < sp.End && sp.Start < r.End {
-				overlaps = true
+		said := rs.findings(ts, reads)
+		for _, nv := range ff.noValue[idx] {
+			end := actionEnd(ts.tpl, nv.Offset)
+			sp, ok := ts.span(nv.Offset, end)
+			if !ok {
+				continue
 			}
+			sev, reported := severity.Info, false
+			for _, r := range feeding(reads, nv, end) {
+				if readsCompositeSpec(r) {
+					sev = severity.Warning
+				}
+				for _, f := range said {
+					reported = reported || f.key.Start >= r.Start && f.key.Start < r.End
+				}
+			}
+			if reported {
+				continue
+			}
+			msg := fmt.Sprintf("<%s> has no value (%s): function-go-templating writes \"<no value>\" here", nv.Pipe, ff.with)
+			if sev == severity.Info {
+				msg += ", unless what it reads holds a value in the cluster (crd-lsp renders with no composed resource, status or extra resource observed)"
+			}
+			ff.out = append(ff.out, Diagnostic{Span: sp, Severity: sev, Code: codeTemplateNoValue, Message: msg})
 		}
-		if overlaps {
-			continue
+	}
+}
+
+// feeding are the reads an action that wrote "<no value>" prints: those
+// in it, and when it prints a variable ($x, $x.a), what was assigned
+// to the variable.
+func feeding(reads []gotemplating.Read, nv gotemplating.NoValue, end int) []gotemplating.Read {
+	v := ""
+	if strings.HasPrefix(nv.Pipe, "$") {
+		v = nv.Pipe
+		if i := strings.IndexAny(v, ". |"); i >= 0 {
+			v = v[:i]
 		}
-		action := ts.tpl.Text[start:end]
-		if strings.Contains(action, ".observed.composite") || strings.Contains(action, "getCompositeResource") {
-			out = append(out, Diagnostic{Span: sp, Severity: severity.Warning, Code: "template-no-value",
-				Message: fmt.Sprintf("%s prints \"<no value>\" here (%s): the composite holds no such value, and function-go-templating writes the text \"<no value>\" into the resource", action, with)})
-			continue
+	}
+	var out []gotemplating.Read
+	for _, r := range reads {
+		if r.Start >= nv.Offset && r.Start < end || v != "" && v != "$" && r.Use == gotemplating.UseAssigned && r.Var == v {
+			out = append(out, r)
 		}
-		out = append(out, Diagnostic{Span: sp, Severity: severity.Info, Code: "template-no-value",
-			Message: fmt.Sprintf("%s prints \"<no value>\" here (%s): until Crossplane provides what it reads (observed resources, the context, required resources), function-go-templating writes the text \"<no value>\" into the resource", action, with)})
 	}
 	return out
+}
+
+// readsCompositeSpec says whether a read is of the composite's own
+// fields (not its status, which the example need not have).
+func readsCompositeSpec(r gotemplating.Read) bool {
+	k := gotemplating.Keys(r.Path)
+	return len(k) > 3 && k[0] == "observed" && k[1] == "composite" && k[2] == "resource" && k[3] != "status"
+}
+
+// actionEnd is where the pipeline starting at off ends: before the
+// action's right delimiter (and trim marker) on that line.
+func actionEnd(t gotemplating.Template, off int) int {
+	if off < 0 || off > len(t.Text) {
+		return off
+	}
+	rest := t.Text[off:]
+	end := len(rest)
+	if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+		end = nl
+	}
+	if r := strings.Index(rest[:end], t.Right); r >= 0 {
+		end = r
+	}
+	return off + max(1, len(strings.TrimRight(strings.TrimRight(rest[:end], " \t"), "-")))
+}
+
+// holdsNoValue says whether the value at p of a rendered object is text
+// that "<no value>" was written into.
+func holdsNoValue(obj map[string]any, p fieldpath.Path) bool {
+	v, err := paved.Get(obj, p)
+	s, _ := v.(string)
+	return err == nil && strings.Contains(s, "<no value>")
 }

@@ -61,10 +61,9 @@ type Rendering struct {
 	// EnvironmentSource says where a field read from the environment
 	// would come from (environment.go), for findings on one it lacks.
 	EnvironmentSource string
-	// NoValues are, by step index, the offsets in a go-templating step's
-	// template of the actions that printed "<no value>" (the step's last
-	// call).
-	NoValues map[int][]int
+	// NoValue are the places each go-templating step crd-lsp rendered
+	// in-process wrote "<no value>", by step index.
+	NoValue map[int][]gotemplating.NoValue
 }
 
 // Codes of the notes on steps that real functions ran.
@@ -127,8 +126,11 @@ func renderPipeline(ctx context.Context, m, xr map[string]any, namespaced, lenie
 		deadline: time.Now().Add(gotemplating.DefaultTimeout),
 		native:   map[int]patchandtransform.StepOutput{},
 		envNotes: map[int][]render.Note{},
-		noValue:  map[int][]int{},
+		noValue:  map[int][]gotemplating.NoValue{},
 	}
+	ctx = gotemplating.WithNoValue(ctx, func(st functions.Step, _ gotemplating.Template, at []gotemplating.NoValue) {
+		pr.record(func() { pr.noValue[st.Index] = at }) // the step's last run (it may be asked again for required resources)
+	})
 	in := pipelineInput(m, xr, env, start)
 	var out functions.Output
 	if env.Options.Pipeline != nil {
@@ -161,7 +163,7 @@ type pipelineRun struct {
 	mu       sync.Mutex
 	native   map[int]patchandtransform.StepOutput // patch-and-transform steps' outputs, by step index
 	envNotes map[int][]render.Note                // notes of function-environment-configs steps run natively
-	noValue  map[int][]int                        // where go-templating steps printed "<no value>", by step index
+	noValue  map[int][]gotemplating.NoValue       // where go templates run in-process wrote "<no value>"
 }
 
 func (pr *pipelineRun) record(f func()) { pr.mu.Lock(); defer pr.mu.Unlock(); f() }
@@ -183,10 +185,7 @@ func (pr *pipelineRun) route(st functions.Step) (functions.Runner, string) {
 		return functions.Native(pr.er.native(pr.envNotes, pr.record)), "crd-lsp (function-environment-configs, in-process)"
 	}
 	if f := nativeFunction(st); f != nil && !(f.RenderOnly && pr.lenient) {
-		nenv := functions.NativeEnv{Files: pr.env.Workspace.TemplateFiles, Unrun: pr.unrun, Deadline: pr.deadline,
-			NoValue: func(st functions.Step, offsets []int) {
-				pr.record(func() { pr.noValue[st.Index] = offsets })
-			}}
+		nenv := functions.NativeEnv{Files: pr.env.Workspace.TemplateFiles, Unrun: pr.unrun, Deadline: pr.deadline}
 		// The release the workspace pins, when the step is linked to this
 		// very function: the renderer follows what that release does.
 		if l := linkFunction(st.Function, st.Input, pr.env); l.Fn == f && l.Pinned {
@@ -274,7 +273,7 @@ func stepResponse(req functions.NativeRequest, so patchandtransform.StepOutput, 
 // composite xr: the native steps' resources and notes, and the results
 // and composed resources of the steps functions ran.
 func (pr *pipelineRun) rendering(xr map[string]any, out functions.Output) Rendering {
-	rd := Rendering{Pipeline: &out, Functions: map[string]int{}, NoValues: pr.noValue}
+	rd := Rendering{Pipeline: &out, Functions: map[string]int{}, NoValue: pr.noValue}
 	rd.XR, _ = paved.DeepCopy(xr).(map[string]any)
 	if rd.XR == nil {
 		rd.XR = map[string]any{}
@@ -467,6 +466,8 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 			ff.note(n)
 		}
 	}
+	ff.noValue = rd.NoValue
+	ff.noValues(m, env)
 	for _, res := range rd.Resources {
 		idx, ok := rd.Functions[res.Name]
 		if !ok || res.Object == nil || ctx.Err() != nil {
@@ -474,13 +475,6 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 		}
 		if sch, ok := schemaFor(d, res.Object, env); ok {
 			ff.resource(ctx, res, idx, sch)
-		}
-	}
-	if example != "" {
-		for idx, offsets := range rd.NoValues {
-			if ts := ff.tsteps[idx]; ts != nil {
-				ff.out = append(ff.out, noValueDiagnostics(d, m, ts, offsets, ff.with, env)...)
-			}
 		}
 	}
 	return ff.counted()
@@ -496,6 +490,7 @@ type functionFindings struct {
 	out      []Diagnostic
 	repeated map[string]int // a template document's finding → its index in out
 	more     map[int]int    // index in out → how many more resources share it
+	noValue  map[int][]gotemplating.NoValue
 }
 
 // note adds a function's result or failure on its step (an execution
@@ -526,9 +521,7 @@ func (ff *functionFindings) resource(ctx context.Context, res render.Resource, i
 	var doc gotemplating.Document
 	hasDoc := false
 	if ts != nil {
-		av, _ := res.Object["apiVersion"].(string)
-		k, _ := res.Object["kind"].(string)
-		doc, hasDoc = ts.producer(res.Name, av, k)
+		doc, hasDoc = ts.producer(res.Name, res.Object)
 	}
 	seen := map[string]bool{}
 	for _, e := range sch.ValidateThrough(ctx, res.Object) {
@@ -538,6 +531,9 @@ func (ff *functionFindings) resource(ctx context.Context, res render.Resource, i
 		missing := missingPath(e)
 		if missing == nil && hasDoc && doc.Plain && baseCodes[e.Code] {
 			continue // the template document's own check reports it
+		}
+		if missing == nil && len(ff.noValue[idx]) > 0 && holdsNoValue(res.Object, e.Path) {
+			continue // the "<no value>" the template wrote is reported where it wrote it
 		}
 		literal := missing == nil && hasDoc && ts.literal(doc, e.Path)
 		if missing == nil && ff.example == "" && !literal {

@@ -85,9 +85,6 @@ type NativeEnv struct {
 	Context context.Context
 	// Release is the function's release the workspace pins ("" for none).
 	Release string
-	// NoValue, when set, hears the offsets in a go-templating step's
-	// template of the actions that printed "<no value>".
-	NoValue func(st Step, offsets []int)
 }
 
 // NativeFile is a file of a template folder, by path relative to it.

@@ -63,9 +63,9 @@ func TestGoldenCompositions(t *testing.T) {
 }
 
 // TestGoldenGoTemplating checks function-go-templating inline templates
-// through the real server, without running the function: syntax errors
-// and plain template documents' schema errors at their place inside the
-// block scalars.
+// through the real server, without running the function: syntax errors,
+// plain template documents' schema errors and reads of fields the XR's
+// schema lacks at their place inside the block scalars.
 func TestGoldenGoTemplating(t *testing.T) {
 	lsptest.RunGolden(t, filepath.Join("..", "..", "testdata", "golden", "gotemplating"))
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
-	"strconv"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -73,13 +72,6 @@ type writer struct {
 }
 
 func (w *writer) Write(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil // the marking action's own (empty) output
-	}
-	if w.r.at >= 0 && string(p) == "<no value>" {
-		w.r.noValue = append(w.r.noValue, w.r.at)
-	}
-	w.r.at = -1
 	w.r.written += len(p)
 	if w.b.Len()+len(p) > w.max || w.r.written > 4*MaxOutput {
 		return 0, w.r.stop("the template wrote more than crd-lsp's limit of %s", size(MaxOutput))
@@ -93,7 +85,6 @@ const (
 	enterFn = "crdLspEnter"
 	leaveFn = "crdLspLeave"
 	stepFn  = "crdLspStep"
-	atFn    = "crdLspAt"
 )
 
 // funcs is the function map of a run: sprig v3.3.0 less env and
@@ -121,7 +112,6 @@ func (r *run) funcs(tpl *template.Template) template.FuncMap {
 	}
 	m["include"] = r.include(tpl)
 	m[stepFn] = func() (string, error) { return "", r.step() }
-	m[atFn] = func(at int) string { r.at = at; return "" }
 	m[enterFn] = func() (string, error) {
 		r.depth++
 		if r.depth > MaxTemplateDepth {
@@ -491,15 +481,6 @@ func instrument(t *template.Template) {
 			pipe := &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Line: line, Cmds: []*parse.CommandNode{cmd}}
 			return &parse.ActionNode{NodeType: parse.NodeAction, Pos: pos, Line: line, Pipe: pipe}
 		}
-		// at marks a printing action, so that what it prints is known to
-		// come from it (its text/template text offset).
-		at := func(a *parse.ActionNode) parse.Node {
-			id := parse.NewIdentifier(atFn).SetTree(tree).SetPos(a.Pos)
-			num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: a.Pos, IsInt: true, Int64: int64(a.Pos), Text: strconv.Itoa(int(a.Pos))}
-			cmd := &parse.CommandNode{NodeType: parse.NodeCommand, Pos: a.Pos, Args: []parse.Node{id, num}}
-			pipe := &parse.PipeNode{NodeType: parse.NodePipe, Pos: a.Pos, Line: a.Line, Cmds: []*parse.CommandNode{cmd}}
-			return &parse.ActionNode{NodeType: parse.NodeAction, Pos: a.Pos, Line: a.Line, Pipe: pipe}
-		}
 		var walk func(n parse.Node)
 		walk = func(n parse.Node) {
 			switch n := n.(type) {
@@ -510,14 +491,6 @@ func instrument(t *template.Template) {
 				for _, c := range n.Nodes {
 					walk(c)
 				}
-				var nodes []parse.Node
-				for _, c := range n.Nodes {
-					if a, ok := c.(*parse.ActionNode); ok && a.Pipe != nil && len(a.Pipe.Decl) == 0 {
-						nodes = append(nodes, at(a))
-					}
-					nodes = append(nodes, c)
-				}
-				n.Nodes = nodes
 			case *parse.RangeNode:
 				walk(n.List)
 				walk(n.ElseList)

@@ -25,7 +25,6 @@ import (
 // state is missing, so a failure of the template is a warning that says
 // so. env.Deadline is shared by the pipeline's templates (gotemplate's
 // budget for one render, however many go-templating steps it has).
-// env.NoValue, when set, hears where a template printed "<no value>".
 func Native(env functions.NativeEnv) functions.NativeFunc {
 	files, unrun, deadline, release := env.Files, env.Unrun, env.Deadline, env.Release
 	if unrun == nil {
@@ -38,9 +37,6 @@ func Native(env functions.NativeEnv) functions.NativeFunc {
 			return rsp, err
 		}
 		r := Run(ctx, Request{Input: st.Input, Data: data, Files: files, Deadline: deadline, Release: release, SharedContext: req.SharedContext})
-		if env.NoValue != nil && len(r.NoValue) > 0 {
-			env.NoValue(st, r.NoValue)
-		}
 		switch {
 		case r.Unavailable:
 			rsp.Results = []functions.Result{{Severity: functions.SeverityNormal, Message: "crd-lsp did not render this step: " + strings.TrimPrefix(r.Fatal, "invalid function input: ") + "; what it composes is not rendered or validated"}}
@@ -111,6 +107,7 @@ func Native(env functions.NativeEnv) functions.NativeFunc {
 			rsp.Requirements = append(rsp.Requirements, functions.Selector{Name: s.Name, APIVersion: s.APIVersion, Kind: s.Kind, MatchName: s.MatchName, MatchLabels: s.MatchLabels, Namespace: s.Namespace,
 				Legacy: s.Legacy && s.Current, OnlyLegacy: s.Legacy && !s.Current})
 		}
+		noteNoValue(ctx, st, r)
 		return rsp, nil
 	}
 }

@@ -116,12 +116,8 @@ type Response struct {
 	// FileSystem folder outside the workspace, an environment crd-lsp did
 	// not resolve); Fatal says why. The function may well find it.
 	Unavailable bool
-	// Output is what the template wrote; NoValue the offsets in
-	// Template.Text of the actions that printed "<no value>" into it
-	// (text/template's text for a value that is not there: a missing map
-	// key, a nil interface).
-	Output  string
-	NoValue []int
+	// Output is what the template wrote.
+	Output string
 
 	// Status is the desired composite's status after the run, when
 	// StatusSet; Ready its readiness ("" when not set).
@@ -134,6 +130,8 @@ type Response struct {
 	Context      map[string]any
 	Conditions   []ClaimCondition
 	Requirements []Selector
+	// NoValue are the actions that wrote "<no value>" (novalue.go).
+	NoValue []NoValue
 }
 
 func (rsp *Response) fatal(format string, a ...any) Response {
@@ -302,7 +300,7 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		rsp.Limit, rsp.FatalOffset = true, le.Offset
 		return rsp.fatal("%s", le.Message)
 	}
-	r := &run{b: b, ctx: ctx, deadline: req.Deadline, at: -1}
+	r := &run{b: b, ctx: ctx, deadline: req.Deadline}
 	if r.deadline.IsZero() {
 		r.deadline = time.Now().Add(DefaultTimeout)
 	}
@@ -313,6 +311,7 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		rsp.FatalOffset = p.Start
 		return rsp.fatal("invalid function input: cannot parse the provided templates: %v", err)
 	}
+	nv := markNoValue(tpl)
 	instrument(tpl)
 	if opts, ok := in["options"].([]any); ok && b.v012 {
 		var o []string
@@ -346,7 +345,7 @@ func Run(ctx context.Context, req Request) (rsp Response) {
 		return rsp.fatal("cannot execute template: %v", err)
 	}
 	rsp.Output = w.b.String()
-	rsp.NoValue = r.noValue
+	rsp.NoValue = nv.places()
 	read(&rsp, req, b)
 	return rsp
 }

@@ -274,34 +274,3 @@ metadata:
 		t.Errorf("fatal = %q, want it to contain %q", rsp.Fatal, want)
 	}
 }
-
-// TestNoValueOffsets: Run says which actions printed "<no value>" (a
-// missing map key), by their pipeline's offset in the template, including
-// those in a defined template; an action that prints a value, an empty
-// string or nothing is not among them.
-func TestNoValueOffsets(t *testing.T) {
-	tpl := `{{ define "x" }}in: {{ .nope }}{{ end }}apiVersion: v1
-kind: ConfigMap
-metadata:
-  annotations:
-    {{ setResourceNameAnnotation "cm" }}
-data:
-  a: "{{ .observed.composite.resource.spec.nope }}"
-  b: "{{ .observed.composite.resource.kind }}"
-  c: "{{ "" }}{{ $v := .nope }}"
-  d: "{{ template "x" . }}"
-`
-	rsp := Run(context.Background(), Request{Input: inline(tpl), Data: xrData()})
-	if rsp.Fatal != "" {
-		t.Fatal(rsp.Fatal)
-	}
-	var got []string
-	for _, off := range rsp.NoValue {
-		end := strings.Index(tpl[off:], "}}")
-		got = append(got, strings.TrimSpace(tpl[off:off+end]))
-	}
-	want := []string{".observed.composite.resource.spec.nope", ".nope"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("actions that printed <no value>: %q, want %q\n%s", got, want, rsp.Output)
-	}
-}
