@@ -66,7 +66,7 @@ func templateCompletions(ctx context.Context, f *document.File, d *document.Doc,
 		return chainCompletions(d, m, ts, base, partial, sp, env)
 	}
 	if inAction(ts.tpl, tplOff) {
-		return nil
+		return functionCompletions(ts, tplOff)
 	}
 	for _, doc := range ts.docs {
 		if tplOff < doc.Start || tplOff > doc.End {
@@ -278,4 +278,33 @@ func isIdentifier(s string) bool {
 		}
 	}
 	return true
+}
+
+// functionCompletions are the template functions whose names start with
+// the word typed at tplOff inside an action (a word that is not a field
+// chain: no "." or "$" in it).
+func functionCompletions(ts *templateStep, tplOff int) []Completion {
+	text := ts.tpl.Text
+	start := tplOff
+	for start > 0 && (text[start-1] == '_' || text[start-1] >= 'a' && text[start-1] <= 'z' || text[start-1] >= 'A' && text[start-1] <= 'Z' || text[start-1] >= '0' && text[start-1] <= '9') {
+		start--
+	}
+	if start > 0 && (text[start-1] == '.' || text[start-1] == '$') {
+		return nil
+	}
+	word := text[start:tplOff]
+	sp, ok := ts.span(start, tplOff)
+	if !ok {
+		return nil
+	}
+	if word == "" {
+		sp.End = sp.Start
+	}
+	var out []Completion
+	for _, n := range gotemplating.FunctionNames() {
+		if strings.HasPrefix(n, word) {
+			out = append(out, Completion{Label: n, Kind: CompleteValue, Detail: "template function", InsertText: n, Replace: sp, SortText: "2_" + n})
+		}
+	}
+	return out
 }

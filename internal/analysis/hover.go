@@ -35,6 +35,11 @@ func Hover(ctx context.Context, f *document.File, offset int, env Env) *HoverRes
 		// the document with that line commented out, as completion does.
 		f, _ = repair(f.URI, f.Version, f.Text, offset)
 	}
+	if env.Workspace.Schemas != nil {
+		if h, ok := templateHover(ctx, f, offset, env); ok {
+			return h // inside a go-templating inline template
+		}
+	}
 	hit, ok := f.At(offset)
 	if !ok || len(hit.Path) == 0 || env.Workspace.Schemas == nil {
 		return nil

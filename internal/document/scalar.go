@@ -5,6 +5,7 @@ package document
 
 import (
 	"bytes"
+	"sort"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -31,6 +32,17 @@ func (m ValueMap) Offset(i int) int {
 		return 0
 	}
 	return m.offs[max(0, min(i, len(m.offs)-1))]
+}
+
+// Index is the inverse of Offset: the byte of the value written at text
+// offset off (Len() for the value's end); ok is false for an offset no
+// value byte is written at (a block scalar's indentation, a quote).
+func (m ValueMap) Index(off int) (int, bool) {
+	i := sort.SearchInts(m.offs, off)
+	if i < len(m.offs) && m.offs[i] == off {
+		return i, true
+	}
+	return 0, false
 }
 
 // Span maps a span of the value to a span of the text: from the first

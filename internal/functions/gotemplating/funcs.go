@@ -3,6 +3,8 @@
 
 package gotemplating
 
+import "sort"
+
 // sprigFunctions are the names of the functions of
 // github.com/Masterminds/sprig/v3 v3.3.0 (the version
 // function-go-templating builds with), less env and expandenv, which the
@@ -42,4 +44,12 @@ var ownFunctions = []string{
 	"randomChoice", "toYaml", "fromYaml", "getResourceCondition", "setResourceNameAnnotation",
 	"getComposedResource", "getCompositeResource", "getComposedConnectionDetails",
 	"getExtraResources", "getExtraResourcesFromContext", "getCredentialData", "include",
+}
+
+// FunctionNames are the names every release's templates may call (sprig's
+// and the function's own, include among them), sorted.
+func FunctionNames() []string {
+	out := append(append([]string{}, sprigFunctions...), ownFunctions...)
+	sort.Strings(out)
+	return out
 }
