@@ -100,7 +100,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 			ExecuteCommandProvider:  protocol.ExecuteCommandOptions{Commands: serverCommands},
 			WorkspaceSymbolProvider: protocol.Boolean(true),
 			CodeActionProvider:      &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}},
-			CompletionProvider:      &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "-"}},
+			CompletionProvider:      &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "-", "."}},
 			Workspace: &protocol.WorkspaceOptions{
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
 					Supported:           &supported,
