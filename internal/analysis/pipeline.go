@@ -164,9 +164,19 @@ type pipelineRun struct {
 	native   map[int]patchandtransform.StepOutput // patch-and-transform steps' outputs, by step index
 	envNotes map[int][]render.Note                // notes of function-environment-configs steps run natively
 	noValue  map[int][]gotemplating.NoValue       // where go templates run in-process wrote "<no value>"
+	sealed   bool                                 // the pipeline ran: record does nothing more
 }
 
-func (pr *pipelineRun) record(f func()) { pr.mu.Lock(); defer pr.mu.Unlock(); f() }
+// record runs f under the run's lock, unless the run is sealed: a step
+// whose call outlived the pipeline (it timed out, and its runner went on)
+// no longer touches what the rendering reads.
+func (pr *pipelineRun) record(f func()) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if !pr.sealed {
+		f()
+	}
+}
 
 // realFunction says whether env's Pipeline runs st for real.
 func (pr *pipelineRun) realFunction(st functions.Step) bool {
@@ -273,6 +283,7 @@ func stepResponse(req functions.NativeRequest, so patchandtransform.StepOutput, 
 // composite xr: the native steps' resources and notes, and the results
 // and composed resources of the steps functions ran.
 func (pr *pipelineRun) rendering(xr map[string]any, out functions.Output) Rendering {
+	pr.record(func() { pr.sealed = true })
 	rd := Rendering{Pipeline: &out, Functions: map[string]int{}, NoValue: pr.noValue}
 	rd.XR, _ = paved.DeepCopy(xr).(map[string]any)
 	if rd.XR == nil {

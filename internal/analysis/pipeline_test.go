@@ -8,7 +8,10 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/functions/gotemplating"
+	"github.com/crd-lsp/crd-lsp/internal/functions/patchandtransform"
 	"github.com/crd-lsp/crd-lsp/internal/paved"
+	"github.com/crd-lsp/crd-lsp/internal/render"
 )
 
 // fakeTemplating is a Pipeline whose one function stands in for
@@ -140,4 +143,17 @@ func TestPipelineFunctionResults(t *testing.T) {
 	env.Workspace.Examples = nil
 	expectFindings(t, findings(t, templatingComposition, env, "function"),
 		`39:24 warning function-result function-go-templating failed: `+fatal+` (rendered with a composite resource synthesised from the XRD)`)
+}
+
+// TestLateStepAfterRendering: a step whose call outlived its pipeline (it
+// timed out and its runner went on) records nothing once the pipeline's
+// rendering is made, so the rendering never races with it (seen under
+// -race on a loaded machine).
+func TestLateStepAfterRendering(t *testing.T) {
+	pr := &pipelineRun{native: map[int]patchandtransform.StepOutput{}, envNotes: map[int][]render.Note{}, noValue: map[int][]gotemplating.NoValue{}}
+	pr.rendering(nil, functions.Output{})
+	pr.record(func() { pr.native[0] = patchandtransform.StepOutput{} })
+	if len(pr.native) != 0 {
+		t.Errorf("a late step recorded its output after the rendering")
+	}
 }
