@@ -29,11 +29,6 @@ func completeResult(f *document.File, off int, env Env) string {
 
 const completeDatabase = "apiVersion: example.org/v1\nkind: Database\nmetadata:\n  name: orders\nspec:\n"
 
-func TestComplete(t *testing.T) {
-	env, read := fixtureEnv(t)
-	testComplete(t, env, read)
-}
-
 func testComplete(t *testing.T, env Env, _ FileReader) {
 	runFeature(t, "complete.yaml", env, []featureCase{
 		// A workspace CRD: keys (required first), enum and boolean values,
@@ -132,11 +127,6 @@ spec:
                       type: Format
                       fmt: "%s"
 `
-
-func TestCompleteComposition(t *testing.T) {
-	env, read := fixtureEnv(t)
-	testCompleteComposition(t, env, read)
-}
 
 func testCompleteComposition(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(completeComposition, old, marked) }

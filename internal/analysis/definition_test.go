@@ -30,11 +30,6 @@ func locations(locs []Location) string {
 	return b.String()
 }
 
-func TestDefinition(t *testing.T) {
-	env, read := fixtureEnv(t)
-	testDefinition(t, env, read)
-}
-
 func testDefinition(t *testing.T, env Env, read FileReader) {
 	definition := func(f *document.File, off int, env Env) string {
 		return locations(Definition(context.Background(), f, off, env, read))
@@ -62,13 +57,8 @@ type rdsLocations struct{ kind, allocatedStorage, address string }
 // excerptRDS are those of feature_test.go's rdsCRD.
 var excerptRDS = rdsLocations{kind: "rds.yaml:13:11", allocatedStorage: "rds.yaml:53:19", address: "rds.yaml:95:19"}
 
-// TestDefinitionComposition: internal/lsp's TestCompositionNavigation and
+// testDefinitionComposition: internal/lsp's TestCompositionNavigation and
 // TestDefinitionFromCompositeTypeRef, at this layer.
-func TestDefinitionComposition(t *testing.T) {
-	env, read := fixtureEnv(t)
-	testDefinitionComposition(t, env, read, excerptRDS)
-}
-
 func testDefinitionComposition(t *testing.T, env Env, read FileReader, rds rdsLocations) {
 	definition := func(f *document.File, off int, env Env) string {
 		return locations(Definition(context.Background(), f, off, env, read))
@@ -91,11 +81,6 @@ func testDefinitionComposition(t *testing.T, env Env, read FileReader, rds rdsLo
 			""},
 		{name: "the Composition's own kind: built in", text: at("kind: Composition", "kind: Compo‸sition"), want: ""},
 	}, definition)
-}
-
-func TestReferences(t *testing.T) {
-	env, read := fixtureEnv(t)
-	testReferences(t, env, read)
 }
 
 func testReferences(t *testing.T, env Env, _ FileReader) {

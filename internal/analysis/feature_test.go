@@ -347,6 +347,42 @@ func (fx fixture) use(t testing.TB) (Env, FileReader) {
 	}
 }
 
+// featureTable is one feature's table of cases, run on an Env and the
+// FileReader over its files.
+type featureTable struct {
+	name string
+	run  func(*testing.T, Env, FileReader)
+}
+
+// featureTables are every ‸-cursor table; rds says where the RDS CRD in
+// the Env declares what the definition cases jump to.
+func featureTables(rds rdsLocations) []featureTable {
+	return []featureTable{
+		{"hover", testHover},
+		{"hover composition", testHoverComposition},
+		{"hover template", testTemplateHover},
+		{"complete", testComplete},
+		{"complete composition", testCompleteComposition},
+		{"complete template functions", testTemplateCompleteFunctions},
+		{"definition", testDefinition},
+		{"definition composition", func(t *testing.T, env Env, read FileReader) {
+			testDefinitionComposition(t, env, read, rds)
+		}},
+		{"references", testReferences},
+		{"field path target", testFieldPathTarget},
+		{"field path target classic", testFieldPathTargetClassic},
+	}
+}
+
+// TestFeatures runs every feature table on the fixture workspace, which
+// needs nothing outside the repository.
+func TestFeatures(t *testing.T) {
+	env, read := fixtureEnv(t)
+	for _, table := range featureTables(excerptRDS) {
+		t.Run(table.name, func(t *testing.T) { table.run(t, env, read) })
+	}
+}
+
 // spanText is the text a result's span covers, for results.
 func spanText(f *document.File, s document.Span) string {
 	if s.Start < 0 || s.End > len(f.Text) || s.Start > s.End {

@@ -102,11 +102,6 @@ spec:
                 toFieldPath: spec.region
 `
 
-func TestFieldPathTarget(t *testing.T) {
-	env, read := fixtureEnv(t)
-	testFieldPathTarget(t, env, read)
-}
-
 func testFieldPathTarget(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(fieldPathComposition, old, marked) }
 	const xr = "composite database.example.org/v1alpha1 XPostgreSQLInstance"
@@ -130,14 +125,9 @@ func testFieldPathTarget(t *testing.T, env Env, _ FileReader) {
 	}, fieldPathResult)
 }
 
-// TestFieldPathTargetClassic: a classic (mode: Resources) Composition's
+// testFieldPathTargetClassic: a classic (mode: Resources) Composition's
 // patches resolve as a P&T input's do
 // (testdata/golden/compositions-v1/classic.yaml's shapes).
-func TestFieldPathTargetClassic(t *testing.T) {
-	env, read := fixtureEnv(t)
-	testFieldPathTargetClassic(t, env, read)
-}
-
 func testFieldPathTargetClassic(t *testing.T, env Env, _ FileReader) {
 	const classic = `apiVersion: apiextensions.crossplane.io/v1
 kind: Composition

@@ -39,11 +39,6 @@ spec:
             - containerPort: 80
 `
 
-func TestHover(t *testing.T) {
-	env, read := fixtureEnv(t)
-	testHover(t, env, read)
-}
-
 func testHover(t *testing.T, env Env, _ FileReader) {
 	runFeature(t, "hover.yaml", env, []featureCase{
 		// testdata/golden/hover/builtin-hover.yaml's cases.
@@ -179,11 +174,6 @@ spec:
                 fromFieldPath: status.atProvider.address
                 toFieldPath: status.address
 `
-
-func TestHoverComposition(t *testing.T) {
-	env, read := fixtureEnv(t)
-	testHoverComposition(t, env, read)
-}
 
 func testHoverComposition(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(hoverComposition, old, marked) }

@@ -46,11 +46,10 @@ spec:
                       image: {{ $xr.spec.parameters.region }}
 `
 
-// TestTemplateCompleteFunctions: inside an action, a word that is not a
+// testTemplateCompleteFunctions: inside an action, a word that is not a
 // field chain completes to the template functions that start with it
 // (gotemplating_complete_test.go holds the field chains and the YAML).
-func TestTemplateCompleteFunctions(t *testing.T) {
-	env, _ := fixtureEnv(t)
+func testTemplateCompleteFunctions(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(templateComposition, old, marked) }
 	runFeature(t, "composition.yaml", env, []featureCase{
 		{name: "own function", text: at(`{{ setResourceNameAnnotation "web" }}`, `{{ setResource‸ "web" }}`),
@@ -61,8 +60,7 @@ func TestTemplateCompleteFunctions(t *testing.T) {
 	}, completeResult)
 }
 
-func TestTemplateHover(t *testing.T) {
-	env, _ := fixtureEnv(t)
+func testTemplateHover(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(templateComposition, old, marked) }
 	runFeature(t, "composition.yaml", env, []featureCase{
 		{name: "a composite field in an action", text: at("spec.parameters.storageGB }}", "spec.parameters.stor‸ageGB }}"),

@@ -27,6 +27,23 @@ func Dir(t testing.TB) string {
 	return dir
 }
 
+// File returns the bytes of the corpus file at rel (a path inside the
+// corpus folder) or ends the test: a corpus without that file (an older
+// copy, or CRD_LSP_CORPUS naming another folder) skips like a missing
+// corpus, and fails under CI=true.
+func File(t testing.TB, rel string) []byte {
+	t.Helper()
+	p := filepath.Join(Dir(t), rel)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("shared corpus file: %v", err)
+		}
+		t.Skipf("shared corpus file: %v", err)
+	}
+	return b
+}
+
 func moduleRoot() string {
 	dir, err := os.Getwd()
 	if err != nil {
