@@ -18,7 +18,7 @@ import (
 // a finding on the template, by the real binary, whose peak memory stays
 // under 1 GiB; the other file's finding is still reported.
 func TestCheckHostileTemplates(t *testing.T) {
-	bin := lsptest.BuildBinary(t)
+	bin := builtBinary(t)
 	dir := t.TempDir()
 	deep := 600_000
 	files := map[string]string{
