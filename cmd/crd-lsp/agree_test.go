@@ -13,25 +13,14 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // The files of the layouts below: an XRD, a classic Composition (mode
 // Resources, valid for Crossplane v1 only) that patches a misspelt
 // composite field into a ConfigMap, and an example claim.
-const (
-	agreeXRD = `apiVersion: apiextensions.crossplane.io/v1
-kind: CompositeResourceDefinition
-metadata:
-  name: xdatabases.example.org
-spec:
-  group: example.org
-  names: {kind: XDatabase, plural: xdatabases}
-  versions:
-  - name: v1alpha1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+var (
+	agreeXRD = testfixtures.XRD{APIVersion: "v1", Group: "example.org", Kind: "XDatabase", Plural: "xdatabases", Version: "v1alpha1", Schema: `
         type: object
         properties:
           spec:
@@ -41,7 +30,7 @@ spec:
                 type: object
                 properties:
                   size: {type: string}
-`
+`}.YAML()
 	agreeComposition = `apiVersion: apiextensions.crossplane.io/v1
 kind: Composition
 metadata:
@@ -248,27 +237,14 @@ spec:
               target: {type: string, enum: [Default, PatchDesired, PatchResources, XR, Resources]}
 `
 
-const agreeAppXRD = `apiVersion: apiextensions.crossplane.io/v2
-kind: CompositeResourceDefinition
-metadata:
-  name: xapps.example.org
-spec:
-  group: example.org
-  names: {kind: XApp, plural: xapps}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+var agreeAppXRD = testfixtures.XRD{APIVersion: "v2", Group: "example.org", Kind: "XApp", Plural: "xapps", Scope: "Namespaced", Version: "v1", Schema: `
         type: object
         properties:
           spec:
             type: object
             properties:
               size: {type: string}
-`
+`}.YAML()
 
 // agreeFnComposition holds one of each class of issue 22: an old-group
 // P&T input (checked as P&T: its unknown patch type, and a combine fmt

@@ -11,26 +11,14 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // readsXRD is the composite of the template-read tables: parameters of
 // each shape (an enum string, an integer, a list of objects, a map, a
 // free-form object), no status of its own.
-const readsXRD = `apiVersion: apiextensions.crossplane.io/v2
-kind: CompositeResourceDefinition
-metadata:
-  name: xnetworks.platform.example.org
-spec:
-  group: platform.example.org
-  names: {kind: XNetwork, plural: xnetworks}
-  scope: Namespaced
-  versions:
-  - name: v1alpha1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+var readsXRD = testfixtures.XRD{APIVersion: "v2", Group: "platform.example.org", Kind: "XNetwork", Plural: "xnetworks", Scope: "Namespaced", Version: "v1alpha1", Schema: `
         type: object
         properties:
           spec:
@@ -54,7 +42,7 @@ spec:
                   config:
                     type: object
                     x-kubernetes-preserve-unknown-fields: true
-`
+`}.YAML()
 
 // readsEnvironmentConfigs are the workspace's EnvironmentConfigs of the
 // environment cases.

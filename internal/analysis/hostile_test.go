@@ -7,22 +7,11 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
-const badXRD = `apiVersion: apiextensions.crossplane.io/v2
-kind: CompositeResourceDefinition
-metadata:
-  name: xapps.example.org
-spec:
-  group: example.org
-  names: {kind: XApp, plural: xapps}
-  versions:
-  - name: v1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+var badXRD = testfixtures.XRD{APIVersion: "v2", Group: "example.org", Kind: "XApp", Plural: "xapps", Version: "v1", Schema: `
         type: object
         properties:
           spec:
@@ -31,7 +20,7 @@ spec:
               size: {type: strin}
             x-kubernetes-validations:
             - rule: self.size >
-`
+`}.YAML()
 
 // TestXRDSchemaMistakesArePositioned: an XRD's schema is validated as the
 // CRD Crossplane derives from it; the findings sit where the XRD says it.

@@ -7,32 +7,20 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // scopeXRD defines a composite of the given scope (Crossplane v2).
 func scopeXRD(kind, plural, scope string) string {
-	return `apiVersion: apiextensions.crossplane.io/v2
-kind: CompositeResourceDefinition
-metadata:
-  name: ` + plural + `.example.org
-spec:
-  group: example.org
-  names: {kind: ` + kind + `, plural: ` + plural + `}
-  scope: ` + scope + `
-  versions:
-  - name: v1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+	return testfixtures.XRD{APIVersion: "v2", Group: "example.org", Kind: kind, Plural: plural, Scope: scope, Version: "v1", Schema: `
         type: object
         properties:
           spec:
             type: object
             properties:
               ns: {type: string}
-`
+`}.YAML()
 }
 
 func scopeComposition(kind string) string {

@@ -11,25 +11,13 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // A legacy (v1) XRD with a claim, and a managed resource whose
 // connection-secret reference needs a namespace, as upjet's do.
-const renderXRD = `apiVersion: apiextensions.crossplane.io/v1
-kind: CompositeResourceDefinition
-metadata:
-  name: xbuckets.platform.example.org
-spec:
-  group: platform.example.org
-  names: {kind: XBucket, plural: xbuckets}
-  claimNames: {kind: BucketClaim, plural: bucketclaims}
-  versions:
-  - name: v1alpha1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+var renderXRD = testfixtures.XRD{APIVersion: "v1", Group: "platform.example.org", Kind: "XBucket", Plural: "xbuckets", ClaimKind: "BucketClaim", ClaimPlural: "bucketclaims", Version: "v1alpha1", Schema: `
         type: object
         properties:
           spec:
@@ -43,7 +31,7 @@ spec:
                   size: {type: integer}
                   label: {type: string}
                   deletionPolicy: {type: string, default: Delete}
-`
+`}.YAML()
 
 const renderMRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition

@@ -9,25 +9,11 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
-const claimXRD = `apiVersion: apiextensions.crossplane.io/v1
-kind: CompositeResourceDefinition
-metadata:
-  name: xdatabases.example.org
-spec:
-  group: example.org
-  names: {kind: XDatabase, plural: xdatabases}
-  claimNames: {kind: Database, plural: databases}
-  versions:
-  - name: v1alpha1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
-        type: object
-`
+var claimXRD = testfixtures.XRD{APIVersion: "v1", Group: "example.org", Kind: "XDatabase", Plural: "xdatabases", ClaimKind: "Database", ClaimPlural: "databases", Version: "v1alpha1"}.YAML()
 
 // TestUnknownCompositeType: a compositeTypeRef naming a kind no XRD
 // defines is a warning in every pipeline (before issue 22, silent

@@ -7,24 +7,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // A v1 XRD with a claim, schema defaults, and a Composition that names a
 // connection-secret namespace: Crossplane v1's (and v2's legacy) shape.
-const legacyXRD = `apiVersion: apiextensions.crossplane.io/v1
-kind: CompositeResourceDefinition
-metadata:
-  name: xdatabases.example.org
-spec:
-  group: example.org
-  names: {kind: XDatabase, plural: xdatabases}
-  claimNames: {kind: Database, plural: databases}
-  versions:
-  - name: v1alpha1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+var legacyXRD = testfixtures.XRD{APIVersion: "v1", Group: "example.org", Kind: "XDatabase", Plural: "xdatabases", ClaimKind: "Database", ClaimPlural: "databases", Version: "v1alpha1", Schema: `
         type: object
         properties:
           spec:
@@ -39,23 +27,11 @@ spec:
                   region: {type: string}
                   deletionPolicy: {type: string, default: Delete}
                   providerConfigName: {type: string, default: default}
-`
+`}.YAML()
 
 // A v2 XRD (namespaced by default): Crossplane's fields under
 // spec.crossplane, no connection secret.
-const modernXRD = `apiVersion: apiextensions.crossplane.io/v2
-kind: CompositeResourceDefinition
-metadata:
-  name: xapps.example.org
-spec:
-  group: example.org
-  names: {kind: XApp, plural: xapps}
-  versions:
-  - name: v1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+var modernXRD = testfixtures.XRD{APIVersion: "v2", Group: "example.org", Kind: "XApp", Plural: "xapps", Version: "v1", Schema: `
         type: object
         properties:
           spec:
@@ -63,7 +39,7 @@ spec:
             properties:
               image: {type: string}
               replicas: {type: integer, default: 2}
-`
+`}.YAML()
 
 const composition = `apiVersion: apiextensions.crossplane.io/v1
 kind: Composition

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // leanFile is a file of two definitions (and an object) as on disk, and
@@ -132,27 +133,14 @@ func TestBuildBudgetEvictsLeastRecentlyUsed(t *testing.T) {
 // An XRD indexed without its text serves its composite and claim kinds
 // from one read of the file: both are derived from the one build.
 func TestLeanIndexXRD(t *testing.T) {
-	xrd := []byte(`apiVersion: apiextensions.crossplane.io/v1
-kind: CompositeResourceDefinition
-metadata:
-  name: xleans.example.org
-spec:
-  group: example.org
-  names: {kind: XLean, plural: xleans}
-  claimNames: {kind: Lean, plural: leans}
-  versions:
-  - name: v1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+	xrd := []byte(testfixtures.XRD{APIVersion: "v1", Group: "example.org", Kind: "XLean", Plural: "xleans", ClaimKind: "Lean", ClaimPlural: "leans", Version: "v1", Schema: `
         type: object
         properties:
           spec:
             type: object
             properties:
               size: {type: integer}
-`)
+`}.YAML())
 	var reads atomic.Int64
 	disk := bytes.Clone(xrd)
 	st := NewStore().WithFiles([]FileInput{{Source: Source{Kind: SourceWorkspace}, Path: "xrd.yaml", Content: xrd, Open: func() ([]byte, error) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // corpus returns the shared corpus directory, skipping the test when it is
@@ -437,20 +438,7 @@ spec:
 }
 
 func TestXRDSchemas(t *testing.T) {
-	xrdV1 := []byte(`apiVersion: apiextensions.crossplane.io/v1
-kind: CompositeResourceDefinition
-metadata:
-  name: xdatabases.example.org
-spec:
-  group: example.org
-  names: {kind: XDatabase, plural: xdatabases}
-  claimNames: {kind: Database, plural: databases}
-  versions:
-  - name: v1alpha1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+	xrdV1 := []byte(testfixtures.XRD{APIVersion: "v1", Group: "example.org", Kind: "XDatabase", Plural: "xdatabases", ClaimKind: "Database", ClaimPlural: "databases", Version: "v1alpha1", Schema: `
         description: A Database is a database.
         type: object
         properties:
@@ -461,27 +449,15 @@ spec:
                 type: string
                 enum: [small, large]
             required: [size]
-`)
-	xrdV2 := []byte(`apiVersion: apiextensions.crossplane.io/v2
-kind: CompositeResourceDefinition
-metadata:
-  name: xapps.example.org
-spec:
-  group: example.org
-  names: {kind: XApp, plural: xapps}
-  versions:
-  - name: v1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+`}.YAML())
+	xrdV2 := []byte(testfixtures.XRD{APIVersion: "v2", Group: "example.org", Kind: "XApp", Plural: "xapps", Version: "v1", Schema: `
         type: object
         properties:
           spec:
             type: object
             properties:
               replicas: {type: integer, minimum: 1}
-`)
+`}.YAML())
 	st := NewStore().WithFile(Source{Kind: SourceWorkspace}, "xrd1.yaml", xrdV1).WithFile(Source{Kind: SourceWorkspace}, "xrd2.yaml", xrdV2)
 	gvks := st.FileGVKs("xrd1.yaml")
 	if len(gvks) != 2 || gvks[0] != (GVK{Group: "example.org", Version: "v1alpha1", Kind: "XDatabase"}) || gvks[1] != (GVK{Group: "example.org", Version: "v1alpha1", Kind: "Database"}) {

@@ -4,22 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
-const xrdBase = `apiVersion: apiextensions.crossplane.io/v1
-kind: CompositeResourceDefinition
-metadata:
-  name: xdatabases.example.org
-spec:
-  group: example.org
-  names: {kind: XDatabase, plural: xdatabases}
-  claimNames: {kind: Database, plural: databases}
-  versions:
-  - name: v1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+var xrdBase = testfixtures.XRD{APIVersion: "v1", Group: "example.org", Kind: "XDatabase", Plural: "xdatabases", ClaimKind: "Database", ClaimPlural: "databases", Version: "v1", Schema: `
         type: object
         properties:
           spec:
@@ -32,7 +21,7 @@ spec:
             x-kubernetes-validations:
             - rule: self.size > 0
               message: size must be positive
-`
+`}.YAML()
 
 func TestValidateXRDValid(t *testing.T) {
 	expect(t, ValidateXRD(context.Background(), obj(t, xrdBase), 2))
