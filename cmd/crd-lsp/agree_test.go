@@ -253,14 +253,7 @@ var agreeAppXRD = testfixtures.XRD{APIVersion: "v2", Group: "example.org", Kind:
 // and an unknown field (error), go-templating's misspelt source, a
 // function template's placeholder input left for auto-ready, and a
 // compositeTypeRef typo.
-const agreeFnComposition = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: xapps
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
+var agreeFnComposition = testfixtures.Composition{Name: "xapps", XRAPIVersion: "example.org/v1", XRKind: "XApp", FlowRef: true, Steps: `
   - step: pt
     functionRef: {name: crossplane-contrib-function-patch-and-transform}
     input:
@@ -317,7 +310,7 @@ spec:
   pipeline:
   - step: kcl
     functionRef: {name: crossplane-contrib-function-kcl}
-`
+`}.YAML()
 
 // agreeUptest is an upjet provider's example, an uptest template.
 const agreeUptest = `apiVersion: v1
@@ -332,14 +325,7 @@ data:
 // agreeXRD's kind, with nothing configured to run it: crd-lsp renders it
 // in-process. Its Deployment (templated: an action in its name) writes
 // replicas as a word, and its ConfigMap an execution error.
-const agreeTemplating = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: xdatabases-templated
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XDatabase}
-  mode: Pipeline
-  pipeline:
+var agreeTemplating = testfixtures.Composition{Name: "xdatabases-templated", XRAPIVersion: "example.org/v1alpha1", XRKind: "XDatabase", FlowRef: true, Steps: `
   - step: templates
     functionRef:
       name: function-go-templating
@@ -366,16 +352,9 @@ spec:
                 containers:
                 - name: web
                   image: nginx
-`
+`}.YAML()
 
-const agreeTemplatingFS = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: xdatabases-files
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XDatabase}
-  mode: Pipeline
-  pipeline:
+var agreeTemplatingFS = testfixtures.Composition{Name: "xdatabases-files", XRAPIVersion: "example.org/v1alpha1", XRKind: "XDatabase", FlowRef: true, Steps: `
   - step: templates
     functionRef:
       name: function-go-templating
@@ -385,7 +364,7 @@ spec:
       source: FileSystem
       fileSystem:
         dirPath: templates
-`
+`}.YAML()
 
 const agreeTemplatingFSWeb = `apiVersion: v1
 kind: ConfigMap

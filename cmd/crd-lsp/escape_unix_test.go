@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // diagLine is one finding of check's text output; summaryLine its last line.
@@ -97,16 +98,7 @@ func TestOutputCannotBeForged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	comp := `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: loud
-spec:
-  compositeTypeRef:
-    apiVersion: example.org/v1
-    kind: XApp
-  mode: Pipeline
-  pipeline:
+	comp := testfixtures.Composition{Name: "loud", XRAPIVersion: "example.org/v1", XRKind: "XApp", Steps: `
   - step: loud
     functionRef:
       name: function-test
@@ -116,7 +108,7 @@ spec:
       results:
       - severity: Warning
         message: "\e[31mred\e[0m\r\nforged.yaml:1:1: error: gotcha \u202e"
-`
+`}.YAML()
 	if err := os.WriteFile(filepath.Join(fdir, "composition.yaml"), []byte(comp), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 var pipelineDir = filepath.Join("..", "..", "testdata", "render", "pipeline")
@@ -68,16 +69,7 @@ func TestCheckFunctionFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	comp := `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: fails
-spec:
-  compositeTypeRef:
-    apiVersion: example.org/v1
-    kind: XApp
-  mode: Pipeline
-  pipeline:
+	comp := testfixtures.Composition{Name: "fails", XRAPIVersion: "example.org/v1", XRKind: "XApp", Steps: `
   - step: %s
     functionRef:
       name: function-test
@@ -92,7 +84,7 @@ spec:
       apiVersion: test.crd-lsp.dev/v1
       kind: Script
       compose: [{name: never, resource: {apiVersion: storage.example.org/v1, kind: Bucket}}]
-`
+`}.YAML()
 	for _, c := range []struct{ what, want string }{
 		{"hang", `:11:11: error: step "hang" failed: function-test \(executable .*\) did not answer within 2s: function did not answer in time; the steps after it were not run \[function-failed\] at spec\.pipeline\[0\]\.step`},
 		{"crash", `:11:11: error: step "crash" failed: function function-test \(executable .*\): it exited \(exit status 2\); it wrote: panic: crashing as the input asks; the steps after it were not run \[function-failed\] at spec\.pipeline\[0\]\.step`},
@@ -273,17 +265,10 @@ spec:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			comp := `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: xapps
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
+			comp := testfixtures.Composition{Name: "xapps", XRAPIVersion: "example.org/v1", XRKind: "XApp", FlowRef: true, Steps: `
   - step: typed
     functionRef: {name: function-test}
-    input: {apiVersion: test.crd-lsp.dev/v1, kind: Typed, ` + tc.input + `}
+    input: {apiVersion: test.crd-lsp.dev/v1, kind: Typed, `}.YAML() + tc.input + `}
 `
 			for name, text := range map[string]string{"xrd.yaml": string(xrd), "xr.yaml": string(xr), "input-crd.yaml": inputCRD, "composition.yaml": comp} {
 				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {

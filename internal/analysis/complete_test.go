@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 var completionKinds = map[CompletionKind]string{CompleteField: "field", CompleteValue: "value", CompleteKind: "kind", CompleteAPIVersion: "apiVersion"}
@@ -86,16 +87,7 @@ func testComplete(t *testing.T, env Env, _ FileReader) {
 
 // completeComposition is testdata/golden/compositions/complete.yaml's
 // first Composition, without the cursor lines.
-const completeComposition = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: complete.pt.database.example.org
-spec:
-  compositeTypeRef:
-    apiVersion: database.example.org/v1alpha1
-    kind: XPostgreSQLInstance
-  mode: Pipeline
-  pipeline:
+var completeComposition = testfixtures.Composition{Name: "complete.pt.database.example.org", XRAPIVersion: "database.example.org/v1alpha1", XRKind: "XPostgreSQLInstance", Steps: `
     - step: pt
       functionRef:
         name: function-patch-and-transform
@@ -126,7 +118,7 @@ spec:
                     string:
                       type: Format
                       fmt: "%s"
-`
+`}.YAML()
 
 func testCompleteComposition(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(completeComposition, old, marked) }

@@ -12,6 +12,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -43,14 +44,7 @@ func environmentEnvOf(t *testing.T, major int) Env {
 	return Env{Workspace: Workspace{Schemas: st.WithFiles([]schemas.FileInput{{Source: workspace.Source(p), Path: p, Content: b}}), CrossplaneMajor: major, Cluster: Cluster{EnvironmentConfigs: cfgs, From: "in the workspace"}}}
 }
 
-const envComposition = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: xstores
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1alpha1, kind: XStore}
-  mode: Pipeline
-  pipeline:
+var envComposition = testfixtures.Composition{Name: "xstores", XRAPIVersion: "example.org/v1alpha1", XRKind: "XStore", FlowRef: true, Steps: `
   - step: environment
     functionRef: {name: function-environment-configs}
     input:
@@ -79,7 +73,7 @@ spec:
         - type: FromEnvironmentFieldPath
           fromFieldPath: PATH
           toFieldPath: spec.forProvider.region
-`
+`}.YAML()
 
 func environmentFindings(t *testing.T, env Env, ref, path string) []Diagnostic {
 	t.Helper()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // fieldPathResult writes fieldPathTarget's answer at the cursor: the side
@@ -35,16 +36,7 @@ func fieldPathResult(f *document.File, off int, env Env) string {
 }
 
 // fieldPathComposition has every kind of patch, in a P&T step.
-const fieldPathComposition = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: fieldpaths
-spec:
-  compositeTypeRef:
-    apiVersion: database.example.org/v1alpha1
-    kind: XPostgreSQLInstance
-  mode: Pipeline
-  pipeline:
+var fieldPathComposition = testfixtures.Composition{Name: "fieldpaths", XRAPIVersion: "database.example.org/v1alpha1", XRKind: "XPostgreSQLInstance", Steps: `
     - step: pt
       functionRef:
         name: function-patch-and-transform
@@ -100,7 +92,7 @@ spec:
             patches:
               - fromFieldPath: spec.parameters.region
                 toFieldPath: spec.region
-`
+`}.YAML()
 
 func testFieldPathTarget(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(fieldPathComposition, old, marked) }

@@ -1,6 +1,10 @@
 package analysis
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
+)
 
 // TestCompleteInTemplate: inside a go-templating step's inline template,
 // completion offers what the chain being typed can read next (the XR's
@@ -28,14 +32,7 @@ func TestCompleteInTemplate(t *testing.T) {
 			"writeConnectionSecretToRef (field) object \"writeConnectionSecretToRef:\\n              \" []\n"},
 		{name: "the kind a document writes", text: c("apiVersion: storage.example.org/v1\nkind: Buc‸\n"), want: "Bucket (kind) storage.example.org/v1 \"Bucket\" [Buc]\n"},
 		{name: "an action that is no chain", text: c("a: {{ include \"x‸\" . }}\n"), want: ""},
-		{name: "templates, custom delimiters", text: `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: xnetworks
-spec:
-  compositeTypeRef: {apiVersion: platform.example.org/v1alpha1, kind: XNetwork}
-  mode: Pipeline
-  pipeline:
+		{name: "templates, custom delimiters", text: testfixtures.Composition{Name: "xnetworks", XRAPIVersion: "platform.example.org/v1alpha1", XRKind: "XNetwork", FlowRef: true, Steps: `
   - step: templates
     functionRef: {name: function-go-templating}
     input:
@@ -49,7 +46,7 @@ spec:
           a: b
         - |
           a: [[ .observed.composite.resource.spec.parameters.s‸ ]]
-`, want: "size (field) integer \"size\" [s]\nsubnets (field) array of object \"subnets\" [s]\n"},
+`}.YAML(), want: "size (field) integer \"size\" [s]\nsubnets (field) array of object \"subnets\" [s]\n"},
 		{name: "below a field the schema lacks", text: c("a: {{ .observed.composite.resource.spec.nope.‸ }}\n"), want: ""},
 	}, completeResult)
 }

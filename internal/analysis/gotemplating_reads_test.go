@@ -60,15 +60,8 @@ data:
 // lines (options).
 func readsComposition(before, tpl, extra string) string {
 	var b strings.Builder
-	b.WriteString(`apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: xnetworks
-spec:
-  compositeTypeRef: {apiVersion: platform.example.org/v1alpha1, kind: XNetwork}
-  mode: Pipeline
-  pipeline:
-`)
+	b.WriteString(testfixtures.Composition{Name: "xnetworks", XRAPIVersion: "platform.example.org/v1alpha1", XRKind: "XNetwork", FlowRef: true, Steps: `
+`}.YAML())
 	b.WriteString(before)
 	b.WriteString(`  - step: templates
     functionRef: {name: function-go-templating}

@@ -132,14 +132,7 @@ func TestMultiplyOverflowReportedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	comp := `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: overflow
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XApp}
-  mode: Pipeline
-  pipeline:
+	comp := testfixtures.Composition{Name: "overflow", XRAPIVersion: "example.org/v1", XRKind: "XApp", FlowRef: true, Steps: `
   - step: pt
     functionRef: {name: function-patch-and-transform}
     input:
@@ -154,7 +147,7 @@ spec:
           transforms:
           - type: math
             math: {type: Multiply, multiply: 9223372036854775808}
-`
+`}.YAML()
 	f := document.Parse("file:///w/comp.yaml", 1, []byte(comp))
 	var on []string
 	for _, d := range Diagnose(context.Background(), f, Env{Workspace: Workspace{Schemas: store, CrossplaneMajor: 2}}) {

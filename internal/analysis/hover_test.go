@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // hoverResult writes a hover as "[hovered text]" and its Markdown.
@@ -135,16 +136,7 @@ func testHover(t *testing.T, env Env, _ FileReader) {
 
 // A Composition's base and its patches' fieldPath strings
 // (testdata/golden/compositions/pipeline.yaml's hover.pt Composition).
-const hoverComposition = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: hover.pt.database.example.org
-spec:
-  compositeTypeRef:
-    apiVersion: database.example.org/v1alpha1
-    kind: XPostgreSQLInstance
-  mode: Pipeline
-  pipeline:
+var hoverComposition = testfixtures.Composition{Name: "hover.pt.database.example.org", XRAPIVersion: "database.example.org/v1alpha1", XRKind: "XPostgreSQLInstance", Steps: `
     - step: pt
       functionRef:
         name: function-patch-and-transform
@@ -173,7 +165,7 @@ spec:
               - type: ToCompositeFieldPath
                 fromFieldPath: status.atProvider.address
                 toFieldPath: status.address
-`
+`}.YAML()
 
 func testHoverComposition(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(hoverComposition, old, marked) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -49,15 +50,8 @@ func inputDiags(t *testing.T, steps string, fns map[string]string, crds ...strin
 		name := "crd" + itoa(i) + ".yaml"
 		st = st.WithFile(schemas.Source{Kind: schemas.SourceWorkspace, Name: name, File: name}, name, []byte(c))
 	}
-	text := `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: c
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}
-  mode: Pipeline
-  pipeline:
-` + steps
+	text := testfixtures.Composition{Name: "c", XRAPIVersion: "example.org/v1", XRKind: "XR", FlowRef: true, Steps: `
+`}.YAML() + steps
 	f := document.Parse("file:///w/c.yaml", 1, []byte(text))
 	env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2, FunctionOf: func(name string) (StepFunction, bool) {
 		p, ok := fns[name]

@@ -12,6 +12,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/functions/patchandtransform"
 	"github.com/crd-lsp/crd-lsp/internal/paved"
 	"github.com/crd-lsp/crd-lsp/internal/render"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // fakeTemplating is a Pipeline whose one function stands in for
@@ -43,16 +44,7 @@ func (f fakeTemplating) Run(ctx context.Context, in functions.Input, native func
 	return functions.Run(ctx, in)
 }
 
-const templatingComposition = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: xbuckets
-spec:
-  compositeTypeRef:
-    apiVersion: platform.example.org/v1alpha1
-    kind: XBucket
-  mode: Pipeline
-  pipeline:
+var templatingComposition = testfixtures.Composition{Name: "xbuckets", XRAPIVersion: "platform.example.org/v1alpha1", XRKind: "XBucket", Steps: `
   - step: templates
     functionRef:
       name: function-go-templating
@@ -82,7 +74,7 @@ spec:
           spec:
             forProvider:
               region: {{ .observed.composite.resource.spec.parameters.label }}
-`
+`}.YAML()
 
 // findings are a Composition's diagnostics with the given code prefixes,
 // as "line:col severity code message".

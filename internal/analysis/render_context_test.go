@@ -8,6 +8,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -73,14 +74,7 @@ func renderContextDiags(t *testing.T, text string) []string {
 // Crossplane never validates an input against its CRD, and crd-lsp has no
 // record that this function refuses it.
 func TestInputRuleThatCannotBeEvaluated(t *testing.T) {
-	comp := `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: c
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}
-  mode: Pipeline
-  pipeline:
+	comp := testfixtures.Composition{Name: "c", XRAPIVersion: "example.org/v1", XRKind: "XR", FlowRef: true, Steps: `
     - step: sequence
       functionRef: {name: function-seq}
       input:
@@ -90,7 +84,7 @@ spec:
           - createOnly: true
           - createOnly: true
             deleteOnly: true
-`
+`}.YAML()
 	var cel []string
 	for _, l := range renderContextDiags(t, comp) {
 		if strings.Contains(l, " cel ") {
@@ -126,14 +120,7 @@ func TestDevelopmentFunctionPackage(t *testing.T) {
 // function's input CRD does not allow it; crd-lsp knows nothing of this
 // function's decoding).
 func TestInputFreeFormField(t *testing.T) {
-	comp := `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: c
-spec:
-  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}
-  mode: Pipeline
-  pipeline:
+	comp := testfixtures.Composition{Name: "c", XRAPIVersion: "example.org/v1", XRKind: "XR", FlowRef: true, Steps: `
     - step: sequence
       functionRef: {name: function-seq}
       input:
@@ -143,7 +130,7 @@ spec:
           name: input-instance
         limits:
           max: 3
-`
+`}.YAML()
 	var types []string
 	for _, l := range renderContextDiags(t, comp) {
 		if strings.Contains(l, " type ") {

@@ -6,18 +6,11 @@ package analysis
 
 import (
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
-const templateComposition = `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: tpl
-spec:
-  compositeTypeRef:
-    apiVersion: database.example.org/v1alpha1
-    kind: XPostgreSQLInstance
-  mode: Pipeline
-  pipeline:
+var templateComposition = testfixtures.Composition{Name: "tpl", XRAPIVersion: "database.example.org/v1alpha1", XRKind: "XPostgreSQLInstance", Steps: `
     - step: render
       functionRef:
         name: function-go-templating
@@ -44,7 +37,7 @@ spec:
                   containers:
                     - name: web
                       image: {{ $xr.spec.parameters.region }}
-`
+`}.YAML()
 
 // testTemplateCompleteFunctions: inside an action, a word that is not a
 // field chain completes to the template functions that start with it

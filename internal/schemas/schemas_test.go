@@ -272,16 +272,7 @@ func TestValidateCELAfterDefaulting(t *testing.T) {
 
 func TestValidateListMapDuplicate(t *testing.T) {
 	sc := lookup(t, upjet(t), GVK{Group: "apiextensions.crossplane.io", Version: "v1", Kind: "Composition"})
-	got := sc.Validate(context.Background(), obj(t, `apiVersion: apiextensions.crossplane.io/v1
-kind: Composition
-metadata:
-  name: xdb
-spec:
-  compositeTypeRef:
-    apiVersion: example.org/v1
-    kind: XDB
-  mode: Pipeline
-  pipeline:
+	got := sc.Validate(context.Background(), obj(t, testfixtures.Composition{Name: "xdb", XRAPIVersion: "example.org/v1", XRKind: "XDB", Steps: `
   - step: a
     functionRef:
       name: fn
@@ -291,7 +282,7 @@ spec:
   - step: a
     functionRef:
       name: fn
-`))
+`}.YAML()))
 	expect(t, got, want{"spec.pipeline[2]", false, "duplicate", `duplicate entry {step: a}`})
 }
 
