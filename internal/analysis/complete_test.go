@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
-	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 var completionKinds = map[CompletionKind]string{CompleteField: "field", CompleteValue: "value", CompleteKind: "kind", CompleteAPIVersion: "apiVersion"}
@@ -87,29 +86,7 @@ func testComplete(t *testing.T, env Env, _ FileReader) {
 
 // completeComposition is testdata/golden/compositions/complete.yaml's
 // first Composition, without the cursor lines.
-var completeComposition = testfixtures.Composition{Name: "complete.pt.database.example.org", XRAPIVersion: "database.example.org/v1alpha1", XRKind: "XPostgreSQLInstance", Steps: `
-    - step: pt
-      functionRef:
-        name: function-patch-and-transform
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        patchSets:
-          - name: common
-            patches:
-              - fromFieldPath: spec.parameters.region
-                toFieldPath: spec.forProvider.region
-        resources:
-          - name: rdsinstance
-            base:
-              apiVersion: rds.aws.upbound.io/v1beta1
-              kind: Instance
-              spec:
-                forProvider:
-                  instanceClass: db.t3.micro
-            patches:
-              - type: PatchSet
-                patchSetName: common
+var completeComposition = ptComposition("complete.pt.database.example.org", `
               - type: FromCompositeFieldPath
                 fromFieldPath: spec.parameters.region
                 toFieldPath: spec.forProvider.region
@@ -118,7 +95,7 @@ var completeComposition = testfixtures.Composition{Name: "complete.pt.database.e
                     string:
                       type: Format
                       fmt: "%s"
-`}.YAML()
+`)
 
 func testCompleteComposition(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(completeComposition, old, marked) }

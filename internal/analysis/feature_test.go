@@ -22,6 +22,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -285,6 +286,37 @@ spec:
     subresources:
       status: {}
 `
+
+// ptComposition is the P&T Composition of the goldens' XPostgreSQLInstance
+// (testdata/golden/compositions): a patchSet "common" and an RDS Instance
+// resource that applies it, then the given patches (further items of that
+// resource's patches, indented as they stand in the file).
+func ptComposition(name, patches string) string {
+	return testfixtures.Composition{Name: name, XRAPIVersion: "database.example.org/v1alpha1", XRKind: "XPostgreSQLInstance", Steps: `
+    - step: pt
+      functionRef:
+        name: function-patch-and-transform
+      input:
+        apiVersion: pt.fn.crossplane.io/v1beta1
+        kind: Resources
+        patchSets:
+          - name: common
+            patches:
+              - fromFieldPath: spec.parameters.region
+                toFieldPath: spec.forProvider.region
+        resources:
+          - name: rdsinstance
+            base:
+              apiVersion: rds.aws.upbound.io/v1beta1
+              kind: Instance
+              spec:
+                forProvider:
+                  instanceClass: db.t3.micro
+            patches:
+              - type: PatchSet
+                patchSetName: common
+` + strings.TrimPrefix(patches, "\n")}.YAML()
+}
 
 // goldenXRD is the XRD the end-to-end goldens compose with.
 var goldenXRD = filepath.Join("..", "..", "testdata", "golden", "compositions", "definition.yaml")

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
-	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // hoverResult writes a hover as "[hovered text]" and its Markdown.
@@ -136,36 +135,14 @@ func testHover(t *testing.T, env Env, _ FileReader) {
 
 // A Composition's base and its patches' fieldPath strings
 // (testdata/golden/compositions/pipeline.yaml's hover.pt Composition).
-var hoverComposition = testfixtures.Composition{Name: "hover.pt.database.example.org", XRAPIVersion: "database.example.org/v1alpha1", XRKind: "XPostgreSQLInstance", Steps: `
-    - step: pt
-      functionRef:
-        name: function-patch-and-transform
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        patchSets:
-          - name: common
-            patches:
-              - fromFieldPath: spec.parameters.region
-                toFieldPath: spec.forProvider.region
-        resources:
-          - name: rdsinstance
-            base:
-              apiVersion: rds.aws.upbound.io/v1beta1
-              kind: Instance
-              spec:
-                forProvider:
-                  instanceClass: db.t3.micro
-            patches:
-              - type: PatchSet
-                patchSetName: common
+var hoverComposition = ptComposition("hover.pt.database.example.org", `
               - type: FromCompositeFieldPath
                 fromFieldPath: spec.parameters.storageGB
                 toFieldPath: spec.forProvider.allocatedStorage
               - type: ToCompositeFieldPath
                 fromFieldPath: status.atProvider.address
                 toFieldPath: status.address
-`}.YAML()
+`)
 
 func testHoverComposition(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(hoverComposition, old, marked) }
