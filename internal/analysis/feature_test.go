@@ -287,11 +287,11 @@ spec:
       status: {}
 `
 
-// ptComposition is the P&T Composition of the goldens' XPostgreSQLInstance
-// (testdata/golden/compositions): a patchSet "common" and an RDS Instance
-// resource that applies it, then the given patches (further items of that
-// resource's patches, indented as they stand in the file).
-func ptComposition(name, patches string) string {
+// ptPipeline is a P&T Composition of the goldens' XPostgreSQLInstance
+// (testdata/golden/compositions) whose one step's input opens with a
+// patchSet "common"; rest follows it (the input's further keys, indented
+// as they stand in the file).
+func ptPipeline(name, rest string) string {
 	return testfixtures.Composition{Name: name, XRAPIVersion: "database.example.org/v1alpha1", XRKind: "XPostgreSQLInstance", Steps: `
     - step: pt
       functionRef:
@@ -304,6 +304,14 @@ func ptComposition(name, patches string) string {
             patches:
               - fromFieldPath: spec.parameters.region
                 toFieldPath: spec.forProvider.region
+` + strings.TrimPrefix(rest, "\n")}.YAML()
+}
+
+// ptComposition is ptPipeline with an RDS Instance resource that applies
+// the patchSet, then the given patches (further items of that resource's
+// patches).
+func ptComposition(name, patches string) string {
+	return ptPipeline(name, `
         resources:
           - name: rdsinstance
             base:
@@ -315,7 +323,7 @@ func ptComposition(name, patches string) string {
             patches:
               - type: PatchSet
                 patchSetName: common
-` + strings.TrimPrefix(patches, "\n")}.YAML()
+`+strings.TrimPrefix(patches, "\n"))
 }
 
 // goldenXRD is the XRD the end-to-end goldens compose with.

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
-	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // fieldPathResult writes fieldPathTarget's answer at the cursor: the side
@@ -36,18 +35,7 @@ func fieldPathResult(f *document.File, off int, env Env) string {
 }
 
 // fieldPathComposition has every kind of patch, in a P&T step.
-var fieldPathComposition = testfixtures.Composition{Name: "fieldpaths", XRAPIVersion: "database.example.org/v1alpha1", XRKind: "XPostgreSQLInstance", Steps: `
-    - step: pt
-      functionRef:
-        name: function-patch-and-transform
-      input:
-        apiVersion: pt.fn.crossplane.io/v1beta1
-        kind: Resources
-        patchSets:
-          - name: common
-            patches:
-              - fromFieldPath: spec.parameters.region
-                toFieldPath: spec.forProvider.region
+var fieldPathComposition = ptPipeline("fieldpaths", `
           - name: unused
             patches:
               - toFieldPath: spec.forProvider.dbName
@@ -92,7 +80,7 @@ var fieldPathComposition = testfixtures.Composition{Name: "fieldpaths", XRAPIVer
             patches:
               - fromFieldPath: spec.parameters.region
                 toFieldPath: spec.region
-`}.YAML()
+`)
 
 func testFieldPathTarget(t *testing.T, env Env, _ FileReader) {
 	at := func(old, marked string) string { return replaceOnce(fieldPathComposition, old, marked) }
