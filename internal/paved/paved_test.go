@@ -1,8 +1,6 @@
 package paved
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -10,41 +8,12 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
-	"github.com/crd-lsp/crd-lsp/internal/jsonnum"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
-// jsonObj decodes JSON as our YAML decoder does: integers int64, other
-// numbers float64.
-func jsonObj(t *testing.T, js string) map[string]any {
-	t.Helper()
-	v := jsonVal(t, js)
-	if v == nil {
-		return map[string]any{}
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		t.Fatalf("%s is not an object", js)
-	}
-	return m
-}
-
-func jsonVal(t *testing.T, js string) any {
-	t.Helper()
-	if js == "" {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(js)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("bad JSON %s: %v", js, err)
-	}
-	v, err := jsonnum.Normalize(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
+// jsonObj and jsonVal decode JSON as our YAML decoder does: integers
+// int64, other numbers float64.
+var jsonObj, jsonVal = testfixtures.JSONObject, testfixtures.JSONValue
 
 func path(t *testing.T, s string) fieldpath.Path {
 	t.Helper()
