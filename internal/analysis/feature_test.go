@@ -116,12 +116,14 @@ spec:
 `
 
 // rdsCRD is an excerpt of provider-upjet-aws v2.6.0's RDS Instance CRD
-// (package/crds/rds.aws.upbound.io_instances.yaml, Apache-2.0; the shared
-// corpus holds it whole): its three versions, and in v1beta1 the fields
-// the cases hover, complete, resolve and jump to, with their upstream
-// descriptions, types, enums, defaults and required lists. v1beta2 and
-// v1beta3 keep two of those fields, so a definition found in them instead
-// of v1beta1's is a different line.
+// (github.com/crossplane-contrib/provider-upjet-aws, commit 857b535dd0eb,
+// package/crds/rds.aws.upbound.io_instances.yaml, Apache-2.0; the shared
+// corpus holds it whole in crds/providers/provider-upjet-aws-subset/): its
+// three versions, and in v1beta1 the fields the cases hover, complete,
+// resolve and jump to, with their upstream descriptions, types, enums,
+// defaults and required lists. v1beta2 and v1beta3 keep two of those
+// fields, so a definition found in them instead of v1beta1's is a
+// different line.
 const rdsCRD = `---
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
