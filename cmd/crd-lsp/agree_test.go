@@ -213,30 +213,6 @@ spec:
   package: xpkg.upbound.io/crossplane-contrib/function-auto-ready:v0.5.1
 `
 
-// agreeKCLCRD is function-kcl's input CRD, cut to its target enum.
-const agreeKCLCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: kclinputs.krm.kcl.dev
-spec:
-  group: krm.kcl.dev
-  names: {kind: KCLInput, plural: kclinputs, listKind: KCLInputList, singular: kclinput}
-  scope: Namespaced
-  versions:
-  - name: v1alpha1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              source: {type: string}
-              target: {type: string, enum: [Default, PatchDesired, PatchResources, XR, Resources]}
-`
-
 var agreeAppXRD = testfixtures.XRD{APIVersion: "v2", Group: "example.org", Kind: "XApp", Plural: "xapps", Scope: "Namespaced", Version: "v1", Schema: `
         type: object
         properties:
@@ -488,7 +464,7 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 		// Crossplane v2 enforces it, the smaller checks.
 		name: "functions, inputs and scope",
 		files: map[string]string{
-			"functions.yaml": agreeFunctions, "kcl-crd.yaml": agreeKCLCRD, "xrd.yaml": agreeAppXRD, "composition.yaml": agreeFnComposition,
+			"functions.yaml": agreeFunctions, "kcl-crd.yaml": testfixtures.KCLInputCRD, "xrd.yaml": agreeAppXRD, "composition.yaml": agreeFnComposition,
 		},
 		want: []string{
 			"composition.yaml:12:19 info step-input", "composition.yaml:16:64 error composition-scope", "composition.yaml:20:17 error composition-patch",

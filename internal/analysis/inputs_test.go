@@ -12,30 +12,8 @@ import (
 )
 
 // kclCRD is function-kcl's input CRD, cut to the fields the tests use
-// (the enum of targets as its CRD declares it).
-const kclCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: kclinputs.krm.kcl.dev
-spec:
-  group: krm.kcl.dev
-  names: {kind: KCLInput, listKind: KCLInputList, plural: kclinputs, singular: kclinput}
-  scope: Namespaced
-  versions:
-    - name: v1alpha1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-                source: {type: string, pattern: '^.+$'}
-                target: {type: string, enum: [Default, PatchDesired, PatchResources, XR, Resources]}
-                count: {type: integer, minimum: 1}
-`
+// (testfixtures.KCLInputCRD).
+var kclCRD = testfixtures.KCLInputCRD
 
 // inputDiags diagnoses a Composition whose steps are given as YAML (the
 // pipeline's items), with the built-in v2 schemas, kclCRD, and the
