@@ -10,9 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
-	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
-	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // readsXRD is the composite of the template-read tables: parameters of
@@ -93,15 +91,7 @@ const environmentStep = `  - step: environment
 // and, when configs is set, readsEnvironmentConfigs.
 func readsEnv(t *testing.T, configs bool) Env {
 	t.Helper()
-	st, err := workspace.Builtins(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st = st.WithFiles([]schemas.FileInput{
-		{Source: workspace.Source("/ws/xrd.yaml"), Path: "/ws/xrd.yaml", Content: []byte(readsXRD)},
-		{Source: workspace.Source("/ws/mr.yaml"), Path: "/ws/mr.yaml", Content: []byte(renderMRD)},
-	})
-	env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2}}
+	env := xrdEnv(t, readsXRD)
 	if configs {
 		var ec map[string]any
 		if err := yaml.Unmarshal([]byte(readsEnvironmentConfigs), &ec); err != nil {

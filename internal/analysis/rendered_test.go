@@ -100,17 +100,24 @@ spec:
 ` + patches
 }
 
-func renderEnv(t *testing.T, example string) Env {
+// xrdEnv is a Crossplane 2 Env with the built-in schemas, xrd as the
+// workspace's /ws/xrd.yaml and renderMRD (the Bucket CRD) as /ws/mr.yaml.
+func xrdEnv(t *testing.T, xrd string) Env {
 	t.Helper()
 	st, err := workspace.Builtins(2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st = st.WithFiles([]schemas.FileInput{
-		{Source: workspace.Source("/ws/xrd.yaml"), Path: "/ws/xrd.yaml", Content: []byte(renderXRD)},
+		{Source: workspace.Source("/ws/xrd.yaml"), Path: "/ws/xrd.yaml", Content: []byte(xrd)},
 		{Source: workspace.Source("/ws/mr.yaml"), Path: "/ws/mr.yaml", Content: []byte(renderMRD)},
 	})
-	env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2}}
+	return Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2}}
+}
+
+func renderEnv(t *testing.T, example string) Env {
+	t.Helper()
+	env := xrdEnv(t, renderXRD)
 	if example != "" {
 		var obj map[string]any
 		if err := yaml.Unmarshal([]byte(example), &obj); err != nil {
