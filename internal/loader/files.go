@@ -48,6 +48,9 @@ type fileFacts struct {
 	envConfigs []map[string]any
 	// patches are the files a kustomization applies as patches.
 	patches []string
+	// kustomize is what a kustomization names (its bases, components
+	// and the files it reads); nil for any other file.
+	kustomize *workspace.KustomizeRefs
 	// chainsaw are the files a chainsaw Test uses.
 	chainsaw []workspace.ChainsawUse
 	// chart: the file is a Helm chart's Chart.yaml (its folder is a
@@ -61,7 +64,7 @@ type fileFacts struct {
 // is checked here.
 func (f *fileFacts) kindsOnly() bool {
 	return !f.indexed() && f.meta == nil && f.text == nil && f.functions == nil && f.envConfigs == nil &&
-		f.patches == nil && f.chainsaw == nil && !f.chart
+		f.patches == nil && f.kustomize == nil && f.chainsaw == nil && !f.chart
 }
 
 // empty reports whether f records nothing (the path is then not in files).
@@ -76,7 +79,9 @@ func (f *fileFacts) empty() bool {
 // updates never maintain it.
 type fileIndex struct {
 	headers                                  map[string][]workspace.Header
-	functions, envConfigs, patches, chainsaw []string // sorted
+	functions, envConfigs, patches, chainsaw []string          // sorted
+	kustomizations                           []string          // sorted
+	kustomizeDirs                            map[string]string // folder → its kustomization (the first by name)
 	charts                                   map[string]bool
 	metas                                    []string // sorted
 	schemaFiles                              int
@@ -92,7 +97,7 @@ type worldIndex struct {
 // index is the World's fileIndex.
 func (w *World) index() *fileIndex {
 	w.ix.once.Do(func() {
-		ix := fileIndex{headers: map[string][]workspace.Header{}, charts: map[string]bool{}}
+		ix := fileIndex{headers: map[string][]workspace.Header{}, charts: map[string]bool{}, kustomizeDirs: map[string]string{}}
 		for p, f := range w.files {
 			if f.headers != nil {
 				ix.headers[p] = f.headers
@@ -105,6 +110,9 @@ func (w *World) index() *fileIndex {
 			}
 			if f.patches != nil {
 				ix.patches = append(ix.patches, p)
+			}
+			if f.kustomize != nil {
+				ix.kustomizations = append(ix.kustomizations, p)
 			}
 			if f.chainsaw != nil {
 				ix.chainsaw = append(ix.chainsaw, p)
@@ -119,8 +127,13 @@ func (w *World) index() *fileIndex {
 				ix.schemaFiles++
 			}
 		}
-		for _, ps := range [][]string{ix.functions, ix.envConfigs, ix.patches, ix.chainsaw, ix.metas} {
+		for _, ps := range [][]string{ix.functions, ix.envConfigs, ix.patches, ix.kustomizations, ix.chainsaw, ix.metas} {
 			sort.Strings(ps)
+		}
+		for _, p := range ix.kustomizations {
+			if _, ok := ix.kustomizeDirs[filepath.Dir(p)]; !ok {
+				ix.kustomizeDirs[filepath.Dir(p)] = p
+			}
 		}
 		w.ix.ix = ix
 	})

@@ -137,6 +137,7 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 		if ps := workspace.KustomizePatches(p, content); len(ps) > 0 {
 			f.patches = ps
 		}
+		f.kustomize = workspace.ReadKustomizeRefs(p, content)
 	}
 	if workspace.MayDefineSchemas(content) && w.searchesSchemas(p) {
 		text := content

@@ -92,7 +92,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 		functionsChanged = functionsChanged || was.functions != nil || is.functions != nil
 		envChanged = envChanged || was.envConfigs != nil || is.envConfigs != nil
 		rolesChanged = rolesChanged || !slices.Equal(was.patches, is.patches) || isChartFile(ch.path) ||
-			!slices.Equal(was.chainsaw, is.chainsaw)
+			!slices.Equal(was.chainsaw, is.chainsaw) || !sameKustomizeRefs(was.kustomize, is.kustomize)
 		if was.indexed() || is.indexed() {
 			schemaPaths = append(schemaPaths, ch.path)
 		}

@@ -41,10 +41,11 @@ type Skipped struct {
 	Err    error // a *FileError, or the os package's error
 }
 
-// IsYAML reports whether name has a .yaml or .yml extension.
+// IsYAML reports whether name has a .yaml or .yml extension, or is a
+// kustomization file kustomize reads without one ("Kustomization").
 func IsYAML(name string) bool {
 	ext := strings.ToLower(filepath.Ext(name))
-	return ext == ".yaml" || ext == ".yml"
+	return ext == ".yaml" || ext == ".yml" || filepath.Base(name) == "Kustomization"
 }
 
 // MayDefineSchemas is a cheap pre-filter: content that cannot define a CRD,
