@@ -66,6 +66,7 @@ var allowed = map[string][]string{
 	"internal/jsonnum":                           nil,
 	"internal/structural":                        {"internal/fieldpath"},
 	"internal/k8srules":                          {"internal/fieldpath", "internal/yamlflow"},
+	"internal/kustomize":                         {"internal/document", "internal/fieldpath", "internal/severity", "internal/workspace"},
 	"internal/k8srules/gen":                      {"internal/k8srules/internal/extract"},
 	"internal/k8srules/internal/extract":         {"internal/k8srules"},
 	// bench tools, not shipped: they judge the built binary from outside.
@@ -120,6 +121,9 @@ func TestImportRules(t *testing.T) {
 			}
 			if strings.HasPrefix(p, "github.com/modelcontextprotocol/") && pkg != "internal/mcp" {
 				t.Errorf("%s imports %s: only internal/mcp knows MCP", path, p)
+			}
+			if strings.HasPrefix(p, "sigs.k8s.io/kustomize/") && pkg != "internal/kustomize" {
+				t.Errorf("%s imports %s: only internal/kustomize builds kustomizations", path, p)
 			}
 			if !strings.HasPrefix(p, module) {
 				continue

@@ -1,0 +1,286 @@
+// This file reads every kustomization a build would reach, before
+// kustomize runs, and says why a build is not run: a name that is
+// nowhere (kustomize would fail), a cycle or bases nested too deep, a
+// remote base (kustomize would clone or download it), Helm charts
+// (kustomize would run helm) or a plugin (kustomize would run a program
+// or a container). crd-lsp runs and fetches nothing.
+
+package kustomize
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/severity"
+)
+
+// Codes of Problems.
+const (
+	// CodeBuild: kustomize build fails (a file it names is missing, a
+	// cycle, kustomize's own error).
+	CodeBuild = "kustomize-build"
+	// CodeNotBuilt: crd-lsp does not build the kustomization on purpose
+	// (remote bases, Helm charts, plugins, limits); its files are checked
+	// as written.
+	CodeNotBuilt = "kustomize-not-built"
+)
+
+// Problem is a positioned finding about a build: in a kustomization (an
+// entry kustomize cannot follow, the build's own error) or why it was not
+// built.
+type Problem struct {
+	File     string
+	Span     document.Span
+	Severity severity.Severity
+	Code     string
+	Message  string
+}
+
+// planner reads the kustomizations a build reaches.
+type planner struct {
+	src      *Source
+	root     *Kustomization
+	lim      Limits
+	ks       map[string]*Kustomization
+	problems []Problem
+	count    int
+}
+
+// kustomizationIn finds the kustomization file of dir: its path, or why
+// there is none to build.
+func kustomizationIn(src *Source, dir string) (string, string) {
+	var found []string
+	for _, n := range fileNames {
+		if f, _ := src.kind(filepath.Join(dir, n)); f {
+			found = append(found, n)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", "holds no kustomization.yaml, kustomization.yml or Kustomization"
+	case 1:
+		return filepath.Join(dir, found[0]), ""
+	}
+	return "", "holds several kustomization files (" + strings.Join(found, ", ") + "), which kustomize refuses"
+}
+
+// plan reads the kustomization at root and every one it reaches. ok is
+// false when the build must not run (p.problems say why).
+func plan(src *Source, root string, lim Limits) (p *planner, ok bool) {
+	p = &planner{src: src, lim: lim, ks: map[string]*Kustomization{}}
+	text, err := src.ReadFile(root)
+	if err != nil {
+		p.problems = append(p.problems, Problem{File: root, Severity: severity.Error, Code: CodeBuild, Message: "kustomize build fails: " + err.Error()})
+		return p, false
+	}
+	p.root = readKustomization(root, text)
+	p.visit(p.root, nil, []string{filepath.Dir(root)})
+	return p, len(p.problems) == 0 && p.root.root != nil
+}
+
+// via is how a kustomization other than the root is reached: the root's
+// entry that leads to it (nil stands for the root itself).
+type via struct {
+	entry entry
+}
+
+// problem records a problem at an entry of k; reached from the root
+// through v, the root's entry says so too.
+func (p *planner) problem(k *Kustomization, at fieldpath.Path, onKey bool, v *via, sev severity.Severity, code, msg string) {
+	p.problems = append(p.problems, Problem{File: k.Path, Span: k.span(at, onKey), Severity: sev, Code: code, Message: msg})
+	if v != nil {
+		rel, _ := filepath.Rel(filepath.Dir(p.root.Path), k.Path)
+		p.problems = append(p.problems, Problem{File: p.root.Path, Span: p.root.span(v.entry.at, false), Severity: sev, Code: code,
+			Message: fmt.Sprintf("not built: %s: %s", filepath.ToSlash(rel), msg)})
+	}
+}
+
+func (p *planner) visit(k *Kustomization, v *via, stack []string) {
+	p.ks[k.Path] = k
+	p.count++
+	if k.root == nil {
+		if v != nil {
+			p.problem(k, nil, false, v, severity.Error, CodeBuild, "kustomize build fails: this kustomization is not a YAML mapping")
+		}
+		return
+	}
+	for _, f := range []string{"helmCharts", "helmChartInflationGenerator"} {
+		if k.has(f) {
+			p.problem(k, fieldpath.Path{fieldpath.Field(f)}, true, v, severity.Info, CodeNotBuilt,
+				"kustomize inflates Helm charts by running helm: crd-lsp runs no program, so this kustomization is not built and its files are checked as written")
+		}
+	}
+	for _, field := range []string{"resources", "bases", "components"} {
+		for _, e := range k.list(field) {
+			p.follow(k, e, v, stack)
+		}
+	}
+	var files []entry
+	for _, field := range []string{"crds", "configurations"} {
+		files = append(files, k.list(field)...)
+	}
+	for _, it := range k.items("replacements") {
+		if s := k.text(it.Child(fieldpath.Field("path"))); s != "" {
+			files = append(files, entry{field: "replacements", value: s, at: it.Child(fieldpath.Field("path"))})
+		}
+	}
+	if s := k.text(fieldpath.Path{fieldpath.Field("openapi"), fieldpath.Field("path")}); s != "" {
+		files = append(files, entry{field: "openapi", value: s, at: fieldpath.Path{fieldpath.Field("openapi"), fieldpath.Field("path")}})
+	}
+	for _, pf := range patchFields {
+		for _, pr := range k.patches(pf.field) {
+			if pr.file != "" {
+				at := pr.at
+				if k.node(at).Kind == yaml.MappingNode {
+					at = at.Child(fieldpath.Field("path"))
+				}
+				files = append(files, entry{field: pf.field, value: k.text(at), at: at})
+			}
+		}
+	}
+	for _, g := range generatorFields {
+		for _, it := range k.items(g.field) {
+			for _, key := range []string{"files", "envs"} {
+				_, list, _ := k.doc.Lookup(it.Child(fieldpath.Field(key)))
+				if list == nil || list.Kind != yaml.SequenceNode {
+					continue
+				}
+				for i, n := range list.Content {
+					f := n.Value
+					if _, after, found := strings.Cut(f, "="); found {
+						f = after
+					}
+					files = append(files, entry{field: g.field, value: f, at: it.Child(fieldpath.Field(key), fieldpath.Index(i))})
+				}
+			}
+			if s := k.text(it.Child(fieldpath.Field("env"))); s != "" {
+				files = append(files, entry{field: g.field, value: s, at: it.Child(fieldpath.Field("env"))})
+			}
+		}
+	}
+	for _, e := range files {
+		switch isFile, _ := p.src.kind(k.local(e.value)); {
+		case isURL(e.value):
+			p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
+				fmt.Sprintf("%q is remote: crd-lsp fetches nothing, so this kustomization is not built and its files are checked as written", e.value))
+		case !isFile:
+			p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: %q is not a file", e.value))
+		}
+	}
+	for _, field := range []string{"generators", "transformers", "validators"} {
+		for _, e := range k.list(field) {
+			p.plugins(k, e, v, stack)
+		}
+	}
+}
+
+// follow checks a resources, bases or components entry and reads the
+// kustomization it names.
+func (p *planner) follow(k *Kustomization, e entry, v *via, stack []string) {
+	path := k.local(e.value)
+	isFile, isDir := p.src.kind(path)
+	switch {
+	case isFile && e.field != "components":
+		return
+	case isURL(e.value) || (!isFile && !isDir && looksRemote(e.value)):
+		p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
+			fmt.Sprintf("%q is a remote base: kustomize would fetch it (git or HTTP) and crd-lsp fetches nothing, so this kustomization is not built and its files are checked as written", e.value))
+		return
+	case !isDir:
+		what := "a file or a folder"
+		if e.field == "components" {
+			what = "a folder"
+		}
+		p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: %q is not %s", e.value, what))
+		return
+	}
+	if i := slices.Index(stack, path); i >= 0 {
+		chain := make([]string, 0, len(stack)-i+1)
+		for _, d := range append(stack[i:], path) {
+			rel, _ := filepath.Rel(k.Dir(), d)
+			chain = append(chain, filepath.ToSlash(rel))
+		}
+		p.problem(k, e.at, false, v, severity.Error, CodeBuild,
+			"kustomize build fails: the kustomizations form a cycle ("+strings.Join(chain, " → ")+")")
+		return
+	}
+	if len(stack) > p.lim.MaxDepth || p.count >= p.lim.MaxKustomizations {
+		p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
+			fmt.Sprintf("kustomizations nest more than %d deep or number more than %d here: crd-lsp does not build this kustomization, and checks its files as written", p.lim.MaxDepth, p.lim.MaxKustomizations))
+		return
+	}
+	kpath, why := kustomizationIn(p.src, path)
+	if kpath == "" {
+		p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: the folder %q %s", e.value, why))
+		return
+	}
+	if _, seen := p.ks[kpath]; seen {
+		return // (a diamond: read once)
+	}
+	text, err := p.src.ReadFile(kpath)
+	if err != nil {
+		p.problem(k, e.at, false, v, severity.Error, CodeBuild, "kustomize build fails: "+err.Error())
+		return
+	}
+	sub := readKustomization(kpath, text)
+	if e.field == "components" && !sub.Component() {
+		p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: %q is not a Component", e.value))
+		return
+	}
+	if e.field != "components" && sub.Component() {
+		p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: %q is a Component: list it under components", e.value))
+		return
+	}
+	next := v
+	if next == nil {
+		next = &via{entry: e}
+	}
+	p.visit(sub, next, append(stack, path))
+}
+
+// plugins checks a generators, transformers or validators entry: a
+// builtin plugin's configuration is built, anything else (an exec or Go
+// plugin, a KRM function in a container or a program) is not.
+func (p *planner) plugins(k *Kustomization, e entry, v *via, stack []string) {
+	text := []byte(e.value)
+	if !strings.Contains(e.value, "\n") {
+		path := k.local(e.value)
+		isFile, isDir := p.src.kind(path)
+		switch {
+		case isURL(e.value):
+			p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
+				fmt.Sprintf("%q is remote: crd-lsp fetches nothing, so this kustomization is not built and its files are checked as written", e.value))
+			return
+		case isDir:
+			p.follow(k, entry{field: "resources", value: e.value, at: e.at}, v, stack)
+			return
+		case !isFile:
+			p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: %q is not a file", e.value))
+			return
+		}
+		t, err := p.src.ReadFile(path)
+		if err != nil {
+			p.problem(k, e.at, false, v, severity.Error, CodeBuild, "kustomize build fails: "+err.Error())
+			return
+		}
+		text = t
+	}
+	for _, d := range document.Parse(k.Path, 0, text).Docs {
+		var h struct {
+			APIVersion string `yaml:"apiVersion"`
+			Kind       string `yaml:"kind"`
+		}
+		if d.Root == nil || d.Root.Decode(&h) != nil || h.APIVersion == "builtin" || h.APIVersion == "" && h.Kind == "" {
+			continue
+		}
+		p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
+			fmt.Sprintf("%s %s is a plugin kustomize runs as a program or a container: crd-lsp runs none, so this kustomization is not built and its files are checked as written", h.APIVersion, h.Kind))
+		return
+	}
+}
