@@ -67,6 +67,7 @@ var allowed = map[string][]string{
 	"internal/structural":                        {"internal/fieldpath"},
 	"internal/k8srules":                          {"internal/fieldpath", "internal/yamlflow"},
 	"internal/kustomize":                         {"internal/document", "internal/fieldpath", "internal/severity", "internal/workspace"},
+	"internal/overlays":                          {"internal/analysis", "internal/document", "internal/fieldpath", "internal/kustomize", "internal/loader", "internal/severity"},
 	"internal/k8srules/gen":                      {"internal/k8srules/internal/extract"},
 	"internal/k8srules/internal/extract":         {"internal/k8srules"},
 	// bench tools, not shipped: they judge the built binary from outside.

@@ -83,6 +83,9 @@ type Build struct {
 	// Reads are the files it read (the kustomizations among them), by
 	// path, with the text it read.
 	Reads map[string][]byte
+	// Probed are the paths its plan looked for, and whether each was
+	// there: a file that appears or goes there changes the build too.
+	Probed map[string]bool
 
 	ks     map[string]*Kustomization
 	mu     sync.Mutex
@@ -133,7 +136,7 @@ func Run(ctx context.Context, src *Source, root string, lim Limits) *Build {
 	root = filepath.Clean(root)
 	b := &Build{Root: root, Reads: map[string][]byte{}, parsed: map[string]*document.File{}}
 	p, ok := plan(src, root, lim)
-	b.ks = p.ks
+	b.ks, b.Probed = p.ks, p.probed
 	for path, k := range p.ks {
 		b.Reads[path] = k.File.Text
 	}

@@ -318,6 +318,22 @@ func nameOf(obj *yaml.Node) *yaml.Node {
 	return m
 }
 
+// Declaration is where r was declared: its file and the span of the
+// YAML document that declares it (ok false for a generated object, or
+// one whose document cannot be told).
+func (b *Build) Declaration(r *Resource) (file string, doc document.Span, ok bool) {
+	w := b.baseWriter(r)
+	if w == nil {
+		return "", document.Span{}, false
+	}
+	for _, d := range w.f.Docs {
+		if deref(d.Root) == w.obj {
+			return w.file, d.Span, true
+		}
+	}
+	return "", document.Span{}, false
+}
+
 // declaredName is the name r was declared with (its base document's),
 // else its built name.
 func (b *Build) declaredName(base *writer, r *Resource) string {
@@ -615,6 +631,19 @@ func (b *Build) generated(r *Resource, p fieldpath.Path) (Location, bool) {
 	}
 	at := func(q fieldpath.Path, exact bool) (Location, bool) {
 		return Location{File: k.Path, Span: k.span(q, false), Exact: exact}, true
+	}
+	if len(p) >= 2 && p[0] == fieldpath.Field("metadata") && (p[1] == fieldpath.Field("labels") || p[1] == fieldpath.Field("annotations")) {
+		// The generator's options, else the kustomization's.
+		for _, q := range []fieldpath.Path{item.Child(fieldpath.Field("options"), p[1]), {fieldpath.Field("generatorOptions"), p[1]}} {
+			if len(p) >= 3 {
+				if key, _, ok := k.doc.Spans(q.Child(p[2])); ok {
+					return Location{File: k.Path, Span: key, Exact: true}, true
+				}
+			}
+			if _, _, ok := k.doc.Lookup(q); ok {
+				return Location{File: k.Path, Span: k.span(q, true)}, true
+			}
+		}
 	}
 	if len(p) >= 2 && p[1].Kind == fieldpath.KindField && slices.Contains([]string{"data", "binaryData", "stringData"}, p[0].Field) {
 		key := p[1].Field

@@ -50,14 +50,24 @@ type planner struct {
 	ks       map[string]*Kustomization
 	problems []Problem
 	count    int
+	// probed are the paths the plan looked for, and whether each was
+	// there (a build is stale when one appears or goes).
+	probed map[string]bool
+}
+
+// kind is p.src.kind, recorded.
+func (p *planner) kind(path string) (isFile, isDir bool) {
+	isFile, isDir = p.src.kind(path)
+	p.probed[filepath.Clean(path)] = isFile || isDir
+	return isFile, isDir
 }
 
 // kustomizationIn finds the kustomization file of dir: its path, or why
 // there is none to build.
-func kustomizationIn(src *Source, dir string) (string, string) {
+func (p *planner) kustomizationIn(dir string) (string, string) {
 	var found []string
 	for _, n := range fileNames {
-		if f, _ := src.kind(filepath.Join(dir, n)); f {
+		if f, _ := p.kind(filepath.Join(dir, n)); f {
 			found = append(found, n)
 		}
 	}
@@ -73,7 +83,7 @@ func kustomizationIn(src *Source, dir string) (string, string) {
 // plan reads the kustomization at root and every one it reaches. ok is
 // false when the build must not run (p.problems say why).
 func plan(src *Source, root string, lim Limits) (p *planner, ok bool) {
-	p = &planner{src: src, lim: lim, ks: map[string]*Kustomization{}}
+	p = &planner{src: src, lim: lim, ks: map[string]*Kustomization{}, probed: map[string]bool{}}
 	text, err := src.ReadFile(root)
 	if err != nil {
 		p.problems = append(p.problems, Problem{File: root, Severity: severity.Error, Code: CodeBuild, Message: "kustomize build fails: " + err.Error()})
@@ -165,7 +175,7 @@ func (p *planner) visit(k *Kustomization, v *via, stack []string) {
 		}
 	}
 	for _, e := range files {
-		switch isFile, _ := p.src.kind(k.local(e.value)); {
+		switch isFile, _ := p.kind(k.local(e.value)); {
 		case isURL(e.value):
 			p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
 				fmt.Sprintf("%q is remote: crd-lsp fetches nothing, so this kustomization is not built and its files are checked as written", e.value))
@@ -184,7 +194,7 @@ func (p *planner) visit(k *Kustomization, v *via, stack []string) {
 // kustomization it names.
 func (p *planner) follow(k *Kustomization, e entry, v *via, stack []string) {
 	path := k.local(e.value)
-	isFile, isDir := p.src.kind(path)
+	isFile, isDir := p.kind(path)
 	switch {
 	case isFile && e.field != "components":
 		return
@@ -215,7 +225,7 @@ func (p *planner) follow(k *Kustomization, e entry, v *via, stack []string) {
 			fmt.Sprintf("kustomizations nest more than %d deep or number more than %d here: crd-lsp does not build this kustomization, and checks its files as written", p.lim.MaxDepth, p.lim.MaxKustomizations))
 		return
 	}
-	kpath, why := kustomizationIn(p.src, path)
+	kpath, why := p.kustomizationIn(path)
 	if kpath == "" {
 		p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: the folder %q %s", e.value, why))
 		return
@@ -251,7 +261,7 @@ func (p *planner) plugins(k *Kustomization, e entry, v *via, stack []string) {
 	text := []byte(e.value)
 	if !strings.Contains(e.value, "\n") {
 		path := k.local(e.value)
-		isFile, isDir := p.src.kind(path)
+		isFile, isDir := p.kind(path)
 		switch {
 		case isURL(e.value):
 			p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
