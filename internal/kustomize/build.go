@@ -40,11 +40,15 @@ type Limits struct {
 	// MaxDepth bounds how deep bases and components nest,
 	// MaxKustomizations how many one build reaches.
 	MaxDepth, MaxKustomizations int
+	// MaxGenerated bounds the literals, files and env files the
+	// generators of one build name (kustomize's time grows faster than
+	// their number: 8,000 literals take it seconds).
+	MaxGenerated int
 }
 
 // DefaultLimits are the limits of check and the editor.
 func DefaultLimits() Limits {
-	return Limits{Timeout: 10 * time.Second, MaxRead: 64 << 20, MaxObjects: 10000, MaxOutput: 32 << 20, MaxDepth: 32, MaxKustomizations: 1000}
+	return Limits{Timeout: 10 * time.Second, MaxRead: 64 << 20, MaxObjects: 10000, MaxOutput: 32 << 20, MaxDepth: 32, MaxKustomizations: 1000, MaxGenerated: 4000}
 }
 
 func (l Limits) orDefaults() Limits {
@@ -66,6 +70,9 @@ func (l Limits) orDefaults() Limits {
 	}
 	if l.MaxKustomizations <= 0 {
 		l.MaxKustomizations = d.MaxKustomizations
+	}
+	if l.MaxGenerated <= 0 {
+		l.MaxGenerated = d.MaxGenerated
 	}
 	return l
 }
@@ -192,7 +199,7 @@ func Run(ctx context.Context, src *Source, root string, lim Limits) *Build {
 	case <-ctx.Done():
 		// kustomize stops at its next read (roFS checks ctx); what it
 		// made is not waited for.
-		r.err = fmt.Errorf("stopped after %s", lim.Timeout)
+		r.err = limitError{fmt.Sprintf("not built: the build took longer than %s; its files are checked as written", lim.Timeout)}
 	}
 	if parent.Err() != nil {
 		return nil
@@ -201,7 +208,7 @@ func Run(ctx context.Context, src *Source, root string, lim Limits) *Build {
 	for path, t := range fsys.reads {
 		b.Reads[path] = t
 	}
-	if le, ok := fsys.stop.(limitError); ok {
+	if le, ok := fsys.stop.(limitError); ok && parent.Err() == nil {
 		r.err = le
 	}
 	fsys.mu.Unlock()
@@ -254,6 +261,26 @@ func (b *Build) failed(err error) {
 			if strings.Contains(msg, "'"+e.value+"'") || strings.Contains(msg, "\""+e.value+"\"") || strings.Contains(msg, k.local(e.value)+"'") {
 				b.Problems = append(b.Problems, Problem{File: k.Path, Span: k.span(e.at, false), Severity: severity.Error, Code: CodeBuild, Message: "kustomize build fails: " + msg})
 				return
+			}
+		}
+	}
+	// A patch kustomize names by the id of its object (Kind.version.group/name).
+	for _, p := range paths {
+		k := b.ks[p]
+		for _, pf := range patchFields {
+			for _, pr := range k.patches(pf.field) {
+				f := b.source(pr.file)
+				if pr.file == "" || f == nil {
+					continue
+				}
+				for _, d := range f.Docs {
+					kind, _ := scalarAt(deref(d.Root), "kind")
+					name, _ := scalarAt(nameOf(deref(d.Root)), "name")
+					if kind != "" && name != "" && strings.Contains(msg, kind+".") && strings.Contains(msg, "/"+name+".") {
+						b.Problems = append(b.Problems, Problem{File: k.Path, Span: k.span(pr.at, false), Severity: severity.Error, Code: CodeBuild, Message: "kustomize build fails: " + msg})
+						return
+					}
+				}
 			}
 		}
 	}

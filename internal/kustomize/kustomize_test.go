@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,7 +76,7 @@ func where(t *testing.T, b *Build, kind, p string, onKey, missing bool) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		loc := b.Locate(r, built, path, onKey, missing)
+		loc := b.Locate(r, built, path, onKey, missing, document.Span{})
 		text, ok := b.Reads[loc.File]
 		if !ok {
 			t.Fatalf("located in %s, which the build did not read", loc.File)
@@ -287,7 +288,7 @@ func TestNotBuilt(t *testing.T) {
 // refuses every write.
 func TestLimits(t *testing.T) {
 	dir := tree(t, map[string]string{
-		"app/kustomization.yaml": "resources:\n- deployment.yaml\n- service.yaml\n",
+		"app/kustomization.yaml": "resources:\n- deployment.yaml\n- service.yaml\nconfigMapGenerator:\n- name: c\n  literals: [A=1, B=2]\n",
 		"app/deployment.yaml":    baseDeployment,
 		"app/service.yaml":       "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n",
 	})
@@ -296,10 +297,11 @@ func TestLimits(t *testing.T) {
 		lim  Limits
 		want string
 	}{
-		{Limits{MaxObjects: 1}, "not validated: the build makes 2 objects, more than the 1 crd-lsp validates"},
+		{Limits{MaxObjects: 1}, "not validated: the build makes 3 objects, more than the 1 crd-lsp validates"},
 		{Limits{MaxOutput: 100}, "not validated: the build makes more than 100 bytes of objects"},
 		{Limits{MaxRead: 100}, "not built: the build reads more than 100 bytes"},
 		{Limits{Timeout: 1}, ""},
+		{Limits{MaxGenerated: 1}, ""},
 	} {
 		b := Run(context.Background(), &Source{}, root, c.lim)
 		if b.Built() || len(b.Problems) != 1 || !strings.Contains(b.Problems[0].Message, c.want) || b.Problems[0].File != root {
@@ -332,7 +334,7 @@ func TestLimits(t *testing.T) {
 	// outside Within is read.
 	src := &Source{Texts: map[string][]byte{filepath.Join(dir, "app", "service.yaml"): []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: edited\n")}}
 	b := Run(context.Background(), src, root, Limits{})
-	if !b.Built() || b.Resources[1].Name != "edited" {
+	if !b.Built() || !slices.ContainsFunc(b.Resources, func(r *Resource) bool { return r.Kind == "Service" && r.Name == "edited" }) {
 		t.Errorf("with an open buffer: %+v", b.Problems)
 	}
 	src = &Source{Within: []string{filepath.Join(dir, "elsewhere")}}

@@ -35,8 +35,10 @@ type Location struct {
 // written in it) was written; onKey asks for its key rather than its
 // value. missing says the finding is about a field p lacks (a required
 // field): the object that lacks it is the base that declares p, else the
-// last patch that writes p.
-func (b *Build) Locate(r *Resource, built *document.Doc, p fieldpath.Path, onKey, missing bool) Location {
+// last patch that writes p. inner, when not zero, is the part of p's
+// value (a span of built's text inside a string) the finding is about:
+// the same part of the value as written.
+func (b *Build) Locate(r *Resource, built *document.Doc, p fieldpath.Path, onKey, missing bool, inner document.Span) Location {
 	base := b.baseWriter(r)
 	ws := b.patchWriters(r, built, base)
 	order := make([]*writer, 0, len(ws)+1)
@@ -58,7 +60,13 @@ func (b *Build) Locate(r *Resource, built *document.Doc, p fieldpath.Path, onKey
 		if !missing && bv != nil && bv.Kind == yaml.ScalarNode && (val.Kind != yaml.ScalarNode || val.Value != bv.Value) {
 			continue // written here, changed since (by a later writer, or a transformer)
 		}
-		return w.location(key, val, onKey, true)
+		loc := w.location(key, val, onKey, true)
+		if !onKey && !inner.IsZero() && bv != nil && loc.Exact {
+			if s, ok := w.inside(built.File, bv, val, inner); ok {
+				loc.Span = s
+			}
+		}
+		return loc
 	}
 	if !missing {
 		if loc, ok := b.transformed(r, p); ok {
@@ -66,7 +74,7 @@ func (b *Build) Locate(r *Resource, built *document.Doc, p fieldpath.Path, onKey
 		}
 	}
 	if r.Generated.Kind != "" {
-		if loc, ok := b.generated(r, p); ok {
+		if loc, ok := b.generated(r, p, onKey); ok {
 			return loc
 		}
 	}
@@ -125,6 +133,44 @@ func (w *writer) location(key, val *yaml.Node, onKey, exact bool) Location {
 	return Location{File: w.file, Span: w.span(n), Exact: exact && (!w.inline || w.vmOK)}
 }
 
+// inside maps inner, a part of the built scalar bv's text, to the same
+// part of the writer's scalar wv (the same value), when both map their
+// text exactly.
+func (w *writer) inside(bf *document.File, bv, wv *yaml.Node, inner document.Span) (document.Span, bool) {
+	if bv.Kind != yaml.ScalarNode || wv.Kind != yaml.ScalarNode || bv.Value != wv.Value {
+		return document.Span{}, false
+	}
+	outer := bf.NodeSpan(bv)
+	if inner == outer || inner.Start < outer.Start || inner.End > outer.End {
+		return document.Span{}, false
+	}
+	vb, ok := bf.ValueOffsets(bv)
+	if !ok {
+		return document.Span{}, false
+	}
+	vw, ok := w.f.ValueOffsets(wv)
+	if !ok || vw.Len() != vb.Len() {
+		return document.Span{}, false
+	}
+	i, j := -1, -1
+	for k := 0; k <= vb.Len(); k++ {
+		if i < 0 && vb.Offset(k) == inner.Start {
+			i = k
+		}
+		if vb.Offset(k) == inner.End {
+			j = k
+		}
+	}
+	if i < 0 || j < i {
+		return document.Span{}, false
+	}
+	s := vw.Span(document.Span{Start: i, End: j})
+	if w.inline {
+		s = w.vm.Span(s)
+	}
+	return s, true
+}
+
 // find is where w writes p: the deepest part of p it holds (exact when
 // all of it).
 func (w *writer) find(built *document.Doc, p fieldpath.Path) (key, val *yaml.Node, exact bool) {
@@ -180,7 +226,7 @@ func translate(b, w *yaml.Node, p fieldpath.Path) (key, val *yaml.Node, n int) {
 			if b.Kind != yaml.SequenceNode || w.Kind != yaml.SequenceNode || seg.Index < 0 || seg.Index >= len(b.Content) {
 				return key, val, i
 			}
-			j := matchItem(b.Content[seg.Index], seg.Index, w.Content)
+			j := matchItem(b.Content, seg.Index, w.Content)
 			if j < 0 {
 				return key, val, i
 			}
@@ -223,23 +269,32 @@ func scalarAt(m *yaml.Node, name string) (string, bool) {
 	return v.Value, true
 }
 
-// matchItem is the index among ws of the item that is the built item b
-// (at index i of its list): the one with the same identifying field, or
-// the same scalar; an item without either is matched by its index.
-func matchItem(b *yaml.Node, i int, ws []*yaml.Node) int {
-	b = deref(b)
+// matchItem is the index among ws of the item that is the built item
+// bs[i]: the one with the same identifying field (a value no other item
+// of either list has), or the same scalar; else the item at the same
+// index (lists a patch replaces, items nothing identifies, keep their
+// order).
+func matchItem(bs []*yaml.Node, i int, ws []*yaml.Node) int {
+	b := deref(bs[i])
 	if b.Kind == yaml.MappingNode {
 		for _, k := range idKeys {
 			want, ok := scalarAt(b, k)
 			if !ok {
 				continue
 			}
-			for j, w := range ws {
-				if got, ok := scalarAt(w, k); ok && got == want {
-					return j
+			if count(bs, k, want) != 1 {
+				continue // not what identifies items of this list
+			}
+			switch count(ws, k, want) {
+			case 0:
+				return -1
+			case 1:
+				for j, w := range ws {
+					if got, ok := scalarAt(w, k); ok && got == want {
+						return j
+					}
 				}
 			}
-			return -1
 		}
 	}
 	if b.Kind == yaml.ScalarNode {
@@ -254,6 +309,17 @@ func matchItem(b *yaml.Node, i int, ws []*yaml.Node) int {
 		return i
 	}
 	return -1
+}
+
+// count is how many items of list have the field k equal to v.
+func count(list []*yaml.Node, k, v string) int {
+	n := 0
+	for _, it := range list {
+		if got, ok := scalarAt(it, k); ok && got == v {
+			n++
+		}
+	}
+	return n
 }
 
 // source is the build's parse of a file it read (nil when it read none).
@@ -607,7 +673,7 @@ func (b *Build) transformed(r *Resource, p fieldpath.Path) (Location, bool) {
 
 // generated is where the generator entry that made r writes p: a literal
 // or file of its data, its name, else the entry's name.
-func (b *Build) generated(r *Resource, p fieldpath.Path) (Location, bool) {
+func (b *Build) generated(r *Resource, p fieldpath.Path, onKey bool) (Location, bool) {
 	k := b.ks[r.Generated.Kustomization]
 	if k == nil {
 		return Location{}, false
@@ -636,8 +702,8 @@ func (b *Build) generated(r *Resource, p fieldpath.Path) (Location, bool) {
 		// The generator's options, else the kustomization's.
 		for _, q := range []fieldpath.Path{item.Child(fieldpath.Field("options"), p[1]), {fieldpath.Field("generatorOptions"), p[1]}} {
 			if len(p) >= 3 {
-				if key, _, ok := k.doc.Spans(q.Child(p[2])); ok {
-					return Location{File: k.Path, Span: key, Exact: true}, true
+				if _, _, ok := k.doc.Spans(q.Child(p[2])); ok {
+					return Location{File: k.Path, Span: k.span(q.Child(p[2]), onKey), Exact: true}, true
 				}
 			}
 			if _, _, ok := k.doc.Lookup(q); ok {
@@ -671,9 +737,12 @@ func (b *Build) generated(r *Resource, p fieldpath.Path) (Location, bool) {
 	return at(item.Child(fieldpath.Field("name")), false)
 }
 
-// broughtIn is the root kustomization's entry that brought r into the
+// BroughtIn is the root kustomization's entry that brought r into the
 // build (a resources entry that is r's file or a folder above it), else
-// the root's first key.
+// the root's first key: where a finding is shown when the file that
+// wrote it is not.
+func (b *Build) BroughtIn(r *Resource) Location { return b.broughtIn(r) }
+
 func (b *Build) broughtIn(r *Resource) Location {
 	root := b.ks[b.Root]
 	if root == nil {

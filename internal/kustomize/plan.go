@@ -50,6 +50,8 @@ type planner struct {
 	ks       map[string]*Kustomization
 	problems []Problem
 	count    int
+	// generated counts the generators' literals and files.
+	generated int
 	// probed are the paths the plan looked for, and whether each was
 	// there (a build is stale when one appears or goes).
 	probed map[string]bool
@@ -156,6 +158,19 @@ func (p *planner) visit(k *Kustomization, v *via, stack []string) {
 	}
 	for _, g := range generatorFields {
 		for _, it := range k.items(g.field) {
+			if _, lits, ok := k.doc.Lookup(it.Child(fieldpath.Field("literals"))); ok && lits.Kind == yaml.SequenceNode {
+				p.generated += len(lits.Content)
+			}
+			for _, key := range []string{"files", "envs"} {
+				if _, l, ok := k.doc.Lookup(it.Child(fieldpath.Field(key))); ok && l.Kind == yaml.SequenceNode {
+					p.generated += len(l.Content)
+				}
+			}
+			if p.generated > p.lim.MaxGenerated {
+				p.problem(k, it, false, v, severity.Info, CodeNotBuilt,
+					fmt.Sprintf("not built: the generators name more than %d literals and files, which kustomize takes too long over; the files are checked as written", p.lim.MaxGenerated))
+				return
+			}
 			for _, key := range []string{"files", "envs"} {
 				_, list, _ := k.doc.Lookup(it.Child(fieldpath.Field(key)))
 				if list == nil || list.Kind != yaml.SequenceNode {
@@ -213,7 +228,7 @@ func (p *planner) follow(k *Kustomization, e entry, v *via, stack []string) {
 	if i := slices.Index(stack, path); i >= 0 {
 		chain := make([]string, 0, len(stack)-i+1)
 		for _, d := range append(stack[i:], path) {
-			rel, _ := filepath.Rel(k.Dir(), d)
+			rel, _ := filepath.Rel(filepath.Dir(filepath.Dir(p.root.Path)), d)
 			chain = append(chain, filepath.ToSlash(rel))
 		}
 		p.problem(k, e.at, false, v, severity.Error, CodeBuild,

@@ -77,6 +77,11 @@ type Request struct {
 	EnvKey any
 	// Name words a built kustomization for messages (nil: its folder).
 	Name func(kustomization string) string
+	// Shown says whether findings on the file at path are shown (check
+	// prints the files it checks; nil: all are): a build's finding on a
+	// file that is not is shown on the root kustomization's entry that
+	// brought the object in, saying where it was written.
+	Shown func(path string) bool
 }
 
 // Result is what the builds say of the workspace's files.
@@ -127,6 +132,8 @@ type located struct {
 	file string
 	d    analysis.Diagnostic
 	own  bool
+	// alt is where it is shown when file is not (Request.Shown).
+	alt *located
 }
 
 type objectKey struct {
@@ -184,7 +191,7 @@ func (b *Builder) Run(ctx context.Context, req Request, path string) (res *Resul
 		if fresh {
 			rebuilt = append(rebuilt, root)
 		}
-		res.add(st, root, local)
+		res.add(st, root, local, req.Shown)
 	}
 	res.merge()
 	return res, rebuilt
@@ -392,7 +399,11 @@ func place(build *kustomize.Build, r *kustomize.Resource, f *document.File, d an
 	anchor, onKey := anchorOf(doc, p, d.Span)
 	_, _, exists := doc.Lookup(p)
 	missing := d.Path != "" && !exists
-	loc := build.Locate(r, doc, anchor, onKey, missing)
+	inner := document.Span{}
+	if !onKey {
+		inner = d.Span
+	}
+	loc := build.Locate(r, doc, anchor, onKey, missing, inner)
 	out := d
 	out.Span = loc.Span
 	if !loc.Exact {
@@ -405,7 +416,23 @@ func place(build *kustomize.Build, r *kustomize.Resource, f *document.File, d an
 		// On a kustomization's setting or entry: say which object.
 		out.Message = fmt.Sprintf("%s %q: %s", r.Kind, r.Name, out.Message)
 	}
-	return located{file: loc.File, d: out, own: loc.File == build.Root}
+	l := located{file: loc.File, d: out, own: loc.File == build.Root}
+	if loc.File != build.Root {
+		in := build.BroughtIn(r)
+		alt := d
+		alt.Span, alt.Replace, alt.Missing = in.Span, "", ""
+		line, col := 0, 0
+		if t, ok := build.Reads[loc.File]; ok {
+			line, col = document.NewMapper(t).LineCol(loc.Span.Start)
+		}
+		rel, err := filepath.Rel(filepath.Dir(build.Root), loc.File)
+		if err != nil {
+			rel = loc.File
+		}
+		alt.Message = fmt.Sprintf("%s %q, %s:%d:%d: %s", r.Kind, r.Name, filepath.ToSlash(rel), line, col, out.Message)
+		l.alt = &located{file: in.File, d: alt, own: in.File == build.Root}
+	}
+	return l
 }
 
 // anchorOf is the written path a finding's span in the built object is
@@ -434,11 +461,15 @@ func anchorOf(doc *document.Doc, p fieldpath.Path, span document.Span) (fieldpat
 }
 
 // add takes a root's findings into the result.
-func (r *Result) add(st *rootState, root string, local func(string) string) {
+func (r *Result) add(st *rootState, root string, local func(string) string, shown func(string) bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, l := range st.findings {
 		file := local(l.file)
+		if shown != nil && !shown(file) && l.alt != nil {
+			l = *l.alt
+			file = local(l.file)
+		}
 		r.findings[file] = append(r.findings[file], found{d: l.d, by: []string{root}, own: l.own})
 	}
 	for file, docs := range st.declared {
@@ -588,4 +619,31 @@ func (r *Result) Reads(root string) []string {
 		return nil
 	}
 	return r.roots[root]
+}
+
+// ReadAny reports whether a build the Builder keeps read, or looked for,
+// any of the files at paths (absolute): a change to one on disk changes
+// what it says.
+func (b *Builder) ReadAny(paths []string) bool {
+	b.mu.Lock()
+	states := make([]*rootState, 0, len(b.roots))
+	for _, st := range b.roots {
+		states = append(states, st)
+	}
+	b.mu.Unlock()
+	for _, st := range states {
+		st.mu.Lock()
+		found := false
+		for _, p := range paths {
+			if _, ok := st.stamps[filepath.Clean(p)]; ok {
+				found = true
+				break
+			}
+		}
+		st.mu.Unlock()
+		if found {
+			return true
+		}
+	}
+	return false
 }
