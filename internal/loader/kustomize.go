@@ -24,8 +24,9 @@ func (w *World) KustomizationIn(dir string) string {
 // KustomizeRoots are the kustomizations to build: every kustomization of
 // the workspace that no other one names as a base (a resources or bases
 // entry) or component, components left out (kustomize builds them only
-// into another), then the named ones (files or their folders) the World
-// knows, each once, in path order.
+// into another); of kustomizations that only name each other (a cycle),
+// the first by path, so that the cycle is reported; then the named ones
+// (files or their folders) the World knows, each once, in path order.
 func (w *World) KustomizeRoots(named []string) []string {
 	used := map[string]bool{}
 	for _, p := range w.index().kustomizations {
@@ -34,9 +35,29 @@ func (w *World) KustomizeRoots(named []string) []string {
 		}
 	}
 	var out []string
+	reached := map[string]bool{}
+	var reach func(k string, depth int)
+	reach = func(k string, depth int) {
+		if reached[k] || depth > maxKustomizeDepth {
+			return
+		}
+		reached[k] = true
+		for _, e := range w.files[k].kustomize.Entries {
+			if sub := w.KustomizationIn(e); sub != "" {
+				reach(sub, depth+1)
+			}
+		}
+	}
 	for _, p := range w.index().kustomizations {
 		if !used[filepath.Dir(p)] && !w.files[p].kustomize.Component {
 			out = append(out, p)
+			reach(p, 0)
+		}
+	}
+	for _, p := range w.index().kustomizations {
+		if !reached[p] && !w.files[p].kustomize.Component {
+			out = append(out, p)
+			reach(p, 0)
 		}
 	}
 	for _, n := range named {

@@ -9,7 +9,8 @@ import (
 )
 
 // TestKustomizeRoots: the kustomizations built are those no other names
-// as a base or component (components never), plus the named ones; the
+// as a base or component (components never), one of a cycle, plus the
+// named ones; the
 // reads of a build follow its bases; an edit that changes what a
 // kustomization names changes SchemaGen (open files are diagnosed again)
 // and the roots.
@@ -23,6 +24,8 @@ func TestKustomizeRoots(t *testing.T) {
 		"overlays/dev/kustomization.yml":    "resources: [../../base]\nnamePrefix: dev-\n",
 		"components/tls/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches: [{path: tls.yaml}]\n",
 		"app/Kustomization":                 "resources: [svc.yaml]\n",
+		"cycle/a/kustomization.yaml":        "resources: [../b]\n",
+		"cycle/b/kustomization.yaml":        "resources: [../a]\n",
 	}
 	for p, text := range files {
 		p = filepath.Join(dir, filepath.FromSlash(p))
@@ -38,11 +41,11 @@ func TestKustomizeRoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{j("app/Kustomization"), j("overlays/dev/kustomization.yml"), j("overlays/prod/kustomization.yaml")}
+	want := []string{j("app/Kustomization"), j("cycle/a/kustomization.yaml"), j("overlays/dev/kustomization.yml"), j("overlays/prod/kustomization.yaml")}
 	if got := w.KustomizeRoots(nil); !slices.Equal(got, want) {
 		t.Errorf("roots = %q\nwant %q", got, want)
 	}
-	if got := w.KustomizeRoots([]string{j("base"), j("nowhere")}); !slices.Equal(got, []string{want[0], j("base/kustomization.yaml"), want[1], want[2]}) {
+	if got := w.KustomizeRoots([]string{j("base"), j("nowhere")}); !slices.Equal(got, []string{want[0], j("base/kustomization.yaml"), want[1], want[2], want[3]}) {
 		t.Errorf("with base named, roots = %q", got)
 	}
 	reads := []string{j("base/deployment.yaml"), j("base/kustomization.yaml"), j("components/tls/kustomization.yaml"), j("components/tls/tls.yaml"),
