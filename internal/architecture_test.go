@@ -17,7 +17,7 @@ const module = "github.com/crd-lsp/crd-lsp/"
 
 // allowed mirrors ARCHITECTURE.md's code map.
 var allowed = map[string][]string{
-	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/fieldpath", "internal/packages", "internal/loader", "internal/functions", "internal/mcp", "internal/severity"},
+	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/fieldpath", "internal/packages", "internal/loader", "internal/functions", "internal/mcp", "internal/overlays", "internal/severity"},
 	"internal/fieldpath":                         nil,
 	"internal/document":                          {"internal/fieldpath", "internal/jsonnum"},
 	"internal/xcrd":                              nil,

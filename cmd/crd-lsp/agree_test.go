@@ -407,14 +407,15 @@ func TestEditorAgreesWithCheck(t *testing.T) {
 	}, {
 		// A kustomize overlay's patches are fragments: checked for what
 		// they set, not for what a whole object needs; the same file
-		// outside a kustomization is a whole object.
+		// outside a kustomization is a whole object. The overlay patches
+		// a CRD its resources lack: kustomize build fails, on that patch.
 		name: "kustomize patches",
 		files: map[string]string{
 			"base/kustomization.yaml": "resources: [deployment.yaml]\n", "base/deployment.yaml": agreeDeployment,
 			"overlay/kustomization.yaml": agreeKustomization, "overlay/replicas.yaml": agreeReplicasPatch, "overlay/webhook.patch.yaml": agreeWebhookPatch,
 			"loose/replicas.yaml": agreeReplicasPatch,
 		},
-		want:  []string{"overlay/replicas.yaml:6:13 error type", "loose/replicas.yaml:5:1 error required", "loose/replicas.yaml:6:13 error type"},
+		want:  []string{"overlay/replicas.yaml:6:13 error type", "loose/replicas.yaml:5:1 error required", "loose/replicas.yaml:6:13 error type", "overlay/kustomization.yaml:6:5 error kustomize-build"},
 		clean: []string{"overlay/webhook.patch.yaml", "base/deployment.yaml"},
 	}, {
 		// A Helm chart's Chart.yaml and templates are not manifests; a

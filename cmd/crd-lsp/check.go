@@ -9,10 +9,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/overlays"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -66,6 +68,10 @@ type checkOptions struct {
 	crds        stringList
 	insecure    stringList
 	pipeline    clusterOptions // --extra-resources, --context-files (cluster.go), as render takes them
+	// kustomize builds the kustomizations (--kustomize, default on);
+	// kustomizations names more to build (--kustomization).
+	kustomize      bool
+	kustomizations stringList
 }
 
 func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
@@ -87,6 +93,8 @@ func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
 	opts.pipeline.register(fs, false)
 	fs.Var(&opts.crds, "crds", "CRDs to use from a URL (a release's *.crds.yaml) or a Helm chart in an OCI registry (oci://HOST/REPO/CHART:VERSION: its crds/ folder and plain CRD templates); read and cached by digest, the cached copy used when unreachable (repeatable)")
 	fs.Var(&opts.insecure, "insecure", "registry HOST:PORT to use over plain HTTP, for --crds and --functions-from-packages (repeatable)")
+	fs.BoolVar(&opts.kustomize, "kustomize", true, "build each kustomization that no other uses as a base (and those --kustomization names) with kustomize's library, and validate what it builds, each finding on the line that wrote it (remote bases, Helm charts and plugins are not built); --kustomize=false checks files only as written")
+	fs.Var(&opts.kustomizations, "kustomization", "a kustomization (its file or folder) to build besides those no other kustomization uses as a base (repeatable)")
 	return fs
 }
 
@@ -158,7 +166,12 @@ func check(opts *checkOptions, paths []string, stdin io.Reader, stdout, stderr i
 	go func() {
 		_, _ = workspace.BuiltinsFor(major, workspace.ChooseKubernetes(cfg.KubernetesVersion, "").Minor)
 	}()
-	world, files, err := gatherCheck(context.Background(), cfg, paths, stdin, log, stderr)
+	named, err := namedKustomizations(opts.kustomizations)
+	if err != nil {
+		fmt.Fprintln(stderr, "crd-lsp check:", err)
+		return 2
+	}
+	world, files, err := gatherCheck(context.Background(), cfg, append(paths, named...), stdin, log, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "crd-lsp check:", err)
 		return 2
@@ -171,7 +184,17 @@ func check(opts *checkOptions, paths []string, stdin io.Reader, stdout, stderr i
 		opts.functions.addWorkspace(reg, world)
 		reg.Prepare(context.Background(), stepFunctions(files))
 	}
-	sum := streamCheck(context.Background(), world, files, log, stdout, opts.output, func() []jsonPackageRun { return jsonPackageRuns(reg) })
+	var built *overlays.Result
+	if opts.kustomize {
+		var folders []string // (the folders among the paths, as gatherCheck scans them)
+		for _, p := range paths {
+			if info, err := os.Stat(p); err == nil && info.IsDir() {
+				folders = append(folders, p)
+			}
+		}
+		built = buildOverlays(context.Background(), world, files, folders, named)
+	}
+	sum := streamCheck(context.Background(), world, files, built, log, stdout, opts.output, func() []jsonPackageRun { return jsonPackageRuns(reg) })
 	for _, line := range packageRunLines(reg) {
 		fmt.Fprintln(stderr, "crd-lsp check:", printable(line))
 	}
@@ -180,6 +203,68 @@ func check(opts *checkOptions, paths []string, stdin io.Reader, stdout, stderr i
 		return 1
 	}
 	return 0
+}
+
+// namedKustomizations are the kustomization files --kustomization names
+// (a file, or the folder holding one): checked and built with the rest.
+func namedKustomizations(named []string) ([]string, error) {
+	var out []string
+	for _, n := range named {
+		info, err := os.Stat(n)
+		if err != nil {
+			return nil, fmt.Errorf("--kustomization: %w", err)
+		}
+		if !info.IsDir() {
+			if !workspace.IsKustomization(n) {
+				return nil, fmt.Errorf("--kustomization %s: not a kustomization.yaml, kustomization.yml or Kustomization", n)
+			}
+			out = append(out, n)
+			continue
+		}
+		found := ""
+		for _, name := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+			if _, err := os.Stat(filepath.Join(n, name)); err == nil && found == "" {
+				found = filepath.Join(n, name)
+			}
+		}
+		if found == "" {
+			return nil, fmt.Errorf("--kustomization %s: the folder holds no kustomization.yaml, kustomization.yml or Kustomization", n)
+		}
+		out = append(out, found)
+	}
+	return out, nil
+}
+
+// buildOverlays builds the workspace's kustomizations (those no other
+// uses as a base, and the named ones) and validates what they build
+// (internal/overlays), reading the files as check read them; findings on
+// files check does not print are shown on the kustomization's entry.
+// Overlays are named by their folder relative to the folder given that
+// holds them.
+func buildOverlays(ctx context.Context, world *loader.World, files loader.Files, roots, named []string) *overlays.Result {
+	texts := make(map[string][]byte, len(files))
+	for _, f := range files {
+		texts[f.Path] = f.Content
+	}
+	name := func(k string) string {
+		dir := filepath.Dir(k)
+		for _, r := range roots {
+			if rel, err := filepath.Rel(r, dir); err == nil && workspace.IsUnder(r, dir) {
+				if rel == "." {
+					return r
+				}
+				return filepath.ToSlash(rel)
+			}
+		}
+		return dir
+	}
+	res, _ := overlays.NewBuilder().Run(ctx, overlays.Request{
+		World: world, Texts: texts, MaxFileSize: workspace.DefaultMaxFileSize,
+		Settings: overlays.Settings{Named: named},
+		Env:      world.Env, EnvKey: world, Name: name,
+		Shown: func(p string) bool { _, ok := texts[p]; return ok },
+	}, "")
+	return res
 }
 
 // config validates the flags and turns them into a loader configuration.

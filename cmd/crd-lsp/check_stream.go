@@ -21,6 +21,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/overlays"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
@@ -59,6 +60,9 @@ type checkFile struct {
 	text   []byte
 	mapper *document.Mapper
 	env    analysis.Env
+	// built is what the kustomizations build says of the files (nil:
+	// nothing built).
+	built *overlays.Result
 }
 
 // finding is a diagnostic ready to print, with what sorts it and its
@@ -93,7 +97,7 @@ type checkWriter struct {
 //
 // runs, when not nil, gives the Functions run from their packages, for
 // the JSON output's "functions" (read once every file is done).
-func streamCheck(ctx context.Context, world *loader.World, files loader.Files, log *slog.Logger, stdout io.Writer, output string, runs func() []jsonPackageRun) summary {
+func streamCheck(ctx context.Context, world *loader.World, files loader.Files, built *overlays.Result, log *slog.Logger, stdout io.Writer, output string, runs func() []jsonPackageRun) summary {
 	workers := checkJobs
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -113,7 +117,7 @@ func streamCheck(ctx context.Context, world *loader.World, files loader.Files, l
 				log.Debug("targeting Crossplane", "file", in.Path, "major", major, "from", from)
 			}
 			m, spans := document.Split(in.Content)
-			cf := &checkFile{path: in.Path, text: in.Content, mapper: m, env: world.Env(in.Path)}
+			cf := &checkFile{path: in.Path, text: in.Content, mapper: m, env: world.Env(in.Path), built: built}
 			for first := 0; first < len(spans); {
 				end, size := first, 0
 				for end < len(spans) && (end == first || size < checkPartBytes) {
@@ -178,6 +182,9 @@ func diagnosePart(ctx context.Context, p *checkPart) []finding {
 		if d.Severity == severity.Hint {
 			continue // suggestions (deprecated but supported forms) are for the editor
 		}
+		if f.built.Drop(f.path, d) {
+			continue // what a whole object needs, judged on what the builds make of it
+		}
 		fd := toFinding(f.mapper, d)
 		out = append(out, fd)
 	}
@@ -202,6 +209,23 @@ func finishFile(world *loader.World, f *checkFile, fs []finding) []finding {
 		}
 		return fs[i].diag.Message < fs[j].diag.Message
 	})
+	// What the kustomizations build says of the file, less what the file
+	// says already (overlays.Result.Merge, as the editor merges).
+	if extra := f.built.Findings(f.path, func(d analysis.Diagnostic) bool {
+		for _, o := range fs {
+			if o.start == d.Span.Start && o.byteEnd == d.Span.End && o.diag.Code == d.Code && o.diag.Message == d.Message {
+				return true
+			}
+		}
+		return false
+	}); len(extra) > 0 {
+		for _, d := range extra {
+			if d.Severity != severity.Hint {
+				fs = append(fs, toFinding(f.mapper, d))
+			}
+		}
+		sort.SliceStable(fs, func(i, j int) bool { return fs[i].start < fs[j].start })
+	}
 	if m, ok := world.Meta(f.path); ok {
 		for _, d := range loader.PackageProblems(m, world.Results(f.path), false) {
 			if d.Severity != severity.Hint {
