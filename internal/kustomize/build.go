@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
+	kyaml "sigs.k8s.io/yaml"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
@@ -104,8 +105,8 @@ func (b *Build) Built() bool { return b.Resources != nil }
 
 // Resource is one object a build made.
 type Resource struct {
-	// Text is the object as kustomize wrote it, without its origin
-	// annotations (as kustomize build prints it).
+	// Text is the object kustomize made, without its origin
+	// annotations (what kustomize build prints), as JSON.
 	Text                              []byte
 	APIVersion, Kind, Name, Namespace string
 	// Origin is the file it was declared in ("" when a generator made
@@ -352,6 +353,12 @@ func withOrigins(text []byte) ([]byte, error) {
 	return yaml.Marshal(&doc)
 }
 
+// The annotations kustomize's buildMetadata adds (its internal/utils).
+const (
+	originKey          = "config.kubernetes.io/origin"
+	transformationsKey = "alpha.config.kubernetes.io/transformations"
+)
+
 // resources keeps what kustomize made, with where each object came from
 // (its origin annotations, then removed), within lim.
 func resources(list []*resource.Resource, dir string, lim Limits) ([]*Resource, error) {
@@ -362,7 +369,12 @@ func resources(list []*resource.Resource, dir string, lim Limits) ([]*Resource, 
 	var size int64
 	for _, res := range list {
 		r := &Resource{APIVersion: res.GetApiVersion(), Kind: res.GetKind(), Name: res.GetName(), Namespace: res.GetNamespace()}
-		if o, err := res.GetOrigin(); err == nil && o != nil && o.Repo == "" {
+		// The origin annotations, read and removed at once (kustomize's
+		// GetOrigin, GetTransformations, SetOrigin(nil) and
+		// ClearTransformations each read or write them all).
+		anns := res.GetAnnotations()
+		var o resource.Origin
+		if a, ok := anns[originKey]; ok && kyaml.Unmarshal([]byte(a), &o) == nil && o.Repo == "" {
 			switch {
 			case o.ConfiguredIn != "":
 				r.Generated = Step{Kustomization: filepath.Join(dir, o.ConfiguredIn), Kind: o.ConfiguredBy.Kind}
@@ -370,20 +382,25 @@ func resources(list []*resource.Resource, dir string, lim Limits) ([]*Resource, 
 				r.Origin = filepath.Join(dir, o.Path)
 			}
 		}
-		if ts, err := res.GetTransformations(); err == nil {
+		var ts resource.Transformations
+		if a, ok := anns[transformationsKey]; ok && kyaml.Unmarshal([]byte(a), &ts) == nil {
 			for _, t := range ts {
 				if t != nil && t.Repo == "" && t.ConfiguredIn != "" {
 					r.Steps = append(r.Steps, Step{Kustomization: filepath.Join(dir, t.ConfiguredIn), Kind: t.ConfiguredBy.Kind})
 				}
 			}
 		}
-		if err := res.SetOrigin(nil); err != nil {
-			return nil, err
+		_, hasO := anns[originKey]
+		_, hasT := anns[transformationsKey]
+		if hasO || hasT {
+			delete(anns, originKey)
+			delete(anns, transformationsKey)
+			if err := res.SetAnnotations(anns); err != nil {
+				return nil, err
+			}
 		}
-		if err := res.ClearTransformations(); err != nil {
-			return nil, err
-		}
-		t, err := res.AsYAML()
+		// JSON (YAML too), not AsYAML: half the cost, the same object.
+		t, err := res.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ package loader
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -28,6 +29,16 @@ func (w *World) KustomizationIn(dir string) string {
 // the first by path, so that the cycle is reported; then the named ones
 // (files or their folders) the World knows, each once, in path order.
 func (w *World) KustomizeRoots(named []string) []string {
+	key := "roots\x00" + strings.Join(named, "\x00")
+	if v, ok := w.kustomize.Load(key); ok {
+		return v.([]string)
+	}
+	out := w.kustomizeRoots(named)
+	w.kustomize.Store(key, out)
+	return out
+}
+
+func (w *World) kustomizeRoots(named []string) []string {
 	used := map[string]bool{}
 	for _, p := range w.index().kustomizations {
 		for _, e := range w.files[p].kustomize.Entries {
@@ -80,6 +91,16 @@ func (w *World) KustomizeRoots(named []string) []string {
 // others, but a name may be a folder or may not exist: the build
 // itself is the judge.) Sorted; root first among them only by path.
 func (w *World) KustomizeReads(root string) []string {
+	key := "reads\x00" + root
+	if v, ok := w.kustomize.Load(key); ok {
+		return v.([]string)
+	}
+	out := w.kustomizeReads(root)
+	w.kustomize.Store(key, out)
+	return out
+}
+
+func (w *World) kustomizeReads(root string) []string {
 	seen := map[string]bool{}
 	var visit func(k string, depth int)
 	visit = func(k string, depth int) {

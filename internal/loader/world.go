@@ -120,6 +120,9 @@ type World struct {
 	// envByDir: the EnvironmentConfigs of a folder's Compositions, found
 	// once per World.
 	envByDir sync.Map
+	// kustomize: KustomizeRoots and KustomizeReads, answered once per
+	// World (kustomize.go).
+	kustomize sync.Map
 
 	// schemaGen grows whenever what a file's analysis reads besides its
 	// text changes: a store, the Crossplane major a crossplane.yaml

@@ -173,14 +173,21 @@ func (b *Builder) Run(ctx context.Context, req Request, path string) (res *Resul
 	if req.Settings.Off || req.World == nil {
 		return res, nil
 	}
-	abs, local := absPaths(req)
+	roots := req.World.KustomizeRoots(req.Settings.Named)
+	if path != "" {
+		a, err := filepath.Abs(path)
+		if err != nil {
+			a = path
+		}
+		roots = b.rootsReading(req.World, roots, path, a)
+	}
+	if len(roots) == 0 {
+		return res, nil
+	}
+	abs, local := absPaths(req, roots)
 	src := &kustomize.Source{Texts: map[string][]byte{}, MaxFileSize: req.MaxFileSize, Within: req.Within}
 	for p, t := range req.Texts {
 		src.Texts[abs(p)] = t
-	}
-	roots := req.World.KustomizeRoots(req.Settings.Named)
-	if path != "" {
-		roots = b.rootsReading(req.World, roots, path, abs(path))
 	}
 	for _, root := range roots {
 		st := b.state(abs(root))
@@ -198,23 +205,25 @@ func (b *Builder) Run(ctx context.Context, req Request, path string) (res *Resul
 }
 
 // absPaths maps the World's paths to absolute ones and back (check names
-// files as it was given them, builds read absolute paths).
-func absPaths(req Request) (abs func(string) string, local func(string) string) {
+// files as it was given them, builds read absolute paths); the way back
+// knows the files given by content and those the roots' builds may read.
+func absPaths(req Request, roots []string) (abs func(string) string, local func(string) string) {
 	back := map[string]string{}
 	abs = func(p string) string {
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
 		a, err := filepath.Abs(p)
 		if err != nil {
 			return p
 		}
-		if a != p {
-			back[a] = p
-		}
+		back[a] = p
 		return a
 	}
 	for p := range req.Texts {
 		abs(p)
 	}
-	for _, k := range req.World.Kustomizations() {
+	for _, k := range roots {
 		abs(k)
 		for _, r := range req.World.KustomizeReads(k) {
 			abs(r)
