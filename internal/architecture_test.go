@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"internal/flock":                             nil,
 	"internal/packages/xpkgtest":                 nil,
 	"internal/composition":                       {"internal/fieldpath", "internal/severity", "internal/gvk", "internal/structural", "internal/functions/patchandtransform"},
-	"internal/lsp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader", "internal/functions", "internal/severity"},
+	"internal/lsp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader", "internal/functions", "internal/overlays", "internal/severity"},
 	"internal/loader":                            {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/gvk", "internal/functions", "internal/severity", "internal/functions/environmentconfigs", "internal/functions/gotemplating"},
 	"internal/mcp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/fieldpath", "internal/functions", "internal/loader", "internal/packages", "internal/workspace", "internal/severity"},
 	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus"},

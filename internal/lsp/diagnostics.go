@@ -18,6 +18,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/overlays"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
 
@@ -29,6 +30,9 @@ type diagnoser struct {
 	// caches hold each open document's findings by YAML document, so
 	// that a change re-checks the documents it touched only.
 	caches map[uri.URI]*analysis.DiagnoseCache
+	// overlays keeps the workspace's kustomization builds and what they
+	// say, for the next diagnosis (kustomize.go).
+	overlays *overlays.Builder
 
 	// holds keeps back syntax errors on the line being typed (syntax_hold.go).
 	holds syntaxHolds
@@ -46,7 +50,7 @@ type publishedSet struct {
 }
 
 func newDiagnoser(s *server) *diagnoser {
-	return &diagnoser{s: s, pending: map[uri.URI]context.CancelFunc{}, caches: map[uri.URI]*analysis.DiagnoseCache{}, published: map[uri.URI]publishedSet{}}
+	return &diagnoser{s: s, pending: map[uri.URI]context.CancelFunc{}, caches: map[uri.URI]*analysis.DiagnoseCache{}, published: map[uri.URI]publishedSet{}, overlays: overlays.NewBuilder()}
 }
 
 // schedule (re)starts the diagnosis of u.
@@ -128,6 +132,7 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 	}
 	start := time.Now()
 	var diags []analysis.Diagnostic
+	var others []uri.URI // open files whose builds this diagnosis redid
 	checked := 0
 	if hit, skipped := f.NotParsed(); skipped {
 		diags = []analysis.Diagnostic{notAnalysed(hit)}
@@ -150,6 +155,12 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 		}
 		d.mu.Unlock()
 		diags = found
+		// What the kustomizations that read the file build says of it.
+		var ok bool
+		diags, others, ok = d.withOverlays(ctx, sn, diags)
+		if !ok || ctx.Err() != nil {
+			return
+		}
 		if sn.ready() {
 			diags = append(diags, d.s.packageDiagnostics(sn)...)
 		}
@@ -172,6 +183,9 @@ func (d *diagnoser) run(ctx context.Context, u uri.URI) {
 	}
 	d.send(u, f, now, sn.enc)
 	d.published[u] = publishedSet{file: f, diags: diags}
+	for _, o := range others {
+		d.schedule(o)
+	}
 	d.s.log.Debug("diagnostics published", "uri", u, "version", f.Version, "count", len(diags), "documents", len(f.Docs), "checked", checked, "took", time.Since(start))
 }
 

@@ -136,6 +136,18 @@ type Settings struct {
 	// AllowRemoteFunctions allows Development targets outside loopback
 	// (--allow-remote-functions).
 	AllowRemoteFunctions bool `json:"allowRemoteFunctions,omitempty"`
+	// Kustomize: building the workspace's kustomizations and validating
+	// what they build (kustomize.go; check's --kustomize and
+	// --kustomization).
+	Kustomize struct {
+		// Build (default true) builds each kustomization that no other
+		// uses as a base; false checks files only as written.
+		Build *bool `json:"build,omitempty"`
+		// Paths are more kustomizations to build (files or their
+		// folders, in the workspace: absolute, ~/…, or relative to a
+		// workspace folder).
+		Paths stringOrList `json:"paths,omitempty"`
+	} `json:"kustomize"`
 }
 
 // functionExes is crdLsp.functions: function name → executable. A value

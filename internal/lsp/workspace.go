@@ -123,6 +123,7 @@ func equalStrings(a, b []string) bool {
 func (s *server) registerWatchers(ctx context.Context) {
 	opts := protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: []protocol.FileSystemWatcher{
 		{GlobPattern: protocol.Pattern("**/*.{yaml,yml}")},
+		{GlobPattern: protocol.Pattern("**/Kustomization")},
 	}}
 	raw, err := protocol.Marshal(&opts)
 	if err != nil {
@@ -268,7 +269,17 @@ func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) 
 		},
 		locked: func(_, _ *loader.World) { s.catalogsNeededLocked() },
 	})
+	// A file a kustomization build read changed on disk: what the builds
+	// say of the open files may have changed (kustomize.go).
+	changedPaths := make([]string, len(todo))
+	for i, c := range todo {
+		changedPaths[i] = c.path
+	}
+	built := s.diag.overlays.ReadAny(changedPaths)
 	if next == nil {
+		if built {
+			s.diag.scheduleAll()
+		}
 		return
 	}
 	changed := next.SchemaGen() != base.SchemaGen() || functionsChanged(base, next)
@@ -276,7 +287,7 @@ func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) 
 		// Its dependencies may have changed too.
 		s.goBackground(s.refreshPackages)
 	}
-	if changed {
+	if changed || built {
 		s.diag.scheduleAll()
 	}
 }

@@ -34,6 +34,8 @@ export const settingKeys = [
   "functionsDocker",
   "functionsFromPackages",
   "allowRemoteFunctions",
+  "kustomize.build",
+  "kustomize.paths",
 ] as const;
 
 function isEmpty(value: unknown): boolean {
