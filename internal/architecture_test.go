@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"internal/composite":                         {"internal/fieldpath", "internal/gvk", "internal/paved"},
 	"internal/packages":                          {"internal/severity", "internal/document", "internal/flock"},
 	"internal/flock":                             nil,
+	"internal/rusage":                            nil,
 	"internal/packages/xpkgtest":                 nil,
 	"internal/composition":                       {"internal/fieldpath", "internal/severity", "internal/gvk", "internal/structural", "internal/functions/patchandtransform"},
 	"internal/lsp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader", "internal/functions", "internal/severity"},
@@ -72,7 +73,7 @@ var allowed = map[string][]string{
 	"bench/workload":   nil,
 	"bench/jsonschema": nil,
 	"bench/lspclient":  nil,
-	"bench/crdbench":   {"bench/workload", "bench/jsonschema", "bench/lspclient"},
+	"bench/crdbench":   {"bench/workload", "bench/jsonschema", "bench/lspclient", "internal/rusage"},
 }
 
 // onlyFile narrows a rule to one file of its package: the command imports
