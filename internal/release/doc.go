@@ -5,6 +5,7 @@
 // NOTICE and the example inside, checksums that match, a VS Code extension
 // per platform with that platform's server, the version and commit
 // stamped — and README's install section is run as written on the Linux
-// archive, with a clean PATH and HOME, offline. `go install …@version` is
+// archive, with a clean PATH and HOME, offline, and the Linux .vsix is
+// installed by VS Code's own installer. `go install …@version` is
 // proven from a module proxy made of this commit.
 package release
