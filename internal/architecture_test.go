@@ -17,9 +17,10 @@ const module = "github.com/crd-lsp/crd-lsp/"
 
 // allowed mirrors ARCHITECTURE.md's code map.
 var allowed = map[string][]string{
-	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/fieldpath", "internal/packages", "internal/loader", "internal/functions", "internal/mcp", "internal/overlays", "internal/severity"},
+	"cmd/crd-lsp":                                {"internal/lsp", "internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/fieldpath", "internal/packages", "internal/loader", "internal/functions", "internal/mcp", "internal/overlays", "internal/severity", "internal/fileuri"},
 	"internal/fieldpath":                         nil,
-	"internal/document":                          {"internal/fieldpath", "internal/jsonnum"},
+	"internal/document":                          {"internal/fieldpath", "internal/jsonnum", "internal/fileuri"},
+	"internal/fileuri":                           nil,
 	"internal/xcrd":                              nil,
 	"internal/schemas":                           {"internal/fieldpath", "internal/xcrd", "internal/severity", "internal/gvk", "internal/structural", "internal/yamlflow", "internal/suggest", "internal/flock"},
 	"internal/schemas/builtin":                   nil,
@@ -32,14 +33,16 @@ var allowed = map[string][]string{
 	"internal/composite":                         {"internal/fieldpath", "internal/gvk", "internal/paved"},
 	"internal/packages":                          {"internal/severity", "internal/document", "internal/flock"},
 	"internal/flock":                             nil,
+	"internal/rusage":                            nil,
 	"internal/packages/xpkgtest":                 nil,
 	"internal/composition":                       {"internal/fieldpath", "internal/severity", "internal/gvk", "internal/structural", "internal/functions/patchandtransform"},
-	"internal/lsp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader", "internal/functions", "internal/overlays", "internal/severity"},
+	"internal/lsp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/loader", "internal/functions", "internal/overlays", "internal/severity", "internal/fileuri"},
 	"internal/loader":                            {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/gvk", "internal/functions", "internal/severity", "internal/functions/environmentconfigs", "internal/functions/gotemplating"},
 	"internal/mcp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/fieldpath", "internal/functions", "internal/loader", "internal/packages", "internal/workspace", "internal/severity"},
-	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus"},
+	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus", "internal/fileuri"},
 	"internal/corpus":                            nil,
 	"internal/testfixtures":                      {"internal/jsonnum"},
+	"internal/release":                           nil, // tests only
 	"internal/functions":                         {"internal/jsonnum"},
 	"internal/functions/fntest":                  {"internal/flock"},
 	"internal/functions/conformance":             {"internal/functions", "internal/jsonnum"},
@@ -74,7 +77,7 @@ var allowed = map[string][]string{
 	"bench/workload":   nil,
 	"bench/jsonschema": nil,
 	"bench/lspclient":  nil,
-	"bench/crdbench":   {"bench/workload", "bench/jsonschema", "bench/lspclient"},
+	"bench/crdbench":   {"bench/workload", "bench/jsonschema", "bench/lspclient", "internal/rusage"},
 }
 
 // onlyFile narrows a rule to one file of its package: the command imports
@@ -114,7 +117,7 @@ func TestImportRules(t *testing.T) {
 			if only, ok := onlyFile[strings.TrimPrefix(p, module)]; ok && pkg == filepath.ToSlash(filepath.Dir(only)) && filepath.ToSlash(rel+"/"+filepath.Base(path)) != only {
 				t.Errorf("%s imports %s: in %s only %s may", path, p, pkg, only)
 			}
-			if strings.HasPrefix(p, "go.lsp.dev/") && pkg != "internal/lsp" && pkg != "internal/lsp/lsptest" {
+			if strings.HasPrefix(p, "go.lsp.dev/") && pkg != "internal/lsp" && pkg != "internal/lsp/lsptest" && !(p == "go.lsp.dev/uri" && pkg == "internal/fileuri") {
 				t.Errorf("%s imports %s: only internal/lsp knows LSP", path, p)
 			}
 			if strings.HasPrefix(p, "k8s.io/client-go/") && pkg != "internal/packages" {

@@ -10,10 +10,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/crd-lsp/crd-lsp/bench/workload"
+	"github.com/crd-lsp/crd-lsp/internal/rusage"
 )
 
 // A run of a checker as a child process: what getrusage says of it.
@@ -38,12 +38,12 @@ func runChild(argv []string, env []string) (run, error) {
 		return r, err
 	}
 	r.exit = cmd.ProcessState.ExitCode()
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	peak, ok := rusage.PeakRSS(cmd.ProcessState)
 	if !ok {
-		return r, fmt.Errorf("no rusage")
+		return r, fmt.Errorf("no peak RSS on this system")
 	}
-	r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	r.maxRSS = ru.Maxrss << 10 // KiB on Linux
+	r.maxRSS = peak
 	if errb.Len() > 0 && r.exit > 1 {
 		return r, fmt.Errorf("%s: exit %d: %s", argv[0], r.exit, errb.String())
 	}

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	yamlv3 "gopkg.in/yaml.v3"
 
 	"github.com/crd-lsp/crd-lsp/bench/lspclient"
 	"github.com/crd-lsp/crd-lsp/bench/workload"
+	"github.com/crd-lsp/crd-lsp/internal/rusage"
 )
 
 // firstDiag starts the server in a workspace holding every upjet AWS CRD
@@ -125,8 +125,7 @@ func parseFloor(dir string) (wall, cpu time.Duration, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	var before syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	before, _ := rusage.SelfCPU()
 	start := time.Now()
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
@@ -139,8 +138,7 @@ func parseFloor(dir string) (wall, cpu time.Duration, err error) {
 		}
 	}
 	wall = time.Since(start)
-	var after syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-	cpu = time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+	after, _ := rusage.SelfCPU()
+	cpu = after - before
 	return wall, cpu, nil
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/crd-lsp/crd-lsp/internal/fileuri"
 )
 
 // SARIF 2.1.0 (OASIS), as GitHub and GitLab code scanning read it: one
@@ -168,14 +170,10 @@ func sarifURI(path string) string {
 			}
 		}
 	}
-	p = filepath.ToSlash(filepath.Clean(p))
-	if filepath.IsAbs(path) && filepath.IsAbs(filepath.FromSlash(p)) {
-		if !strings.HasPrefix(p, "/") {
-			p = "/" + p // C:/x → /C:/x
-		}
-		return (&url.URL{Scheme: "file", Path: p}).String()
+	if filepath.IsAbs(p) {
+		return fileuri.URI(filepath.Clean(p)) // outside the working folder
 	}
-	return (&url.URL{Path: p}).String()
+	return (&url.URL{Path: filepath.ToSlash(filepath.Clean(p))}).String()
 }
 
 // sarifRuleFor describes a code: exact codes first, then the families

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fileuri"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -255,3 +256,20 @@ func TestGitHubAnnotations(t *testing.T) {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestSarifURI: a file under the working folder is a relative artifact
+// URI with forward slashes; one outside it an absolute file: URI, escaped
+// as every URI crd-lsp sends (internal/fileuri).
+func TestSarifURI(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sarifURI(filepath.Join(wd, "my dir", "zoë.yaml")); got != "my%20dir/zo%C3%AB.yaml" {
+		t.Errorf("inside the working folder: %q", got)
+	}
+	outside := filepath.Join(filepath.Dir(wd), "other project", "x.yaml")
+	if got, want := sarifURI(outside), fileuri.URI(outside); got != want || !strings.Contains(got, "other%20project") {
+		t.Errorf("outside the working folder: %q, want %q", got, want)
+	}
+}

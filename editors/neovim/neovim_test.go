@@ -4,6 +4,7 @@ package neovim
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -230,5 +231,38 @@ func TestNeovimPreviewRendered(t *testing.T) {
 	// modified, and no client attached to diagnose it.
 	if sc := res.Scratch; sc.Buftype != "nofile" || sc.Filetype != "yaml" || sc.Modified || sc.Modifiable || sc.Clients != 0 || sc.Diagnostics != 0 {
 		t.Errorf("the preview buffer is %+v, want a YAML scratch buffer without clients", sc)
+	}
+}
+
+// TestLspConfigFile: editors/neovim/lsp/crd_lsp.lua, the file README
+// tells Neovim 0.11 users to copy into ~/.config/nvim/lsp/, is Lua that
+// returns the configuration vim.lsp.config reads: crd-lsp from PATH for
+// YAML, rooted at crossplane.yaml or .git, settings under crdLsp. (Debian's
+// Neovim is 0.7: it evaluates the file; vim.lsp.enable is 0.11's.)
+func TestLspConfigFile(t *testing.T) {
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("nvim not found: .ci/run installs neovim with apt-get")
+		}
+		t.Skip("nvim not installed")
+	}
+	out, err := exec.Command(nvim, "--headless", "--clean", "-c",
+		`lua io.stdout:write(vim.fn.json_encode(dofile('lsp/crd_lsp.lua')))`, "-c", "qa!").Output()
+	if err != nil {
+		t.Fatalf("nvim: %v\n%s", err, out)
+	}
+	var cfg struct {
+		Cmd, Filetypes, RootMarkers []string
+		Settings                    map[string]any
+	}
+	if err := json.Unmarshal(out, &cfg); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var raw map[string]any
+	_ = json.Unmarshal(out, &raw)
+	if strings.Join(cfg.Cmd, " ") != "crd-lsp" || strings.Join(cfg.Filetypes, " ") != "yaml" ||
+		fmt.Sprint(raw["root_markers"]) != "[crossplane.yaml .git]" || cfg.Settings["crdLsp"] == nil {
+		t.Errorf("crd_lsp.lua returns %s", out)
 	}
 }

@@ -9,9 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 
+	"github.com/crd-lsp/crd-lsp/internal/flock"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 )
 
@@ -35,15 +35,11 @@ func lockExtension(t *testing.T) (unlock func()) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256([]byte(abs))
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "crd-lsp-vscode-"+hex.EncodeToString(sum[:8])+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err = flock.Lock(filepath.Join(os.TempDir(), "crd-lsp-vscode-"+hex.EncodeToString(sum[:8])+".lock"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		t.Fatal(err)
-	}
-	return func() { f.Close() }
+	return unlock
 }
 
 // npmCI installs the locked dependencies unless a previous install holds

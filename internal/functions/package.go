@@ -15,7 +15,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -419,13 +418,4 @@ func (r *Registry) Prepare(ctx context.Context, names []string) {
 		}()
 	}
 	wg.Wait()
-}
-
-// platformNote says why functions cannot run from their packages on this
-// system ("" on Linux).
-func platformNote() string {
-	if runtime.GOOS == "linux" {
-		return ""
-	}
-	return "crd-lsp runs functions from their packages on Linux only (this is " + runtime.GOOS + ")"
 }

@@ -20,6 +20,9 @@ import (
 	"strings"
 )
 
+// platformNote: functions run from their packages here.
+func platformNote() string { return "" }
+
 // machines maps GOARCH to the ELF machine its programs are built for.
 var machines = map[string]elf.Machine{
 	"amd64": elf.EM_X86_64, "386": elf.EM_386, "arm64": elf.EM_AARCH64, "arm": elf.EM_ARM,

@@ -54,6 +54,9 @@ func (g *group) join(cmd *exec.Cmd) {
 	cmd.SysProcAttr = sysProcAttr(pgid)
 }
 
+// started: a unix process joined its group as it started (join).
+func (g *group) started(*exec.Cmd) {}
+
 // kill kills the group, cmd's process with it.
 func (g *group) kill(cmd *exec.Cmd) {
 	if g != nil {

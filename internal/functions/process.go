@@ -92,8 +92,10 @@ func (b *processBackend) conn(ctx context.Context) (context.Context, func(), *gr
 //
 // On unix the process joins a process group led by a watchdog that kills
 // the group when crd-lsp stops it, when the process exits, and when
-// crd-lsp dies however it dies (see proc_unix.go): what a wrapper script
-// started goes with it. Its output is read by an output (output.go).
+// crd-lsp dies however it dies (see proc_unix.go); on Windows a job
+// object that kills its processes when its one handle, crd-lsp's, closes
+// (proc_windows.go): what a wrapper script started goes with it. Its
+// output is read by an output (output.go).
 func (b *processBackend) start() (*proc, error) {
 	port, err := freePort()
 	if err != nil {
@@ -144,6 +146,7 @@ func (b *processBackend) start() (*proc, error) {
 		grp.release()
 		return nil, fmt.Errorf("cannot start %s: %w", b.ex.Path, err)
 	}
+	grp.started(cmd)
 	pw.Close()
 	out := newOutput(pr, b.name, b.logf)
 	if b.outRate > 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/fileuri"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 )
@@ -118,7 +119,27 @@ func fileURI(f *document.File) uri.URI {
 	if document.IsURI(f.URI) {
 		return uri.URI(f.URI)
 	}
-	return uri.File(f.URI)
+	return pathURI(f.URI)
+}
+
+// pathURI is the URI the server sends for a local path: internal/fileuri's
+// one conversion (VS Code's form: file:///c%3A/… on Windows).
+func pathURI(p string) uri.URI { return uri.URI(fileuri.URI(p)) }
+
+// openAt is the open buffer of a local path and the URI the client opened
+// it under, whichever form of a file's URI that client writes
+// (file:///C:/x and file:///c%3A/x name one file on Windows).
+func openAt(open map[uri.URI]*document.File, path string) (uri.URI, *document.File, bool) {
+	u := pathURI(path)
+	if f, ok := open[u]; ok {
+		return u, f, true
+	}
+	for u, f := range open {
+		if filePath(u) == path {
+			return u, f, true
+		}
+	}
+	return "", nil, false
 }
 
 // diagnosticText is a diagnostic's message as the client gets it: control

@@ -36,7 +36,7 @@ func (sn snapshot) readFile(path string) ([]byte, error) {
 	if file, ok := packageFile(sn.world, path); ok {
 		return os.ReadFile(file)
 	}
-	if f, ok := sn.open[uri.File(path)]; ok {
+	if _, f, ok := openAt(sn.open, path); ok {
 		if hit, skipped := f.NotParsed(); skipped {
 			return nil, fmt.Errorf("%s is open but not analysed (%d over the limit of %d)", path, hit.Have, hit.Limit)
 		}
@@ -49,7 +49,7 @@ func (sn snapshot) readFile(path string) ([]byte, error) {
 // its file, or for a package's definitions the cached package.yaml.
 func (sn snapshot) locationURI(f *document.File) uri.URI {
 	if file, ok := packageFile(sn.world, f.URI); ok {
-		return uri.File(file)
+		return pathURI(file)
 	}
 	return fileURI(f)
 }

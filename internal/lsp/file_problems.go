@@ -75,9 +75,9 @@ func (s *server) setFileProblemLocked(path string, pr *fileProblem) bool {
 // not open: its problem, or nothing.
 func (s *server) publishFileProblems(paths []string) {
 	for _, p := range paths {
-		u := uri.File(p)
+		u := pathURI(p)
 		s.mu.Lock()
-		_, open := s.open[u]
+		_, _, open := openAt(s.open, p)
 		pr, has := s.fileProblems[p]
 		s.mu.Unlock()
 		if open {

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"path/filepath"
 	"testing"
 
 	"go.lsp.dev/uri"
@@ -37,5 +38,25 @@ func TestFilePathAgreesWithURI(t *testing.T) {
 		if got := fileURI(&document.File{URI: u}); string(got) != u {
 			t.Errorf("fileURI of a buffer named %s = %s", u, got)
 		}
+	}
+}
+
+// TestOpenAt: an open buffer is found by its path whichever form of its
+// URI the client wrote: escaped as VS Code writes it, or with spaces and
+// letters as they are (and, on Windows, file:///C:/x beside
+// file:///c%3A/x).
+func TestOpenAt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a b", "ç")
+	p := filepath.Join(dir, "my crd.yaml")
+	f := &document.File{}
+	for _, u := range []uri.URI{pathURI(p), uri.URI("file://" + filepath.ToSlash(p))} {
+		open := map[uri.URI]*document.File{u: f, pathURI(filepath.Join(dir, "other.yaml")): {}}
+		got, gotF, ok := openAt(open, p)
+		if !ok || got != u || gotF != f {
+			t.Errorf("openAt(%s) = %s, %v, %v", p, got, gotF == f, ok)
+		}
+	}
+	if _, _, ok := openAt(map[uri.URI]*document.File{}, p); ok {
+		t.Errorf("openAt found a buffer in no open document")
 	}
 }

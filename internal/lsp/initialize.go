@@ -59,7 +59,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	} else if params.RootURI != nil && *params.RootURI != "" {
 		s.addFolderLocked(*params.RootURI)
 	} else if p, ok := params.RootPath.Get(); ok && p != "" {
-		s.addFolderLocked(uri.File(p))
+		s.addFolderLocked(pathURI(p))
 	}
 
 	if len(params.InitializationOptions) > 0 {

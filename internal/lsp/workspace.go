@@ -325,7 +325,7 @@ func (s *server) planWatchedLocked(batch map[string]watchEvent) (todo []watchedC
 		}
 		for _, p := range gone {
 			if _, dup := batch[p]; !dup {
-				todo = append(todo, watchedChange{uri: uri.File(p), path: p, deleted: true})
+				todo = append(todo, watchedChange{uri: pathURI(p), path: p, deleted: true})
 			}
 		}
 	}

@@ -50,7 +50,7 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 			return analysis.FileSymbols{}, false
 		}
 		ranges[e.syms.File] = func(sp document.Span) protocol.Range { return e.ranges[sp] }
-		uris[e.syms.File] = uri.File(e.syms.File)
+		uris[e.syms.File] = pathURI(e.syms.File)
 		return e.syms, true
 	}
 
@@ -94,7 +94,7 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 	// A kind's definition is read as snapshot.readFile reads it: an open
 	// buffer, a cached package's package.yaml, or the disk.
 	kindsIn := func(path string) (analysis.FileSymbols, bool) {
-		if f, ok := sn.open[uri.File(path)]; ok {
+		if _, f, ok := openAt(sn.open, path); ok {
 			if _, skipped := f.NotParsed(); skipped {
 				return analysis.FileSymbols{}, false
 			}

@@ -22,10 +22,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/crd-lsp/crd-lsp/internal/flock"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 )
 
@@ -97,15 +97,12 @@ func lockExtension(t *testing.T) (unlock func()) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256([]byte(abs))
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "crd-lsp-vscode-"+hex.EncodeToString(sum[:8])+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	release, err := flock.Lock(filepath.Join(os.TempDir(), "crd-lsp-vscode-"+hex.EncodeToString(sum[:8])+".lock"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
 	var once sync.Once
-	unlock = func() { once.Do(func() { f.Close() }) }
+	unlock = func() { once.Do(release) }
 	t.Cleanup(unlock)
 	return unlock
 }
@@ -194,7 +191,7 @@ func artifacts(t *testing.T) string {
 func startCodeServer(t *testing.T, bin string, args []string, env []string) string {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -205,13 +202,13 @@ func startCodeServer(t *testing.T, bin string, args []string, env []string) stri
 	}
 	done := make(chan struct{})
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		stopGroup(cmd, false)
 		select {
 		case <-done:
 		case <-time.After(20 * time.Second):
 		}
 		// Whatever of the group is left (extension host, crd-lsp) goes too.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		stopGroup(cmd, true)
 		<-done
 	})
 	listening := regexp.MustCompile(`HTTP server listening on (http://127\.0\.0\.1:\d+)/`)

@@ -12,6 +12,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/crd-lsp/crd-lsp/internal/fileuri"
 )
 
 // Event is one message the server sent to the editor.
@@ -190,7 +192,7 @@ func (c *client) WorkspaceFolders(ctx context.Context) ([]protocol.WorkspaceFold
 func (e *Editor) workspaceFolders() []protocol.WorkspaceFolder {
 	var folders []protocol.WorkspaceFolder
 	for _, d := range e.folderPaths() {
-		folders = append(folders, protocol.WorkspaceFolder{URI: uri.File(d), Name: baseName(d)})
+		folders = append(folders, protocol.WorkspaceFolder{URI: uri.URI(fileuri.URI(d)), Name: baseName(d)})
 	}
 	return folders
 }

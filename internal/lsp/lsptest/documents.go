@@ -10,6 +10,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/crd-lsp/crd-lsp/internal/fileuri"
 )
 
 // Path resolves p: absolute paths stay, relative ones are relative to
@@ -26,7 +28,7 @@ func (e *Editor) Path(p string) string {
 }
 
 // URI of a path (see Path).
-func (e *Editor) URI(p string) uri.URI { return uri.File(e.Path(p)) }
+func (e *Editor) URI(p string) uri.URI { return uri.URI(fileuri.URI(e.Path(p))) }
 
 func docID(u uri.URI) protocol.TextDocumentIdentifier { return protocol.TextDocumentIdentifier{URI: u} }
 
@@ -153,7 +155,7 @@ func (e *Editor) notifyWatched(p string, typ protocol.FileChangeType) {
 	e.t.Helper()
 	ctx, cancel := e.reqCtx()
 	defer cancel()
-	err := e.server.DidChangeWatchedFiles(ctx, &protocol.DidChangeWatchedFilesParams{Changes: []protocol.FileEvent{{URI: uri.File(p), Type: typ}}})
+	err := e.server.DidChangeWatchedFiles(ctx, &protocol.DidChangeWatchedFilesParams{Changes: []protocol.FileEvent{{URI: uri.URI(fileuri.URI(p)), Type: typ}}})
 	if err != nil {
 		e.t.Fatalf("didChangeWatchedFiles: %v", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/crd-lsp/crd-lsp/internal/fileuri"
 	"github.com/crd-lsp/crd-lsp/internal/lsp"
 )
 
@@ -291,7 +292,7 @@ func (e *Editor) initializeParams() *protocol.InitializeParams {
 		p.InitializationOptions = raw
 	}
 	if e.cfg.Dir != "" {
-		u := uri.File(e.cfg.Dir)
+		u := uri.URI(fileuri.URI(e.cfg.Dir))
 		p.RootURI = &u
 	}
 	if folders := e.workspaceFolders(); len(folders) > 0 {
