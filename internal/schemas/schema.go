@@ -412,6 +412,9 @@ func (sc *Schema) validate(ctx context.Context, obj map[string]any, through bool
 		out = builtinTypes(vv, obj, out)
 		out = laterFields(sc, out)
 	}
+	if sc.kubeValidated() {
+		out = withKubeValidation(ctx, obj, out)
+	}
 	return out
 }
 
