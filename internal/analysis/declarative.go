@@ -12,8 +12,8 @@ import (
 // k8s.io/api) say of the object, to the schema's errs. A field the schema
 // already reports on is left to the schema's finding.
 func withDeclarative(sch *schemas.Schema, gvk schemas.GVK, m map[string]any, errs []schemas.Error) []schemas.Error {
-	if sch == nil || sch.Source.Kind != schemas.SourceBuiltin {
-		return errs
+	if sch == nil || sch.Source.Kind != schemas.SourceBuiltin || sch.KubernetesValidates(m) {
+		return errs // kube-apiserver's own validation ran, declarative rules included
 	}
 	found := k8srules.Check(gvk.Group, gvk.Version, gvk.Kind, m)
 	if len(found) == 0 {

@@ -28,7 +28,9 @@ func patchFragment(ctx context.Context, d *document.Doc, m map[string]any, gvk s
 	var kept []schemas.Error
 	for _, e := range withoutExpressions(sch.Validate(ctx, m), m, env) {
 		switch {
-		case e.Code == "required", e.Code == "cel":
+		case e.Code == "required", e.Code == "cel", e.Code == schemas.CodeKubernetes:
+			// kube-apiserver's own validation judges whole objects
+			// (cross-field rules): a fragment is not one.
 		case e.Code == "unknown-field" && strings.HasPrefix(e.Field, "$"):
 		default:
 			kept = append(kept, e)

@@ -461,7 +461,7 @@ func functionDiagnostics(ctx context.Context, d *document.Doc, m map[string]any,
 	if rd.Pipeline == nil {
 		return nil
 	}
-	ff := &functionFindings{d: d, example: example, tsteps: map[int]*templateStep{}, repeated: map[string]int{}, more: map[int]int{}}
+	ff := &functionFindings{d: d, example: example, tsteps: map[int]*templateStep{}, repeated: map[string]int{}, more: map[int]int{}, env: env}
 	for _, ts := range templateSteps(d, m) {
 		ff.tsteps[ts.index] = ts
 	}
@@ -502,6 +502,7 @@ type functionFindings struct {
 	repeated map[string]int // a template document's finding → its index in out
 	more     map[int]int    // index in out → how many more resources share it
 	noValue  map[int][]gotemplating.NoValue
+	env      Env
 }
 
 // note adds a function's result or failure on its step (an execution
@@ -535,7 +536,7 @@ func (ff *functionFindings) resource(ctx context.Context, res render.Resource, i
 		doc, hasDoc = ts.producer(res.Name, res.Object)
 	}
 	seen := map[string]bool{}
-	for _, e := range sch.ValidateThrough(ctx, res.Object) {
+	for _, e := range append(sch.ValidateThrough(ctx, res.Object), objectManifestErrors(ctx, res.Object, ff.d.File.URI, ff.env)...) {
 		if e.Severity != severity.Error || (len(e.Path) > 0 && e.Path[0].Field == "metadata") {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
@@ -74,11 +75,14 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 		basePath := res.Path.Child(fieldpath.Field("base"))
 		seen := map[string]bool{}
 		start := len(diags)
-		for _, e := range sch.ValidateThrough(ctx, res.Object) {
+		var kube []schemas.Error
+		for _, e := range append(sch.ValidateThrough(ctx, res.Object), objectManifestErrors(ctx, res.Object, d.File.URI, env)...) {
 			missing := missingPath(e)
 			if missing == nil {
 				if dg, ok := constantValueDiagnostic(d, m, res, sch, e); ok {
 					diags = append(diags, dg)
+				} else if e.Severity != severity.Info && (e.Code == schemas.CodeKubernetes || e.Path.HasPrefix(manifestPath)) {
+					kube = append(kube, e)
 				}
 				continue
 			}
@@ -90,6 +94,7 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 				diags = append(diags, dg)
 			}
 		}
+		diags = append(diags, baseKubeFindings(ctx, d, m, res, sch, basePath, kube, env)...)
 		catalogNoted(sch, true, diags[start:])
 	}
 	if !hasExample(m, env) {
@@ -98,6 +103,61 @@ func renderedChecks(ctx context.Context, d *document.Doc, m map[string]any, env 
 		diags = append(diags, functionDiagnostics(ctx, d, m, out, "", env)...)
 	}
 	return uniqueDiagnostics(append(diags, exampleChecks(ctx, d, m, env)...))
+}
+
+// baseKubeFindings reports on the base what kube-apiserver's own
+// validation says of a rendered built-in resource, or of the manifest of
+// a rendered provider-kubernetes Object (found), that the base decides
+// alone: a finding the base gets by itself too, in a part of the object
+// (spec, data, a manifest's spec, …) no patch writes, skipped or failed
+// to write. The API server's rules compare fields (a selector with the
+// template's labels, requests with limits), so a value a patch writes
+// anywhere in that part may be what the finding is about, and the
+// placeholders of a synthesised composite are not the real values.
+func baseKubeFindings(ctx context.Context, d *document.Doc, m map[string]any, res render.Resource, sch *schemas.Schema, basePath fieldpath.Path, found []schemas.Error, env Env) []Diagnostic {
+	if len(found) == 0 {
+		return nil
+	}
+	base, _ := valueAt(m, basePath).(map[string]any)
+	if base == nil {
+		return nil
+	}
+	var written []fieldpath.Path
+	for _, w := range res.Writes {
+		written = append(written, w.To)
+	}
+	for _, s := range res.Skips {
+		written = append(written, s.To)
+	}
+	for _, f := range res.Failures {
+		written = append(written, f.To)
+	}
+	alone := map[string]bool{}
+	for _, e := range append(sch.Validate(ctx, base), objectManifestErrors(ctx, base, d.File.URI, env)...) {
+		alone[e.Path.String()+"\x00"+e.Message] = true
+	}
+	var out []Diagnostic
+	for _, e := range found {
+		part := partOf(e.Path)
+		if len(part) == 0 || part.Equal(fieldpath.Path{fieldpath.Field("metadata")}) || !alone[e.Path.String()+"\x00"+e.Message] ||
+			slices.ContainsFunc(written, func(w fieldpath.Path) bool { return w.HasPrefix(part) || part.HasPrefix(w) }) {
+			continue
+		}
+		out = append(out, fromSchemaError(d, basePath, e))
+	}
+	return out
+}
+
+// partOf is the part of a composed resource a finding at p is judged
+// with: its first field, or, in an Object's manifest, the manifest's.
+func partOf(p fieldpath.Path) fieldpath.Path {
+	if p.HasPrefix(manifestPath) && len(p) > len(manifestPath) {
+		return p[:len(manifestPath)+1]
+	}
+	if len(p) == 0 || p[0].Kind != fieldpath.KindField {
+		return nil
+	}
+	return p[:1]
 }
 
 // uniqueDiagnostics drops repeats (the same finding from two renders).

@@ -100,7 +100,7 @@ func validateObject(ctx context.Context, d *document.Doc, m map[string]any, env 
 	if gvk.Group == "pkg.crossplane.io" && gvk.Kind == "Function" && developmentRuntime(m) {
 		errs = renderIgnoresPackage(errs)
 	}
-	return catalogNoted(sch, found, fromSchemaErrors(d, errs))
+	return append(catalogNoted(sch, found, fromSchemaErrors(d, errs)), objectManifest(ctx, d, m, env)...)
 }
 
 // developmentRuntime reports whether a Function is annotated for

@@ -20,6 +20,17 @@ func TestGoldenSchemas(t *testing.T) {
 	})
 }
 
+// TestGoldenKubernetes checks kube-apiserver's own validation of built-in
+// kinds through the real server: issue 32's Deployment and Service, each
+// mistake on its line, and a provider-kubernetes Object's manifest.
+func TestGoldenKubernetes(t *testing.T) {
+	corpus := lsptest.CorpusDir(t)
+	lsptest.RunGoldenConfig(t, lsptest.Config{
+		Dir:     filepath.Join("..", "..", "testdata", "golden", "kubernetes"),
+		Folders: []string{filepath.Join(corpus, "crds", "providers", "provider-kubernetes", "v1.2.1", "crds")},
+	})
+}
+
 // TestGoldenCrossplaneV2 checks Crossplane-version-specific diagnostics in
 // a workspace that targets v2 by default.
 func TestGoldenCrossplaneV2(t *testing.T) {
