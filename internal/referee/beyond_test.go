@@ -109,6 +109,24 @@ spec:
 `,
 	},
 	{
+		name: "provider-kubernetes manifests",
+		why:  "an Object's manifest is an embedded object its CRD keeps as is; the target cluster's API server judges it when provider-kubernetes applies it",
+		match: func(dg analysis.Diagnostic, kind string) bool {
+			return kind == "Object" && strings.HasPrefix(dg.Path, "spec.forProvider.manifest.")
+		},
+		example: `apiVersion: kubernetes.m.crossplane.io/v1alpha1
+kind: Object
+metadata: {name: referee-manifest, namespace: default}
+spec:
+  forProvider:
+    manifest:
+      apiVersion: v1
+      kind: Service
+      metadata: {name: svc, namespace: default}
+      spec: {ports: [{port: 80, protocol: tcp}]}
+`,
+	},
+	{
 		name: "XRD rules",
 		why:  "Crossplane's XRD webhook and the CRD it derives from an XRD (its name, its schema) are checked by Crossplane, not by the XRD's CRD schema",
 		match: func(dg analysis.Diagnostic, _ string) bool {

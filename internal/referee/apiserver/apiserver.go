@@ -69,7 +69,14 @@ func Need(t testing.TB, format string, args ...any) {
 
 func serverBinary(t testing.TB) string {
 	t.Helper()
-	if p := os.Getenv("CRD_LSP_APIEXTENSIONS_SERVER"); p != "" {
+	return cachedBinary(t, "CRD_LSP_APIEXTENSIONS_SERVER", "apiextensions-apiserver-"+Version, "apiextensions-apiserver "+Version)
+}
+
+// cachedBinary is the binary env names, else name in the user cache
+// folder's crd-lsp-test, where .ci/run builds it.
+func cachedBinary(t testing.TB, env, name, what string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
 		return p
 	}
 	dir := os.Getenv("XDG_CACHE_HOME")
@@ -80,9 +87,9 @@ func serverBinary(t testing.TB) string {
 		}
 		dir = filepath.Join(home, ".cache")
 	}
-	p := filepath.Join(dir, "crd-lsp-test", "apiextensions-apiserver-"+Version)
+	p := filepath.Join(dir, "crd-lsp-test", name)
 	if _, err := os.Stat(p); err != nil {
-		Need(t, "apiextensions-apiserver %s not built at %s (see package doc)", Version, p)
+		Need(t, "%s not built at %s (see package doc)", what, p)
 	}
 	return p
 }
@@ -175,21 +182,8 @@ func waitReady(t testing.TB, c *http.Client, url string, exited <-chan struct{},
 func Start(t testing.TB) *Server {
 	t.Helper()
 	bin := serverBinary(t)
-	etcd, err := exec.LookPath("etcd")
-	if err != nil {
-		Need(t, "etcd not found (apt-get install etcd-server)")
-	}
 	dir := t.TempDir()
-
-	clientPort, peerPort := freePort(t), freePort(t)
-	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", clientPort)
-	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
-	_, etcdLog, etcdExited := process(t, "etcd.log", etcd,
-		"--name", "referee", "--data-dir", filepath.Join(dir, "etcd"),
-		"--listen-client-urls", etcdURL, "--advertise-client-urls", etcdURL,
-		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
-		"--initial-cluster", "referee="+peerURL, "--log-level", "warn", "--logger", "zap")
-	waitReady(t, http.DefaultClient, etcdURL+"/health", etcdExited, etcdLog)
+	etcdURL := startEtcd(t, dir)
 
 	pki := newPKI(t, dir)
 	kubeconfig := filepath.Join(dir, "kubeconfig")
@@ -231,6 +225,95 @@ users:
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("apiserver log (tail):\n%s", tail(srvLog))
+		}
+	})
+	return s
+}
+
+// startEtcd starts Debian's etcd on loopback with its data in dir and
+// returns its client URL.
+func startEtcd(t testing.TB, dir string) string {
+	t.Helper()
+	etcd, err := exec.LookPath("etcd")
+	if err != nil {
+		Need(t, "etcd not found (apt-get install etcd-server)")
+	}
+	clientPort, peerPort := freePort(t), freePort(t)
+	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", clientPort)
+	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
+	_, etcdLog, etcdExited := process(t, "etcd.log", etcd,
+		"--name", "referee", "--data-dir", filepath.Join(dir, "etcd"),
+		"--listen-client-urls", etcdURL, "--advertise-client-urls", etcdURL,
+		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
+		"--initial-cluster", "referee="+peerURL, "--log-level", "warn", "--logger", "zap")
+	waitReady(t, http.DefaultClient, etcdURL+"/health", etcdExited, etcdLog)
+	return etcdURL
+}
+
+// KubeVersion is the k8s.io/kubernetes version of go.mod: the
+// kube-apiserver that referees built-in kinds runs the code crd-lsp
+// links (internal/kubevalidation).
+const KubeVersion = "v1.37.2"
+
+// defaultAdmission are the admission plugins kube-apiserver KubeVersion
+// enables by default (pkg/kubeapiserver/options/plugins.go
+// DefaultOffAdmissionPlugins): StartKube disables them all, so that
+// what the server says is its validation, not admission's (defaulting
+// and checks that read the cluster: service accounts, quotas, limit
+// ranges, namespaces, storage classes, webhooks and policies).
+var defaultAdmission = []string{
+	"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultStorageClass",
+	"PersistentVolumeClaimResize", "DefaultTolerationSeconds", "MutatingAdmissionWebhook",
+	"ValidatingAdmissionWebhook", "ResourceQuota", "StorageObjectInUseProtection",
+	"PodGroupProtection", "Priority", "TaintNodesByCondition", "RuntimeClass",
+	"CertificateApproval", "CertificateSigning", "ClusterTrustBundleAttest",
+	"CertificateSubjectRestriction", "DefaultIngressClass", "PodSecurity",
+	"PodTopologyLabels", "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy",
+	"NodeDeclaredFeatureValidator", "PodResizeValidator",
+}
+
+// StartKube starts etcd and kube-apiserver KubeVersion on loopback, as
+// the module's own cmd/kube-apiserver/app/testing/testserver.go starts
+// it (a service-account signing key, an issuer, the client CA), with
+// every admission plugin it enables by default disabled. The binary is
+// CRD_LSP_KUBE_APISERVER, else the user cache folder's
+// crd-lsp-test/kube-apiserver-KubeVersion, which .ci/run builds from the
+// Go module proxy.
+func StartKube(t testing.TB) *Server {
+	t.Helper()
+	bin := cachedBinary(t, "CRD_LSP_KUBE_APISERVER", "kube-apiserver-"+KubeVersion, "kube-apiserver "+KubeVersion)
+	dir := t.TempDir()
+	etcdURL := startEtcd(t, dir)
+	pki := newPKI(t, dir)
+	saKey := filepath.Join(dir, "service-account.key")
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, saKey, string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})))
+	port := freePort(t)
+	stop, srvLog, srvExited := process(t, "kube-apiserver.log", bin,
+		"--etcd-servers", etcdURL, "--etcd-prefix", "/referee",
+		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(port),
+		"--endpoint-reconciler-type", "none", // the "kubernetes" Service needs a routable address; nothing here uses it
+		"--service-cluster-ip-range", "10.0.0.0/16,fd00::/108", // dual-stack: crd-lsp judges Services as on a dual-stack cluster
+		"--tls-cert-file", pki.serverCert, "--tls-private-key-file", pki.serverKey,
+		"--client-ca-file", pki.caCert,
+		"--service-account-issuer", "https://crd-lsp.referee.example",
+		"--service-account-key-file", saKey, "--service-account-signing-key-file", saKey,
+		"--authorization-mode", "AlwaysAllow",
+		"--enable-priority-and-fairness=false",
+		"--disable-admission-plugins", strings.Join(defaultAdmission, ","),
+		"-v", "1")
+	s := &Server{Base: fmt.Sprintf("https://127.0.0.1:%d", port), Client: pki.client, CACert: pki.caCert, ClientCert: pki.clientCert, ClientKey: pki.clientKey, stop: stop}
+	waitReady(t, s.Client, s.Base+"/readyz", srvExited, srvLog)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("kube-apiserver log (tail):\n%s", tail(srvLog))
 		}
 	})
 	return s
