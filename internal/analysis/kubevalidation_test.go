@@ -198,6 +198,29 @@ spec:` + policies + `
 	expectFindings(t, allFindings(t, "/ws/object.yaml", object("\n  managementPolicies: [Observe]"), env))
 }
 
+// A manifest without a name is applied with the Object's (provider-kubernetes
+// parseManifest, internal/controller/object/object.go at 005efae): the
+// target cluster never sees it nameless, so its missing name is no finding —
+// a plain Object's, nor a Composition base's that Crossplane names.
+func TestObjectManifestTakesTheObjectsName(t *testing.T) {
+	env := objectEnv(t)
+	object := func(meta string) string {
+		return `apiVersion: kubernetes.crossplane.io/v1alpha2
+kind: Object
+` + meta + `spec:
+  forProvider:
+    manifest:
+      apiVersion: v1
+      kind: Secret
+      metadata: {namespace: flux-system}
+`
+	}
+	expectFindings(t, allFindings(t, "/ws/object.yaml", object("metadata: {name: web}\n"), env))
+	// Without a name of its own the Object is the one the API server refuses.
+	expectFindings(t, allFindings(t, "/ws/object.yaml", object(""), env),
+		`2:7 error required metadata: missing required field "name": name or generateName is required`)
+}
+
 // An Object a Composition composes: its manifest's findings the base
 // decides alone go on the base.
 func TestObjectManifestComposed(t *testing.T) {

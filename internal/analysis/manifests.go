@@ -53,7 +53,37 @@ func manifestErrors(ctx context.Context, obj map[string]any, uri string, env Env
 	if !found {
 		return nil, nil, false
 	}
-	return sch.Validate(ctx, manifest), sch, true
+	return sch.Validate(ctx, namedAsApplied(obj, manifest)), sch, true
+}
+
+// namedAsApplied is the manifest as provider-kubernetes sends it: one
+// without metadata.name takes the Object's name (parseManifest in
+// internal/controller/object/object.go at commit 005efae, getDesired in
+// its v0.x releases), so the target cluster never sees it nameless. An
+// Object without a name yet (a Composition's base: Crossplane names it)
+// lends a stand-in.
+func namedAsApplied(obj, manifest map[string]any) map[string]any {
+	meta, _ := manifest["metadata"].(map[string]any)
+	if name, _ := meta["name"].(string); name != "" {
+		return manifest
+	}
+	name := "object"
+	if om, ok := obj["metadata"].(map[string]any); ok {
+		if n, ok := om["name"].(string); ok && n != "" {
+			name = n
+		}
+	}
+	named := make(map[string]any, len(manifest))
+	for k, v := range manifest {
+		named[k] = v
+	}
+	m := make(map[string]any, len(meta)+1)
+	for k, v := range meta {
+		m[k] = v
+	}
+	m["name"] = name
+	named["metadata"] = m
+	return named
 }
 
 // manifestFinding words a finding on an Object's manifest: what the
