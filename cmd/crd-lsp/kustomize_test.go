@@ -23,10 +23,12 @@ func TestCheckKustomize(t *testing.T) {
 	}
 	want := []string{
 		p("base/deployment.yaml") + `:5:1: error: missing required field "selector" (as overlays/dev builds it) [required] at spec.selector`,
-		p("overlays/prod/kustomization.yaml") + `:11:13: error: invalid value "frontend web": a valid label must be an empty string or consist of alphanumeric characters`,
+		// kube-apiserver says both of a Deployment without a selector.
+		p("base/deployment.yaml") + `:8:7: error: Invalid value: {app: web}: ` + "`selector` does not match template `labels`" + ` (as overlays/dev builds it) [k8s-validation]`,
+		p("overlays/prod/kustomization.yaml") + `:11:13: error: Invalid value: "frontend web": a valid label must be an empty string or consist of alphanumeric characters`,
 		p("overlays/staging/replicas.yaml") + `:3:10: error: must be of type integer: "string" (as overlays/prod builds it) [type] at spec.replicas`,
 		p("overlays/staging/selector.yaml") + `:13:9: error: unknown field "imagePullPolicie"; did you mean "imagePullPolicy"? [unknown-field]`,
-		"8 files checked: 4 errors, 0 warnings, 0 info",
+		"8 files checked: 5 errors, 0 warnings, 0 info",
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != len(want) {
@@ -38,11 +40,12 @@ func TestCheckKustomize(t *testing.T) {
 		}
 	}
 
-	// As written: the base alone lacks its selector, the JSON 6902
-	// patch is not an object, the generator makes nothing.
+	// As written: the base alone lacks its selector (kube-apiserver says
+	// so twice), the JSON 6902 patch is not an object, the generator
+	// makes nothing.
 	code, out, _ = runCmd(t, "", "check", "--kustomize=false", ex)
 	if code != 1 || !strings.Contains(out, p("base/deployment.yaml")+`:5:1: error: missing required field "selector" [required]`) ||
-		strings.Contains(out, "replicas.yaml") || !strings.Contains(out, "8 files checked: 2 errors") {
+		strings.Contains(out, "replicas.yaml") || !strings.Contains(out, "8 files checked: 3 errors") {
 		t.Errorf("--kustomize=false: exit %d\n%s", code, out)
 	}
 

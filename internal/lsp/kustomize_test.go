@@ -60,7 +60,7 @@ func TestKustomizeOverlaysInTheEditor(t *testing.T) {
 	base, selector, replicas := "base/deployment.yaml", "overlays/staging/selector.yaml", "overlays/staging/replicas.yaml"
 	e.Open(base, read(base))
 	got := e.AwaitDiagnostics(base, 1, 30*time.Second)
-	if want := []string{`5: missing required field "selector" (as overlays/dev builds it) [required]`}; strings.Join(messages(got), "\n") != strings.Join(want, "\n") {
+	if want := []string{`5: missing required field "selector" (as overlays/dev builds it) [required]`, `8: Invalid value: {app: web}: ` + "`selector` does not match template `labels`" + ` (as overlays/dev builds it) [k8s-validation]`}; strings.Join(messages(got), "\n") != strings.Join(want, "\n") {
 		t.Errorf("base:\n%s\nwant:\n%s", strings.Join(messages(got), "\n"), strings.Join(want, "\n"))
 	}
 	e.Open(replicas, read(replicas))
@@ -169,7 +169,8 @@ func TestKustomizeOverlaysBinaryDiskChange(t *testing.T) {
 	e := lsptest.StartBinary(t, lsptest.Config{Dir: dir, WatchedFiles: true})
 	e.AwaitSchemas(60 * time.Second)
 	e.Open(base, read(base))
-	devOnly := `5: missing required field "selector" (as overlays/dev builds it) [required]`
+	devOnly := `5: missing required field "selector" (as overlays/dev builds it) [required]` + "\n" +
+		`8: Invalid value: {app: web}: ` + "`selector` does not match template `labels`" + ` (as overlays/dev builds it) [k8s-validation]`
 	e.Await("the base reported for dev only", 30*time.Second, func() bool {
 		return strings.Join(messages(e.Diagnostics(base)), "\n") == devOnly
 	})

@@ -43,7 +43,10 @@ import (
 
 // WholeObject are the codes of findings about what only a whole object
 // needs: a document a build uses is not judged alone for them.
-var WholeObject = map[string]bool{"required": true, "cel": true}
+// kube-apiserver's own validation (k8s-validation) judges the object as a
+// whole (a Deployment's selector against its template's labels), so a
+// base's is the builds' to say, each naming the overlay.
+var WholeObject = map[string]bool{"required": true, "cel": true, "k8s-validation": true}
 
 // Settings are the user's choices (check's --kustomize and
 // --kustomization, the editor's crdLsp.kustomize).
