@@ -14,6 +14,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/remote"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/spf13/pflag"
 )
@@ -26,11 +27,11 @@ type catalogOptions struct {
 
 func (o *catalogOptions) register(fs *pflag.FlagSet) {
 	fs.Var(&o.locations, "catalog", "schema catalog location template for kinds nothing else defines, kubeconform style: an http(s) URL, file URL or path with {{.Group}}, {{.ResourceKind}}, {{.ResourceAPIVersion}} (repeatable; fetched on first need, then cached)")
-	fs.DurationVar(&o.refresh, "catalog-refresh", packages.DefaultCatalogRefresh, "how old a cached catalog answer may be before the catalog is asked again (negative: never)")
+	fs.DurationVar(&o.refresh, "catalog-refresh", remote.DefaultCatalogRefresh, "how old a cached catalog answer may be before the catalog is asked again (negative: never)")
 }
 
 // catalog builds the Catalog the flags name (nil: none).
-func (o *catalogOptions) catalog() (*packages.Catalog, error) {
+func (o *catalogOptions) catalog() (*remote.Catalog, error) {
 	if len(o.locations) == 0 {
 		return nil, nil
 	}
@@ -38,7 +39,7 @@ func (o *catalogOptions) catalog() (*packages.Catalog, error) {
 	for _, l := range o.locations {
 		locs = append(locs, absLocation(l))
 	}
-	c, err := packages.NewCatalog(packages.CatalogOptions{Locations: locs, Refresh: o.refresh})
+	c, err := remote.NewCatalog(remote.CatalogOptions{Locations: locs, Refresh: o.refresh})
 	if err != nil {
 		return nil, fmt.Errorf("--catalog: %w", err)
 	}

@@ -10,14 +10,14 @@ import (
 	"testing"
 )
 
-// catalogServer serves internal/packages/testdata/catalog (verbatim files
+// catalogServer serves internal/remote/testdata/catalog (verbatim files
 // of datreeio/CRDs-catalog) over HTTP on loopback, counting the requests
 // per path.
 func catalogServer(t *testing.T) (*httptest.Server, func(string) int) {
 	t.Helper()
 	var mu sync.Mutex
 	hits := map[string]int{}
-	files := http.FileServer(http.Dir(filepath.Join("..", "..", "internal", "packages", "testdata", "catalog")))
+	files := http.FileServer(http.Dir(filepath.Join("..", "..", "internal", "remote", "testdata", "catalog")))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		hits[r.URL.Path]++

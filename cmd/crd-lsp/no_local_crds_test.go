@@ -28,7 +28,7 @@ func TestCheckNoLocalCRDs(t *testing.T) {
 	xpkgtest.Push(t, reg.Host, "upbound/provider-aws-s3", "v2.6.0", xpkgtest.XPkg(xpkgtest.Stream(xpkgtest.Meta("Provider", "provider-aws-s3"), bucketCRD)))
 	catalog, _ := catalogServer(t)
 	s := apiserver.Start(t)
-	eso, err := os.ReadFile(filepath.Join("..", "..", "internal", "packages", "testdata", "cluster", "external-secrets.io_externalsecrets.yaml"))
+	eso, err := os.ReadFile(filepath.Join("..", "..", "internal", "remote", "testdata", "cluster", "external-secrets.io_externalsecrets.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/remote"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -64,7 +65,7 @@ func (w *World) MissingKinds() []gvk.GVK {
 }
 
 // catalogInput is a catalog schema as a store input.
-func catalogInput(s packages.CatalogSchema) schemas.FileInput {
+func catalogInput(s remote.CatalogSchema) schemas.FileInput {
 	return schemas.FileInput{Source: schemas.Source{Kind: schemas.SourceCatalog, Name: s.URL}, Path: s.URL, Content: s.CRD}
 }
 
@@ -95,7 +96,7 @@ type CatalogResult struct {
 
 // FetchCatalog looks the kinds up in the catalog (cache first, then the
 // configured locations; the network only for http(s) locations).
-func FetchCatalog(ctx context.Context, c *packages.Catalog, kinds []gvk.GVK) []CatalogResult {
+func FetchCatalog(ctx context.Context, c *remote.Catalog, kinds []gvk.GVK) []CatalogResult {
 	out := make([]CatalogResult, 0, len(kinds))
 	for _, g := range kinds {
 		if ctx.Err() != nil {
@@ -106,7 +107,7 @@ func FetchCatalog(ctx context.Context, c *packages.Catalog, kinds []gvk.GVK) []C
 		switch {
 		case err == nil:
 			r.Input = catalogInput(s)
-		case !errors.Is(err, packages.ErrNotInCatalog):
+		case !errors.Is(err, remote.ErrNotInCatalog):
 			r.Err = err
 		}
 		out = append(out, r)
@@ -142,7 +143,7 @@ func (w *World) WithCatalog(inputs []schemas.FileInput) *World {
 }
 
 // Catalog is the schema catalog the World was loaded with (nil: none).
-func (w *World) Catalog() *packages.Catalog { return w.cfg.Catalog }
+func (w *World) Catalog() *remote.Catalog { return w.cfg.Catalog }
 
 // CatalogInputs are the catalog schemas the stores hold.
 func (w *World) CatalogInputs() []schemas.FileInput { return w.catalog }

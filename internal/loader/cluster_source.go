@@ -5,7 +5,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/remote"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
@@ -16,7 +16,7 @@ import (
 
 // ClusterSourceInput is a cluster snapshot as a store input, indexed once
 // for every store it goes into (hundreds of CRDs take a while to index).
-func ClusterSourceInput(s *packages.ClusterSnapshot) schemas.FileInput {
+func ClusterSourceInput(s *remote.ClusterSnapshot) schemas.FileInput {
 	in := schemas.FileInput{
 		Source:  schemas.Source{Kind: schemas.SourceCluster, Name: s.Context, Version: s.ReadAt.UTC().Format(time.RFC3339), File: s.Path},
 		Path:    s.Path,
@@ -39,13 +39,13 @@ func (w *World) loadCachedClusterSource() {
 
 // FetchClusterSource reads the cluster (the network, bounded by its
 // timeout). With an error, the snapshot is the cached copy, if any.
-func FetchClusterSource(ctx context.Context, c *packages.ClusterSource) (*packages.ClusterSnapshot, error) {
+func FetchClusterSource(ctx context.Context, c *remote.ClusterSource) (*remote.ClusterSnapshot, error) {
 	return c.ReadCluster(ctx)
 }
 
 // WithClusterSource is the World with the cluster's schemas in place of
 // the previous ones (nil: none).
-func (w *World) WithClusterSource(s *packages.ClusterSnapshot) *World {
+func (w *World) WithClusterSource(s *remote.ClusterSnapshot) *World {
 	var inputs []schemas.FileInput
 	if s != nil {
 		inputs = []schemas.FileInput{ClusterSourceInput(s)}
@@ -73,10 +73,10 @@ func (w *World) WithClusterSource(s *packages.ClusterSnapshot) *World {
 // version (which chooses the built-in Kubernetes schemas: a cluster
 // upgraded since the cached copy serves the same CRDs), whatever the time
 // each copy was read.
-func (w *World) ServesCluster(s *packages.ClusterSnapshot) bool {
+func (w *World) ServesCluster(s *remote.ClusterSnapshot) bool {
 	return s != nil && len(w.liveCluster) == 1 && w.liveCluster[0].Path == s.Path && bytes.Equal(w.liveCluster[0].Content, s.YAML) &&
 		(s.Version == "" || s.Version == w.clusterVersion)
 }
 
 // ClusterSource is the configured cluster (nil: none).
-func (w *World) ClusterSource() *packages.ClusterSource { return w.cfg.ClusterSource }
+func (w *World) ClusterSource() *remote.ClusterSource { return w.cfg.ClusterSource }

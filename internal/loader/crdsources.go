@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/remote"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
@@ -13,7 +14,7 @@ import (
 // WithCRDSources. They rank as packages do: a dependency the user named.
 
 // CRDSourceInput is a CRD source as a store input.
-func CRDSourceInput(s *packages.CRDSource) schemas.FileInput {
+func CRDSourceInput(s *remote.CRDSource) schemas.FileInput {
 	v := s.Digest
 	if len(v) > len("sha256:")+12 {
 		v = v[:len("sha256:")+12]
@@ -27,7 +28,7 @@ func (w *World) loadCachedCRDSources() {
 		return
 	}
 	for _, ref := range w.cfg.CRDSources {
-		if s, err := w.cfg.Packages.CachedCRDs(ref); err == nil {
+		if s, err := remote.CachedCRDs(w.cfg.Packages, ref); err == nil {
 			w.crdSources = append(w.crdSources, CRDSourceInput(s))
 		}
 	}
@@ -44,7 +45,7 @@ type CRDSourceResult struct {
 func FetchCRDSources(ctx context.Context, c *packages.Client, refs []string) []CRDSourceResult {
 	out := make([]CRDSourceResult, 0, len(refs))
 	for _, ref := range refs {
-		s, err := c.FetchCRDs(ctx, ref)
+		s, err := remote.FetchCRDs(ctx, c, ref)
 		r := CRDSourceResult{Ref: ref, Err: err}
 		if s != nil {
 			r.Input = CRDSourceInput(s)

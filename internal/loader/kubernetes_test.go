@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/remote"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
@@ -32,8 +32,8 @@ func TestKubernetesVersionChoice(t *testing.T) {
 		}
 		return w
 	}
-	snap := func(version string) *packages.ClusterSnapshot {
-		return &packages.ClusterSnapshot{Context: "dev", Version: version, Path: filepath.Join(dir, "cluster.yaml")}
+	snap := func(version string) *remote.ClusterSnapshot {
+		return &remote.ClusterSnapshot{Context: "dev", Version: version, Path: filepath.Join(dir, "cluster.yaml")}
 	}
 
 	w := load("")

@@ -10,6 +10,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/composition"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/remote"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
@@ -52,10 +53,10 @@ type Config struct {
 	CRDSources []string
 	// Catalog serves schemas of kinds nothing else defines (nil: none);
 	// Load reads only its cache (catalog.go).
-	Catalog *packages.Catalog
+	Catalog *remote.Catalog
 	// ClusterSource is a live cluster whose CRDs serve as schemas (nil:
 	// none); Load reads only its cache (cluster_source.go).
-	ClusterSource *packages.ClusterSource
+	ClusterSource *remote.ClusterSource
 	// KubernetesVersion is the setting naming the Kubernetes minor whose
 	// built-in schemas apply ("" : the cluster's, else the newest;
 	// kubernetes.go).

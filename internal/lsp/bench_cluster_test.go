@@ -16,8 +16,8 @@ import (
 
 	corpusdir "github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
-	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/referee/apiserver"
+	"github.com/crd-lsp/crd-lsp/internal/remote"
 	"github.com/crd-lsp/crd-lsp/internal/rusage"
 )
 
@@ -37,7 +37,7 @@ import (
 //     workspace: wall time (check-ms), the process's CPU time
 //     (check-CPU-ms: user and system, steadier than wall time on a busy
 //     machine) and its peak RSS.
-//   - read-cold / read-warm: packages.ClusterSource.ReadCluster alone
+//   - read-cold / read-warm: remote.ClusterSource.ReadCluster alone
 //     (what a refresh costs), without / with the cached copy: read-ms and
 //     the bytes the cluster sent (KiB-sent, through a recording proxy).
 //   - heap: the in-process server after the cluster was read and the
@@ -183,7 +183,7 @@ func BenchmarkCluster(b *testing.B) {
 	recKubeconfig := filepath.Join(tmp, "kubeconfig-rec")
 	rec.Kubeconfig(b, recKubeconfig, "bench-rec")
 	readCluster := func(b *testing.B, cold bool) {
-		src := packages.ClusterSource{Kubeconfig: recKubeconfig, CacheDir: filepath.Join(tmp, "read-cache"), Timeout: 5 * time.Minute}
+		src := remote.ClusterSource{Kubeconfig: recKubeconfig, CacheDir: filepath.Join(tmp, "read-cache"), Timeout: 5 * time.Minute}
 		if !cold {
 			if _, err := src.ReadCluster(context.Background()); err != nil {
 				b.Fatal(err)

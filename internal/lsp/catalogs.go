@@ -15,7 +15,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
-	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/remote"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
@@ -36,12 +36,12 @@ type catalogState struct {
 }
 
 // catalog is the Catalog the settings configure (nil: none).
-func (set Settings) catalog() *packages.Catalog {
+func (set Settings) catalog() *remote.Catalog {
 	if len(set.SchemaCatalogs) == 0 {
 		return nil
 	}
 	refresh, _ := time.ParseDuration(set.SchemaCatalogRefresh) // checked by parseSettings
-	c, err := packages.NewCatalog(packages.CatalogOptions{Locations: set.SchemaCatalogs, Refresh: refresh, Timeouts: timeouts(set)})
+	c, err := remote.NewCatalog(remote.CatalogOptions{Locations: set.SchemaCatalogs, Refresh: refresh, Timeouts: timeouts(set)})
 	if err != nil {
 		return nil // parseSettings reported it
 	}
@@ -56,7 +56,7 @@ func checkCatalogSettings(set Settings) error {
 		}
 	}
 	if len(set.SchemaCatalogs) > 0 {
-		if _, err := packages.NewCatalog(packages.CatalogOptions{Locations: set.SchemaCatalogs, CacheDir: "unused"}); err != nil {
+		if _, err := remote.NewCatalog(remote.CatalogOptions{Locations: set.SchemaCatalogs, CacheDir: "unused"}); err != nil {
 			return fmt.Errorf("crdLsp.schemaCatalogs: %w", err)
 		}
 	}

@@ -24,7 +24,7 @@ import (
 // then; each schema is fetched once.
 func TestSchemaCatalog(t *testing.T) {
 	var requests atomic.Int64
-	files := http.FileServer(http.Dir(filepath.Join("..", "packages", "testdata", "catalog")))
+	files := http.FileServer(http.Dir(filepath.Join("..", "remote", "testdata", "catalog")))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests.Add(1)
 		files.ServeHTTP(w, r)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
-	"github.com/crd-lsp/crd-lsp/internal/packages"
+	"github.com/crd-lsp/crd-lsp/internal/remote"
 )
 
 // A live cluster (crdLsp.cluster): the CRDs it serves. A load serves the
@@ -30,7 +30,7 @@ type ClusterSettings struct {
 	// Context is the kubeconfig's context ("": its current context).
 	Context string `json:"context,omitempty"`
 	// Timeout bounds one read of the cluster (a Go duration; default
-	// packages.DefaultClusterTimeout): past it, the cached copy serves.
+	// remote.DefaultClusterTimeout): past it, the cached copy serves.
 	Timeout string `json:"timeout,omitempty"`
 }
 
@@ -48,12 +48,12 @@ func checkClusterSettings(set Settings) error {
 }
 
 // clusterSource is the cluster the settings name (nil: none).
-func (set Settings) clusterSource() *packages.ClusterSource {
+func (set Settings) clusterSource() *remote.ClusterSource {
 	if !set.Cluster.Enabled {
 		return nil
 	}
 	timeout, _ := time.ParseDuration(set.Cluster.Timeout) // checked by parseSettings
-	return &packages.ClusterSource{Kubeconfig: set.Cluster.Kubeconfig, Context: set.Cluster.Context, Timeout: timeout}
+	return &remote.ClusterSource{Kubeconfig: set.Cluster.Kubeconfig, Context: set.Cluster.Context, Timeout: timeout}
 }
 
 // cachedCluster is w with the cluster's cached copy.

@@ -50,11 +50,11 @@ func TestNoLocalCRDs(t *testing.T) {
 	}
 	xpkgtest.Push(t, reg.Host, "upbound/provider-aws-s3", "v2.6.0", xpkgtest.XPkg(xpkgtest.Stream(xpkgtest.Meta("Provider", "provider-aws-s3"), bucketCRD)))
 
-	catalog := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "packages", "testdata", "catalog"))))
+	catalog := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "remote", "testdata", "catalog"))))
 	defer catalog.Close()
 
 	s := apiserver.Start(t)
-	eso, err := os.ReadFile(filepath.Join("..", "packages", "testdata", "cluster", "external-secrets.io_externalsecrets.yaml"))
+	eso, err := os.ReadFile(filepath.Join("..", "remote", "testdata", "cluster", "external-secrets.io_externalsecrets.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

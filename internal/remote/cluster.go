@@ -1,7 +1,7 @@
 // This file reads the CRDs a live cluster serves with client-go (kubeconfig as
 // kubectl loads it) and caches them.
 
-package packages
+package remote
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -76,7 +77,7 @@ type ClusterSnapshot struct {
 }
 
 // DefaultClusterCacheDir is os.UserCacheDir()/crd-lsp/clusters.
-func DefaultClusterCacheDir() (string, error) { return userCacheDir("clusters") }
+func DefaultClusterCacheDir() (string, error) { return packages.UserCacheDir("clusters") }
 
 // ClusterError says why a cluster could not be read, naming its context.
 type ClusterError struct {
@@ -221,11 +222,11 @@ func writeSnapshot(dir string, snap, prev *ClusterSnapshot) error {
 	}
 	snap.Path = filepath.Join(dir, "crds.yaml")
 	if prev == nil || prev.Path != snap.Path || !bytes.Equal(prev.YAML, snap.YAML) {
-		if err := writeAtomic(snap.Path, snap.YAML); err != nil {
+		if err := packages.WriteAtomic(snap.Path, snap.YAML); err != nil {
 			return err
 		}
 	}
-	return writeAtomic(filepath.Join(dir, "cluster.json"), meta)
+	return packages.WriteAtomic(filepath.Join(dir, "cluster.json"), meta)
 }
 
 // maxClusterAnswer caps one answer of the API server.

@@ -1,7 +1,7 @@
 // This file reads CRD sources (a URL, or a Helm chart in an OCI registry) and
 // caches them.
 
-package packages
+package remote
 
 import (
 	"archive/tar"
@@ -20,8 +20,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
 // CRD sources (check --crds, crdLsp.crdSources): CRDs the user names by
@@ -56,11 +56,13 @@ type crdSourceEntry struct {
 	Fetched time.Time `json:"fetched"`
 }
 
-func (c *Client) crdIndexPath() string { return filepath.Join(c.cache.dir, "crd-sources.json") }
+func crdIndexPath(c *packages.Client) string {
+	return filepath.Join(c.CacheDir(), "crd-sources.json")
+}
 
-func (c *Client) readCRDIndex() map[string]crdSourceEntry {
+func readCRDIndex(c *packages.Client) map[string]crdSourceEntry {
 	idx := map[string]crdSourceEntry{}
-	if b, err := os.ReadFile(c.crdIndexPath()); err == nil {
+	if b, err := os.ReadFile(crdIndexPath(c)); err == nil {
 		_ = json.Unmarshal(b, &idx) // a corrupt index only costs a refetch
 	}
 	return idx
@@ -70,63 +72,62 @@ func (c *Client) readCRDIndex() map[string]crdSourceEntry {
 // registry (oci://…) rather than a URL.
 func IsOCIRef(ref string) bool { return strings.HasPrefix(ref, "oci://") }
 
-// CachedCRDs serves a CRD source from the cache, with no network.
-func (c *Client) CachedCRDs(ref string) (*CRDSource, error) {
-	e, ok := c.readCRDIndex()[ref]
+// CachedCRDs serves a CRD source from c's cache, with no network.
+func CachedCRDs(c *packages.Client, ref string) (*CRDSource, error) {
+	e, ok := readCRDIndex(c)[ref]
 	if !ok {
-		return nil, &Error{Kind: KindNotCached, Package: ref, Msg: ref + " is not in the cache"}
+		return nil, &packages.Error{Kind: packages.KindNotCached, Package: ref, Msg: ref + " is not in the cache"}
 	}
-	b, err := c.cache.getBlob(e.Digest, e.Size)
+	b, p, err := c.Blob(e.Digest, e.Size)
 	if err != nil {
-		return nil, &Error{Kind: KindNotCached, Package: ref, Msg: ref + " is not in the cache", Err: err}
+		return nil, &packages.Error{Kind: packages.KindNotCached, Package: ref, Msg: ref + " is not in the cache", Err: err}
 	}
-	p, _ := c.cache.blobPath(e.Digest)
 	return &CRDSource{Ref: ref, Digest: e.Source, YAML: b, Fetched: e.Fetched, Path: p}, nil
 }
 
 // FetchCRDs reads a CRD source (http(s) URL or oci:// Helm chart) and
-// caches what it read. When the source cannot be read, a cached copy is
-// served along with the error.
-func (c *Client) FetchCRDs(ctx context.Context, ref string) (*CRDSource, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeouts.Pull)
+// caches what it read in c's cache, through c's registries and
+// credentials. When the source cannot be read, a cached copy is served
+// along with the error.
+func FetchCRDs(ctx context.Context, c *packages.Client, ref string) (*CRDSource, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.PullTimeout())
 	defer cancel()
 	var yml []byte
 	var src string
 	var err error
 	switch {
 	case IsOCIRef(ref):
-		yml, src, err = c.fetchChartCRDs(ctx, strings.TrimPrefix(ref, "oci://"))
+		yml, src, err = fetchChartCRDs(ctx, c, strings.TrimPrefix(ref, "oci://"))
 	case strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://"):
-		yml, src, err = c.fetchURL(ctx, ref)
+		yml, src, err = fetchURL(ctx, c, ref)
 	default:
 		return nil, fmt.Errorf("CRD source %q: want an http(s) URL or an oci:// Helm chart reference", ref)
 	}
 	if err != nil {
-		if cached, cerr := c.CachedCRDs(ref); cerr == nil {
+		if cached, cerr := CachedCRDs(c, ref); cerr == nil {
 			return cached, fmt.Errorf("CRD source %s: %w (the cached copy of %s is used)", ref, err, cached.Fetched.Format(time.RFC3339))
 		}
 		return nil, fmt.Errorf("CRD source %s: %w", ref, err)
 	}
-	d, err := c.cache.putBlob(yml)
+	d, p, err := c.PutBlob(yml)
 	if err != nil {
 		return nil, fmt.Errorf("CRD source %s: caching: %w", ref, err)
 	}
 	now := time.Now().UTC()
-	idx := c.readCRDIndex()
+	idx := readCRDIndex(c)
 	idx[ref] = crdSourceEntry{Digest: d, Source: src, Size: int64(len(yml)), Fetched: now}
 	if b, err := json.Marshal(idx); err == nil {
-		_ = writeAtomic(c.crdIndexPath(), b)
+		_ = packages.WriteAtomic(crdIndexPath(c), b)
 	}
-	p, _ := c.cache.blobPath(d)
 	return &CRDSource{Ref: ref, Digest: src, YAML: yml, Fetched: now, Path: p}, nil
 }
 
-func (c *Client) fetchURL(ctx context.Context, u string) ([]byte, string, error) {
+func fetchURL(ctx context.Context, c *packages.Client, u string) ([]byte, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, "", err
 	}
-	resp, err := c.http.Client.Do(req)
+	resp, err := c.HTTPClient().Do(req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -148,7 +149,7 @@ func (c *Client) fetchURL(ctx context.Context, u string) ([]byte, string, error)
 }
 
 // fetchChartCRDs pulls a Helm chart's content layer and reads its CRDs.
-func (c *Client) fetchChartCRDs(ctx context.Context, ref string) ([]byte, string, error) {
+func fetchChartCRDs(ctx context.Context, c *packages.Client, ref string) ([]byte, string, error) {
 	repo, tag, ok := strings.Cut(ref, ":")
 	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
 		repo, tag, ok = ref[:i], ref[i+1:], true
@@ -156,52 +157,18 @@ func (c *Client) fetchChartCRDs(ctx context.Context, ref string) ([]byte, string
 	if !ok || tag == "" {
 		return nil, "", errors.New("name the chart's version (oci://host/repo/chart:version)")
 	}
-	r, err := c.repository(repo)
-	if err != nil {
-		return nil, "", err
-	}
-	desc, rc, err := r.Manifests().FetchReference(ctx, tag)
-	if err != nil {
-		return nil, "", err
-	}
-	mb, err := readVerified(rc, desc)
-	rc.Close()
-	if err != nil {
-		return nil, "", err
-	}
-	var m ocispec.Manifest
-	if err := json.Unmarshal(mb, &m); err != nil {
-		return nil, "", fmt.Errorf("manifest: %w", err)
-	}
-	var layer *ocispec.Descriptor
-	for i := range m.Layers {
-		if m.Layers[i].MediaType == HelmChartLayer {
-			layer = &m.Layers[i]
-		}
-	}
-	if layer == nil {
+	data, dgst, err := c.FetchLayer(ctx, repo, tag, HelmChartLayer, "chart", maxCRDSource)
+	if errors.Is(err, packages.ErrNoLayer) {
 		return nil, "", fmt.Errorf("%s is not a Helm chart (no %s layer)", ref, HelmChartLayer)
 	}
-	if layer.Size > maxCRDSource {
-		return nil, "", fmt.Errorf("chart layer is %d bytes, more than %d; refused", layer.Size, maxCRDSource)
-	}
-	lrc, err := r.Blobs().Fetch(ctx, *layer)
 	if err != nil {
 		return nil, "", err
-	}
-	defer lrc.Close()
-	data, err := io.ReadAll(io.LimitReader(lrc, layer.Size+1))
-	if err != nil {
-		return nil, "", err
-	}
-	if int64(len(data)) != layer.Size || digest.FromBytes(data) != layer.Digest {
-		return nil, "", fmt.Errorf("chart layer %s: content does not match its digest or size", layer.Digest)
 	}
 	yml, err := ChartCRDs(data)
 	if err != nil {
 		return nil, "", err
 	}
-	return yml, layer.Digest.String(), nil
+	return yml, dgst, nil
 }
 
 // ChartCRDs reads the CRDs of a Helm chart archive (.tgz): every YAML

@@ -1,7 +1,7 @@
 // This file serves kinds' schemas from schema catalogs (kubeconform location
 // templates), cached with a refresh age.
 
-package packages
+package remote
 
 import (
 	"bytes"
@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
+	"github.com/crd-lsp/crd-lsp/internal/packages"
 )
 
 // Schema catalogs: the convention of kubeconform's -schema-location and of
@@ -48,7 +49,7 @@ type CatalogOptions struct {
 	Refresh time.Duration
 	// Timeouts bound the requests (Connect and Answer; Pull bounds one
 	// kind's fetch over all locations).
-	Timeouts Timeouts
+	Timeouts packages.Timeouts
 	// MaxSize caps one schema file (default 16 MiB).
 	MaxSize int64
 }
@@ -58,7 +59,7 @@ type CatalogOptions struct {
 const DefaultCatalogRefresh = 24 * time.Hour
 
 // DefaultCatalogCacheDir is os.UserCacheDir()/crd-lsp/catalogs.
-func DefaultCatalogCacheDir() (string, error) { return userCacheDir("catalogs") }
+func DefaultCatalogCacheDir() (string, error) { return packages.UserCacheDir("catalogs") }
 
 // Catalog serves kinds' schemas from schema catalogs.
 type Catalog struct {
@@ -93,8 +94,8 @@ func NewCatalog(opts CatalogOptions) (*Catalog, error) {
 	if opts.MaxSize <= 0 {
 		opts.MaxSize = 16 << 20
 	}
-	opts.Timeouts = opts.Timeouts.withDefaults()
-	c := &Catalog{opts: opts, client: &http.Client{Transport: newTransport(opts.Timeouts, 0)}}
+	opts.Timeouts = opts.Timeouts.WithDefaults()
+	c := &Catalog{opts: opts, client: &http.Client{Transport: packages.NewTransport(opts.Timeouts)}}
 	for _, loc := range opts.Locations {
 		t, err := template.New(loc).Option("missingkey=error").Parse(loc)
 		if err != nil {
@@ -258,7 +259,7 @@ func (c *Catalog) Fetch(ctx context.Context, group, version, kind string) (Catal
 func (c *Catalog) writeEntry(e cacheEntry) {
 	b, err := json.Marshal(e)
 	if err == nil {
-		_ = writeAtomic(c.entryPath(e.URL), b) // a cache that cannot be written only costs a refetch
+		_ = packages.WriteAtomic(c.entryPath(e.URL), b) // a cache that cannot be written only costs a refetch
 	}
 }
 
