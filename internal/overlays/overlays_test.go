@@ -117,7 +117,7 @@ func TestOverlays(t *testing.T) {
 	want := []string{
 		`base/deployment.yaml:5: missing required field "selector" (as overlays/dev builds it) [required]`,
 		`base/deployment.yaml:6: must be of type integer: "string" [type]`,
-		`overlays/prod/kustomization.yaml:11: invalid value "bad label": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') [metadata]`,
+		`overlays/prod/kustomization.yaml:11: Invalid value: "bad label": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') [metadata]`,
 		`overlays/prod/selector.yaml:13: unknown field "imagePullPolicie"; did you mean "imagePullPolicy"? [unknown-field]`,
 		`overlays/staging/replicas.yaml:3: must be of type integer: "string" (as overlays/prod builds it) [type]`,
 	}
@@ -193,6 +193,9 @@ func TestNotBuiltKeepsFiles(t *testing.T) {
 	got := diagnose(t, dir, Settings{})
 	want := []string{
 		`base/deployment.yaml:5: missing required field "selector" [required]`,
+		// kube-apiserver's own validation of the Deployment judged alone.
+		"base/deployment.yaml:6: spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels` [k8s-validation]",
+		`base/deployment.yaml:6: spec.template.spec: missing required field "containers" [required]`,
 		`broken/kustomization.yaml:4: kustomize build fails: "gone.yaml" is not a file [kustomize-build]`,
 		`remote/kustomization.yaml:3: "github.com/org/repo//deploy?ref=v1" is a remote base: kustomize would fetch it (git or HTTP) and crd-lsp fetches nothing, so this kustomization is not built and its files are checked as written [kustomize-not-built]`,
 	}
