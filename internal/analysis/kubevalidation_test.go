@@ -9,26 +9,13 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // issue32 is the Deployment and Service of issue 32: kube-apiserver
 // rejects five things, which the OpenAPI schemas do not state.
-const issue32 = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: website}}
-    spec:
-      containers:
-      - name: web
-        image: nginx
-        ports: [{containerPort: 80, protocol: udp}]
-        resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}
-      - {name: web, image: nginx}
----
+const issue32 = testfixtures.Issue32Deployment + `---
 apiVersion: v1
 kind: Service
 metadata: {name: svc}

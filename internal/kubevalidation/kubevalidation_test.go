@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -69,21 +70,7 @@ func TestLinkedVersion(t *testing.T) {
 // The Deployment and Service of issue 32: five mistakes, each as the API
 // server says it.
 func TestDeploymentAndService(t *testing.T) {
-	same(t, "Deployment", errorsOf(t, `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: website}}
-    spec:
-      containers:
-      - name: web
-        image: nginx
-        ports: [{containerPort: 80, protocol: udp}]
-        resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}
-      - {name: web, image: nginx}
-`), []string{
+	same(t, "Deployment", errorsOf(t, testfixtures.Issue32Deployment), []string{
 		"spec.template.metadata.labels: Invalid value: {\"app\":\"website\"}: `selector` does not match template `labels`",
 		`spec.template.spec.containers[0].ports[0].protocol: Unsupported value: "udp": supported values: "SCTP", "TCP", "UDP"`,
 		`spec.template.spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1`,

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -52,21 +53,7 @@ func sameFindings(t *testing.T, what string, got, want []string) {
 	}
 }
 
-const issue32Deployment = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: website}}
-    spec:
-      containers:
-      - name: web
-        image: nginx
-        ports: [{containerPort: 80, protocol: udp}]
-        resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}
-      - {name: web, image: nginx}
-`
+const issue32Deployment = testfixtures.Issue32Deployment
 
 // At the linked minor, a built-in kind gets kube-apiserver's own
 // validation: one finding per mistake, on the value (the key of an
