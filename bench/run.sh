@@ -37,3 +37,5 @@ bench_crd_lsp_figures
 echo "# keystroke → publishDiagnostics on a 300-document file of S3 Buckets (one value flipped per edit; every edit's diagnostics checked)"
 "$BENCH_BIN/crdbench" keystroke -work "$BENCH_WORK" -edits "$BENCH_EDITS" -name crd-lsp -- "$BENCH_BIN/crd-lsp" serve
 "$BENCH_BIN/crdbench" firstdiag -work "$BENCH_WORK" -runs "$BENCH_RUNS" -- "$BENCH_BIN/crd-lsp" serve
+echo "# first diagnostics on a built-in kind (issue 32): issue 32's Deployment alone in a fresh server"
+"$BENCH_BIN/crdbench" builtindiag -runs "$BENCH_RUNS" -- "$BENCH_BIN/crd-lsp" serve

@@ -79,7 +79,7 @@ var allowed = map[string][]string{
 	"bench/workload":   nil,
 	"bench/jsonschema": nil,
 	"bench/lspclient":  nil,
-	"bench/crdbench":   {"bench/workload", "bench/jsonschema", "bench/lspclient", "internal/rusage"},
+	"bench/crdbench":   {"bench/workload", "bench/jsonschema", "bench/lspclient", "internal/rusage", "internal/testfixtures"},
 }
 
 // onlyFile narrows a rule to one file of its package: the command imports

@@ -11,6 +11,8 @@
 //	                                                 keystroke → publishDiagnostics latency
 //	crdbench firstdiag  -work DIR -- SERVER ARGV...  first schema-dependent diagnostic with
 //	                                                 2,043 CRDs in the workspace, and RSS
+//	crdbench builtindiag [-runs N] -- SERVER ARGV... first diagnostics on issue 32's
+//	                                                 Deployment (built-in kinds only)
 package main
 
 import (
@@ -36,6 +38,8 @@ func main() {
 		err = keystroke(args)
 	case "firstdiag":
 		err = firstDiag(args)
+	case "builtindiag":
+		err = builtinDiag(args)
 	case "floor-child":
 		err = floorChild(args)
 	default:
@@ -48,7 +52,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: crdbench gen|check|keystroke|firstdiag [flags] (see the package comment)")
+	fmt.Fprintln(os.Stderr, "usage: crdbench gen|check|keystroke|firstdiag|builtindiag [flags] (see the package comment)")
 	os.Exit(2)
 }
 
