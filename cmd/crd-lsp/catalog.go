@@ -1,21 +1,16 @@
 // This file holds check's schema catalog flags (--catalog,
-// --catalog-refresh) and fetches what the catalogs and the CRD sources
-// (--crds) give before the files are checked.
+// --catalog-refresh); loader.FetchForCheck fetches what the catalogs
+// give before the files are checked.
 
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/crd-lsp/crd-lsp/internal/loader"
-	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/remote"
-	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/spf13/pflag"
 )
 
@@ -55,43 +50,4 @@ func absLocation(l string) string {
 		return a
 	}
 	return l
-}
-
-// fetchCatalog asks the catalog for the kinds of the files that nothing
-// else defines (its cache first) and adds what it serves. A catalog that
-// fails is reported on stderr; its kinds stay unknown.
-func fetchCatalog(ctx context.Context, w *loader.World, stderr io.Writer) *loader.World {
-	c := w.Catalog()
-	if c == nil {
-		return w
-	}
-	var add []schemas.FileInput
-	for _, r := range loader.FetchCatalog(ctx, c, w.MissingKinds()) {
-		if r.Err != nil {
-			fmt.Fprintf(stderr, "crd-lsp check: %s %s: %v\n", r.GVK.APIVersion(), r.GVK.Kind, r.Err)
-		}
-		if r.Input.Content != nil {
-			add = append(add, r.Input)
-		}
-	}
-	return w.WithCatalog(add)
-}
-
-// fetchCRDSources reads the --crds sources (the cache keeps them, and
-// serves its copy when a source cannot be read, said on stderr).
-func fetchCRDSources(ctx context.Context, w *loader.World, c *packages.Client, stderr io.Writer) *loader.World {
-	refs := w.CRDSourceRefs()
-	if len(refs) == 0 || c == nil {
-		return w
-	}
-	var in []schemas.FileInput
-	for _, r := range loader.FetchCRDSources(ctx, c, refs) {
-		if r.Err != nil {
-			fmt.Fprintf(stderr, "crd-lsp check: %v\n", r.Err)
-		}
-		if r.Input.Content != nil {
-			in = append(in, r.Input)
-		}
-	}
-	return w.WithCRDSources(in)
 }

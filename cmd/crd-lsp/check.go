@@ -353,9 +353,9 @@ func gatherCheck(ctx context.Context, cfg loader.Config, paths []string, stdin i
 	for _, s := range skipped {
 		log.Warn("skipped", "file", s.Path, "reason", s.Reason)
 	}
-	world = fetchCRDSources(ctx, world, cfg.Packages, stderr)
-	world = fetchClusterSource(ctx, world, stderr)
-	world = fetchCatalog(ctx, world, stderr)
+	// The sources check fetches (--crds, --cluster, --catalog), in rank
+	// order; a source that cannot be read serves its cached copy.
+	world = loader.FetchForCheck(ctx, world, func(problem string) { fmt.Fprintf(stderr, "crd-lsp check: %s\n", problem) })
 	return world, files, nil
 }
 

@@ -1,18 +1,15 @@
 // This file holds check's live cluster flags (the CRDs a cluster serves, read
-// with the kubeconfig's credentials) and reads the cluster before the files
-// are checked.
+// with the kubeconfig's credentials); loader.FetchForCheck reads the
+// cluster before the files are checked.
 
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/remote"
 )
 
@@ -41,26 +38,4 @@ func (o *clusterSourceOptions) source() (*remote.ClusterSource, error) {
 		return nil, nil
 	}
 	return &remote.ClusterSource{Kubeconfig: o.kubeconfig, Context: o.context, Timeout: o.timeout}, nil
-}
-
-// fetchClusterSource reads the cluster and adds its CRDs; a cluster that
-// cannot be read is reported on stderr, and its cached copy (if any) is
-// used, saying how old it is.
-func fetchClusterSource(ctx context.Context, w *loader.World, stderr io.Writer) *loader.World {
-	c := w.ClusterSource()
-	if c == nil {
-		return w
-	}
-	snap, err := loader.FetchClusterSource(ctx, c)
-	if err != nil {
-		if snap != nil {
-			fmt.Fprintf(stderr, "crd-lsp check: %v; using the copy read %s\n", err, snap.ReadAt.Local().Format(time.RFC3339))
-		} else {
-			fmt.Fprintf(stderr, "crd-lsp check: %v; no cached copy: its kinds stay unknown\n", err)
-		}
-	}
-	if snap == nil || w.ServesCluster(snap) {
-		return w // nothing changed since the cached copy the load used: check shows no read time, so no re-index
-	}
-	return w.WithClusterSource(snap)
 }

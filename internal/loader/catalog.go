@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
@@ -19,11 +20,9 @@ import (
 )
 
 // Schema catalogs (Config.Catalog): kinds that the workspace's files use
-// and nothing else defines are looked up in the user's catalogs. Load
-// serves what the catalog cache (and file locations) hold; FetchCatalog
-// asks the catalogs' servers, for the front end, which then adds the
-// answers with WithCatalog. Catalog schemas rank below every other
-// source: a CRD of the kind, wherever it comes from, wins.
+// and nothing else defines are looked up in the user's catalogs
+// (catalogSource, one of sourcesOf's sources). Catalog schemas rank below
+// every other source: a CRD of the kind, wherever it comes from, wins.
 
 // MissingKinds are the kinds of the workspace's objects (and open
 // buffers), and of what its Compositions compose (composedKinds), that no schema of the file's store defines (or only a
@@ -69,84 +68,87 @@ func catalogInput(s remote.CatalogSchema) schemas.FileInput {
 	return schemas.FileInput{Source: schemas.Source{Kind: schemas.SourceCatalog, Name: s.URL}, Path: s.URL, Content: s.CRD}
 }
 
-// loadCachedCatalog adds what the catalog cache holds for the missing
-// kinds, with no network.
-func (w *World) loadCachedCatalog() {
-	if w.cfg.Catalog == nil {
-		return
-	}
-	var add []schemas.FileInput
+// catalogSource is the schema catalogs (Config.Catalog) as a Source:
+// ranked below every other source, asked only for kinds nothing else
+// defines (MissingKinds).
+type catalogSource struct {
+	c     *remote.Catalog
+	asked *Asked
+}
+
+func (catalogSource) Name() SourceName         { return SourceCatalog }
+func (catalogSource) Rank() schemas.SourceKind { return schemas.SourceCatalog }
+func (catalogSource) Refresh() Refresh         { return Refresh{On: KindsChanged, InCheck: true} }
+func (s catalogSource) config() string         { return fmt.Sprintf("%p", s.c) }
+
+func (catalogSource) Announce(*World) (string, string) { return "", "" }
+
+// Cached is what the catalog cache holds for the missing kinds, with no
+// network.
+func (s catalogSource) Cached(w *World) Served {
+	var sv Served
 	for _, g := range w.MissingKinds() {
-		if s, ok := w.cfg.Catalog.Cached(g.Group, g.Version, g.Kind); ok {
-			add = append(add, catalogInput(s))
+		if cs, ok := s.c.Cached(g.Group, g.Version, g.Kind); ok {
+			sv.Inputs = append(sv.Inputs, catalogInput(cs))
 		}
 	}
-	if len(add) > 0 {
-		w.catalog = append(w.catalog, add...)
-		w.buildStores()
-	}
+	return sv
 }
 
-// CatalogResult is the outcome of one kind's catalog lookup.
-type CatalogResult struct {
-	GVK   gvk.GVK
-	Input schemas.FileInput // zero when none
-	Err   error             // nil with no Input: no catalog has the kind
-}
-
-// FetchCatalog looks the kinds up in the catalog (cache first, then the
-// configured locations; the network only for http(s) locations).
-func FetchCatalog(ctx context.Context, c *remote.Catalog, kinds []gvk.GVK) []CatalogResult {
-	out := make([]CatalogResult, 0, len(kinds))
-	for _, g := range kinds {
+// Fetch looks the missing kinds up in the catalog (cache first, then the
+// configured locations; the network only for http(s) locations), each
+// kind once while the same Asked is given; what it serves adds to what
+// the catalog served.
+func (s catalogSource) Fetch(ctx context.Context, w *World) Fetched {
+	f := Fetched{Source: SourceCatalog, add: true, config: s.config()}
+	for _, g := range s.asked.fresh(w.MissingKinds()) {
 		if ctx.Err() != nil {
-			break
+			return Fetched{Source: SourceCatalog}
 		}
-		s, err := c.Fetch(ctx, g.Group, g.Version, g.Kind)
-		r := CatalogResult{GVK: g}
+		cs, err := s.c.Fetch(ctx, g.Group, g.Version, g.Kind)
 		switch {
 		case err == nil:
-			r.Input = catalogInput(s)
+			f.Served.Inputs = append(f.Served.Inputs, catalogInput(cs))
 		case !errors.Is(err, remote.ErrNotInCatalog):
-			r.Err = err
+			f.Problems = append(f.Problems, fmt.Sprintf("schema catalog lookup of %s %s failed: %v", g.APIVersion(), g.Kind, err))
 		}
-		out = append(out, r)
+	}
+	if n := len(f.Served.Inputs); n > 0 {
+		f.apply = true
+		f.Done = fmt.Sprintf("%d schemas", n)
+		f.Summary = fmt.Sprintf("schema catalogs: %d schemas for kinds nothing else defines", n)
+	}
+	return f
+}
+
+// Asked remembers the kinds a catalog was asked for, so that a
+// long-lived front end (the editor) asks each once while its settings
+// stay (the catalog's own cache answers after that, offline). Safe for
+// concurrent use; nil asks every kind every time.
+type Asked struct {
+	mu    sync.Mutex
+	kinds map[gvk.GVK]bool
+}
+
+// NewAsked is an empty Asked.
+func NewAsked() *Asked { return &Asked{kinds: map[gvk.GVK]bool{}} }
+
+// fresh are the kinds not asked before, now marked asked.
+func (a *Asked) fresh(kinds []gvk.GVK) []gvk.GVK {
+	if a == nil {
+		return kinds
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []gvk.GVK
+	for _, g := range kinds {
+		if !a.kinds[g] {
+			a.kinds[g] = true
+			out = append(out, g)
+		}
 	}
 	return out
 }
-
-// WithCatalog is the World with catalog schemas added (inputs already in
-// it are replaced).
-func (w *World) WithCatalog(inputs []schemas.FileInput) *World {
-	if len(inputs) == 0 {
-		return w
-	}
-	c := w.clone(nil)
-	byPath := map[string]bool{}
-	for _, in := range inputs {
-		byPath[in.Path] = true
-	}
-	c.catalog = nil
-	for _, in := range w.catalog {
-		if !byPath[in.Path] {
-			c.catalog = append(c.catalog, in)
-		}
-	}
-	c.catalog = append(c.catalog, inputs...)
-	c.schemaGen++
-	stores := make(map[int]*schemas.Store, len(w.stores))
-	for m, st := range w.stores {
-		stores[m] = st.WithFiles(inputs)
-	}
-	c.stores = stores
-	return c
-}
-
-// Catalog is the schema catalog the World was loaded with (nil: none).
-func (w *World) Catalog() *remote.Catalog { return w.cfg.Catalog }
-
-// CatalogInputs are the catalog schemas the stores hold.
-func (w *World) CatalogInputs() []schemas.FileInput { return w.catalog }
 
 // KindsChanged reports whether the kinds of the file at path differ
 // between old and w (a new kind may be one a catalog serves).

@@ -3,16 +3,17 @@ package loader
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/remote"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
-// A live cluster (Config.ClusterSource): the CRDs it serves. Load serves
-// the cluster's cached snapshot (no network); FetchClusterSource reads the
-// cluster for the front end, which adds it with WithClusterSource. They
-// rank below the workspace's, packages' and built-in schemas.
+// A live cluster (Config.ClusterSource): the CRDs it serves (clusterSource,
+// one of sourcesOf's sources). They rank below the workspace's, packages'
+// and built-in schemas; the cluster's server version chooses the built-in
+// Kubernetes minor (kubernetes.go).
 
 // ClusterSourceInput is a cluster snapshot as a store input, indexed once
 // for every store it goes into (hundreds of CRDs take a while to index).
@@ -26,57 +27,73 @@ func ClusterSourceInput(s *remote.ClusterSnapshot) schemas.FileInput {
 	return in
 }
 
-// loadCachedClusterSource serves the cluster's cached snapshot, if any.
-func (w *World) loadCachedClusterSource() {
-	if w.cfg.ClusterSource == nil {
-		return
-	}
-	if s, err := w.cfg.ClusterSource.CachedCluster(); err == nil {
-		w.liveCluster = []schemas.FileInput{ClusterSourceInput(s)}
-		w.clusterVersion = s.Version
-	}
+// clusterServed is what a snapshot serves.
+func clusterServed(s *remote.ClusterSnapshot) Served {
+	return Served{Inputs: []schemas.FileInput{ClusterSourceInput(s)}, KubernetesVersion: s.Version}
 }
 
-// FetchClusterSource reads the cluster (the network, bounded by its
-// timeout). With an error, the snapshot is the cached copy, if any.
-func FetchClusterSource(ctx context.Context, c *remote.ClusterSource) (*remote.ClusterSnapshot, error) {
-	return c.ReadCluster(ctx)
+// clusterSource is a live cluster as a Source.
+type clusterSource struct{ c *remote.ClusterSource }
+
+func (clusterSource) Name() SourceName         { return SourceCluster }
+func (clusterSource) Rank() schemas.SourceKind { return schemas.SourceCluster }
+func (clusterSource) Refresh() Refresh         { return Refresh{On: AfterLoad, InCheck: true} }
+func (s clusterSource) config() string         { return fmt.Sprintf("%#v", *s.c) }
+
+// Announce names the context a read reads.
+func (s clusterSource) Announce(*World) (string, string) {
+	name := s.c.Context
+	if name == "" {
+		name = "the current context"
+	}
+	return "cluster", "Reading the CRDs of " + name
 }
 
-// WithClusterSource is the World with the cluster's schemas in place of
-// the previous ones (nil: none).
-func (w *World) WithClusterSource(s *remote.ClusterSnapshot) *World {
-	var inputs []schemas.FileInput
-	if s != nil {
-		inputs = []schemas.FileInput{ClusterSourceInput(s)}
+// Cached serves the cluster's cached snapshot, if any.
+func (s clusterSource) Cached(*World) Served {
+	snap, err := s.c.CachedCluster()
+	if err != nil {
+		return Served{}
 	}
-	c := w.clone(nil)
-	c.liveCluster = inputs
-	c.schemaGen++
-	stores := make(map[int]*schemas.Store, len(w.stores))
-	for m, st := range w.stores {
-		for _, old := range w.liveCluster {
-			st = st.WithoutFile(old.Path)
+	return clusterServed(snap)
+}
+
+// Fetch reads the cluster (the network, bounded by its timeout). One that
+// cannot be read keeps its cached copy, said in the problem.
+func (s clusterSource) Fetch(ctx context.Context, w *World) Fetched {
+	snap, err := s.c.ReadCluster(ctx)
+	if ctx.Err() != nil {
+		return Fetched{Source: SourceCluster}
+	}
+	if err != nil {
+		msg := err.Error()
+		if snap != nil {
+			msg += "; using the copy read " + snap.ReadAt.Local().Format(time.RFC3339)
+		} else {
+			msg += "; no cached copy: its kinds stay unknown"
 		}
-		stores[m] = st.WithFiles(inputs)
+		return Fetched{Source: SourceCluster, Problems: []string{msg}, Done: err.Error()}
 	}
-	c.stores = stores
-	if s != nil && s.Version != "" {
-		c.clusterVersion = s.Version
-		c.rebuildForCluster()
+	f := Fetched{Source: SourceCluster, Served: clusterServed(snap), apply: true, config: s.config(), Same: w.servesCluster(snap)}
+	f.Done = fmt.Sprintf("%d CRDs read", len(snap.CRDs))
+	if len(snap.Downloaded) < len(snap.CRDs) {
+		f.Done += fmt.Sprintf(", %d downloaded (new or changed since the cached copy)", len(snap.Downloaded))
 	}
-	return c
+	version := ""
+	if snap.Version != "" {
+		version = ", server " + snap.Version
+	}
+	f.Summary = fmt.Sprintf("cluster %q: %s%s", snap.Context, f.Done, version)
+	return f
 }
 
-// ServesCluster reports whether the World's cluster schemas are exactly
+// servesCluster reports whether the World's cluster schemas are exactly
 // s's CRDs (the same stream from the same cache file) at s's server
 // version (which chooses the built-in Kubernetes schemas: a cluster
 // upgraded since the cached copy serves the same CRDs), whatever the time
 // each copy was read.
-func (w *World) ServesCluster(s *remote.ClusterSnapshot) bool {
-	return s != nil && len(w.liveCluster) == 1 && w.liveCluster[0].Path == s.Path && bytes.Equal(w.liveCluster[0].Content, s.YAML) &&
-		(s.Version == "" || s.Version == w.clusterVersion)
+func (w *World) servesCluster(s *remote.ClusterSnapshot) bool {
+	sv := w.served[SourceCluster]
+	return s != nil && len(sv.Inputs) == 1 && sv.Inputs[0].Path == s.Path && bytes.Equal(sv.Inputs[0].Content, s.YAML) &&
+		(s.Version == "" || s.Version == sv.KubernetesVersion)
 }
-
-// ClusterSource is the configured cluster (nil: none).
-func (w *World) ClusterSource() *remote.ClusterSource { return w.cfg.ClusterSource }

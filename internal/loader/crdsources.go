@@ -2,16 +2,17 @@ package loader
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/remote"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
-// CRD sources (Config.CRDSources): CRDs named by URL or oci:// Helm chart.
-// Load serves them from the package cache (no network); FetchCRDSources
-// reads them from their sources for the front end, which adds them with
-// WithCRDSources. They rank as packages do: a dependency the user named.
+// CRD sources (Config.CRDSources): CRDs named by URL or oci:// Helm chart
+// (crdSource, one of sourcesOf's sources), kept in the package cache.
+// They rank as packages do: a dependency the user named.
 
 // CRDSourceInput is a CRD source as a store input.
 func CRDSourceInput(s *remote.CRDSource) schemas.FileInput {
@@ -22,55 +23,48 @@ func CRDSourceInput(s *remote.CRDSource) schemas.FileInput {
 	return schemas.FileInput{Source: schemas.Source{Kind: schemas.SourcePackage, Name: s.Ref, Version: v, File: s.Path}, Path: s.Path, Content: s.YAML}
 }
 
-// loadCachedCRDSources serves the configured CRD sources the cache holds.
-func (w *World) loadCachedCRDSources() {
-	if w.cfg.Packages == nil {
-		return
-	}
-	for _, ref := range w.cfg.CRDSources {
-		if s, err := remote.CachedCRDs(w.cfg.Packages, ref); err == nil {
-			w.crdSources = append(w.crdSources, CRDSourceInput(s))
+// crdSource is the configured CRD sources as a Source.
+type crdSource struct {
+	c    *packages.Client
+	refs []string
+}
+
+func (crdSource) Name() SourceName         { return SourceCRDSources }
+func (crdSource) Rank() schemas.SourceKind { return schemas.SourcePackage }
+func (crdSource) Refresh() Refresh         { return Refresh{On: AfterLoad, InCheck: true} }
+func (s crdSource) config() string         { return fmt.Sprintf("%p\x00", s.c) + strings.Join(s.refs, "\x00") }
+
+func (crdSource) Announce(*World) (string, string) { return "", "" }
+
+// Cached serves the CRD sources the package cache holds.
+func (s crdSource) Cached(*World) Served {
+	var sv Served
+	for _, ref := range s.refs {
+		if cs, err := remote.CachedCRDs(s.c, ref); err == nil {
+			sv.Inputs = append(sv.Inputs, CRDSourceInput(cs))
 		}
 	}
+	return sv
 }
 
-// CRDSourceResult is the outcome of reading one CRD source.
-type CRDSourceResult struct {
-	Ref   string
-	Input schemas.FileInput // zero when nothing is served
-	Err   error             // with an Input: the cached copy is served
-}
-
-// FetchCRDSources reads every CRD source from where it lives (the network).
-func FetchCRDSources(ctx context.Context, c *packages.Client, refs []string) []CRDSourceResult {
-	out := make([]CRDSourceResult, 0, len(refs))
-	for _, ref := range refs {
-		s, err := remote.FetchCRDs(ctx, c, ref)
-		r := CRDSourceResult{Ref: ref, Err: err}
-		if s != nil {
-			r.Input = CRDSourceInput(s)
+// Fetch reads every CRD source from where it lives (the network); one
+// that cannot be read serves its cached copy, if any.
+func (s crdSource) Fetch(ctx context.Context, _ *World) Fetched {
+	f := Fetched{Source: SourceCRDSources, config: s.config()}
+	for _, ref := range s.refs {
+		cs, err := remote.FetchCRDs(ctx, s.c, ref)
+		if err != nil {
+			f.Problems = append(f.Problems, err.Error())
 		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// WithCRDSources is the World with these CRD sources' schemas in place of
-// the previous ones.
-func (w *World) WithCRDSources(inputs []schemas.FileInput) *World {
-	c := w.clone(nil)
-	c.crdSources = inputs
-	c.schemaGen++
-	stores := make(map[int]*schemas.Store, len(w.stores))
-	for m, st := range w.stores {
-		for _, old := range w.crdSources {
-			st = st.WithoutFile(old.Path)
+		if cs != nil {
+			f.Served.Inputs = append(f.Served.Inputs, CRDSourceInput(cs))
 		}
-		stores[m] = st.WithFiles(inputs)
 	}
-	c.stores = stores
-	return c
+	if ctx.Err() != nil {
+		return Fetched{Source: SourceCRDSources}
+	}
+	f.apply = true
+	f.Done = fmt.Sprintf("%d of %d CRD sources read", len(f.Served.Inputs), len(s.refs))
+	f.Summary = f.Done
+	return f
 }
-
-// CRDSourceRefs are the configured CRD sources.
-func (w *World) CRDSourceRefs() []string { return w.cfg.CRDSources }

@@ -65,7 +65,7 @@ func (w *World) unpulled(path string) int {
 	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
 		if p, _ := w.metaIn(dir); p != "" {
 			n := 0
-			for _, r := range w.results[p] {
+			for _, r := range w.pkgResults()[p] {
 				if r.Package == nil {
 					n++
 				}

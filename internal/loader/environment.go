@@ -31,7 +31,7 @@ func holdsEnvironmentConfig(hs []workspace.Header) bool {
 // packages'.
 func (w *World) EnvironmentConfigs(path string) []map[string]any {
 	if len(w.index().envConfigs) == 0 {
-		return w.pkgEnvConfigs
+		return w.sourceEnvironmentConfigs()
 	}
 	if v, ok := w.envByDir.Load(filepath.Dir(path)); ok {
 		return v.([]map[string]any)
@@ -70,7 +70,7 @@ func (w *World) EnvironmentConfigs(path string) []map[string]any {
 	for _, p := range files {
 		out = append(out, w.files[p].envConfigs...)
 	}
-	out = append(out, w.pkgEnvConfigs...)
+	out = append(out, w.sourceEnvironmentConfigs()...)
 	w.envByDir.Store(filepath.Dir(path), out)
 	return out
 }

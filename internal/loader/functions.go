@@ -117,7 +117,7 @@ func (w *World) PackageFunctions() []functions.Function {
 	for _, m := range w.Metas() {
 		// The direct dependencies, then the cache's results (which follow
 		// Configurations' dependencies), the first len(m.Deps) being theirs.
-		results := w.results[m.Path]
+		results := w.pkgResults()[m.Path]
 		for i := range max(len(m.Deps), len(results)) {
 			var r packages.Result
 			if i < len(results) {
@@ -266,7 +266,7 @@ func (w *World) definedFunctions(path string) (names []string, complete bool) {
 				add(depName(d))
 			}
 		}
-		for _, r := range w.results[mp] {
+		for _, r := range w.pkgResults()[mp] {
 			switch {
 			case strings.EqualFold(r.Dep.Kind, "Function"):
 				add(depName(r.Dep))

@@ -17,7 +17,7 @@ func (w *World) KubernetesChoice() workspace.KubernetesChoice { return w.kube }
 
 // chooseKubernetes sets w.kube from the setting and the cluster's version.
 func (w *World) chooseKubernetes() {
-	w.kube = workspace.ChooseKubernetes(w.cfg.KubernetesVersion, w.clusterVersion)
+	w.kube = workspace.ChooseKubernetes(w.cfg.KubernetesVersion, w.kubernetesVersion())
 }
 
 // builtins is the built-in store of a Crossplane major at the World's

@@ -40,11 +40,11 @@ func TestKubernetesVersionChoice(t *testing.T) {
 	if m := storeMinor(t, w); m != "1.37" || w.KubernetesChoice().Note != "" {
 		t.Errorf("default: %s (note %q), want 1.37", m, w.KubernetesChoice().Note)
 	}
-	c := w.WithClusterSource(snap("v1.35.2-eks-1234"))
+	c := withCluster(w, snap("v1.35.2-eks-1234"))
 	if m := storeMinor(t, c); m != "1.35" || c.KubernetesChoice().Note != "" {
 		t.Errorf("cluster v1.35.2: %s (note %q), want 1.35", m, c.KubernetesChoice().Note)
 	}
-	c = w.WithClusterSource(snap("v1.31.0"))
+	c = withCluster(w, snap("v1.31.0"))
 	if m, note := storeMinor(t, c), c.KubernetesChoice().Note; m != "1.34" || !strings.Contains(note, "the cluster runs Kubernetes 1.31") || !strings.Contains(note, "using the nearest, Kubernetes 1.34") {
 		t.Errorf("cluster v1.31.0: %s (note %q), want 1.34 and a note", m, note)
 	}
@@ -57,11 +57,20 @@ func TestKubernetesVersionChoice(t *testing.T) {
 	if m := storeMinor(t, w); m != "1.36" {
 		t.Errorf("setting 1.36: %s", m)
 	}
-	if m := storeMinor(t, w.WithClusterSource(snap("v1.34.1"))); m != "1.36" {
+	if m := storeMinor(t, withCluster(w, snap("v1.34.1"))); m != "1.36" {
 		t.Errorf("setting 1.36 with a 1.34 cluster: %s, want the setting's", m)
 	}
 	w = load("banana")
 	if m, ch := storeMinor(t, w), w.KubernetesChoice(); m != "1.37" || !ch.Invalid || !strings.Contains(ch.Note, `"banana" is not a Kubernetes version`) {
 		t.Errorf("setting banana: %s %+v", m, ch)
 	}
+}
+
+// withCluster is w with a live cluster configured and this snapshot of
+// it fetched.
+func withCluster(w *World, snap *remote.ClusterSnapshot) *World {
+	c := w.clone(nil)
+	src := clusterSource{&remote.ClusterSource{Context: snap.Context}}
+	c.sources = append(append([]Source(nil), w.sources...), src)
+	return c.WithFetched(Fetched{Source: SourceCluster, Served: clusterServed(snap), apply: true, config: src.config()})
 }

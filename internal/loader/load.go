@@ -66,12 +66,8 @@ func Load(ctx context.Context, cfg Config) (*World, Files, []workspace.Skipped, 
 		w.addFile(builtins, f.Path, f.Content, nil, false)
 		kept = append(kept, f)
 	}
-	w.loadCachedPackages()
-	w.loadCachedCRDSources()
-	w.loadCachedClusterSource()
-	w.chooseKubernetes()
-	w.buildStores()
-	w.loadCachedCatalog()
+	w.sources = sourcesOf(cfg)
+	w.serveCached()
 	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
 	return w, kept, skipped, nil
 }
@@ -240,14 +236,14 @@ func (w *World) buildStores() {
 
 // inputs are the shared schema inputs in a stable order.
 func (w *World) inputs() []schemas.FileInput {
-	out := make([]schemas.FileInput, 0, w.index().schemaFiles+len(w.pkgs)+len(w.catalog))
+	out := make([]schemas.FileInput, 0, w.index().schemaFiles)
 	for _, f := range w.files {
 		if f.schema != nil {
 			out = append(out, *f.schema)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return append(append(append(append(out, w.pkgs...), w.crdSources...), w.liveCluster...), w.catalog...)
+	return append(out, w.sourceInputs()...)
 }
 
 func mustBuiltins() *schemas.Store {

@@ -4,6 +4,8 @@
 package loader
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -15,21 +17,100 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
-// loadCachedPackages serves what the cache holds for the dependencies of
-// every crossplane.yaml, with no network.
-func (w *World) loadCachedPackages() {
-	w.results = map[string][]packages.Result{}
-	if w.cfg.Packages == nil {
-		return
-	}
+// packageSource is the dependencies of the workspace's crossplane.yaml
+// files as a Source: their packages' schemas, ranked above the
+// workspace's, and the outcome of each dependency.
+type packageSource struct {
+	c  *packages.Client
+	ix *PackageIndex
+}
+
+func (packageSource) Name() SourceName         { return SourcePackages }
+func (packageSource) Rank() schemas.SourceKind { return schemas.SourcePackage }
+func (packageSource) Refresh() Refresh {
+	return Refresh{On: AfterLoad | MetaChanged, Supersede: true}
+}
+func (s packageSource) config() string { return fmt.Sprintf("%p", s.c) }
+
+// Announce says how many dependencies a fetch resolves.
+func (packageSource) Announce(w *World) (string, string) {
+	return "package dependencies", fmt.Sprintf("Resolving %d dependencies", w.Dependencies())
+}
+
+// Cached serves what the cache holds for the dependencies of every
+// crossplane.yaml, with no network.
+func (s packageSource) Cached(w *World) Served {
+	results := map[string][]packages.Result{}
 	for _, p := range w.index().metas {
 		m := w.files[p].meta
 		if len(m.Deps) > 0 {
-			w.results[p] = w.cfg.Packages.Cached(m.Deps)
+			results[p] = s.c.Cached(m.Deps)
 		}
 	}
-	w.pkgs = PackageFiles(w.results, w.cfg.PackageIndex)
-	w.pkgEnvConfigs = packageEnvironmentConfigs(w.pkgs)
+	return s.served(results)
+}
+
+// Fetch resolves every dependency against its registry (the network),
+// the client reporting its progress.
+func (s packageSource) Fetch(ctx context.Context, w *World) Fetched {
+	results := map[string][]packages.Result{}
+	for _, m := range w.Metas() {
+		if len(m.Deps) == 0 {
+			results[m.Path] = nil
+			continue
+		}
+		results[m.Path] = s.c.Resolve(ctx, m.Deps)
+	}
+	if ctx.Err() != nil {
+		return Fetched{Source: SourcePackages}
+	}
+	sv := s.served(results)
+	return Fetched{Source: SourcePackages, Served: sv, apply: true, config: s.config(), Done: pullSummary(len(sv.Inputs), results)}
+}
+
+func (s packageSource) served(results map[string][]packages.Result) Served {
+	in := PackageFiles(results, s.ix)
+	return Served{Inputs: in, Results: results, EnvironmentConfigs: packageEnvironmentConfigs(in)}
+}
+
+// Dependencies counts the dependencies the workspace's crossplane.yaml
+// files state.
+func (w *World) Dependencies() int {
+	n := 0
+	for _, m := range w.Metas() {
+		n += len(m.Deps)
+	}
+	return n
+}
+
+// pullSummary is the message that ends a pull: how many packages are
+// ready, or that the pull failed, with the first failure and the
+// crossplane.yaml that asked for it (after " — in "; VS Code's status
+// item opens that file, where the failures are diagnostics).
+func pullSummary(ready int, results map[string][]packages.Result) string {
+	paths := make([]string, 0, len(results))
+	for p := range results {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	failed, total := 0, 0
+	first, firstIn := "", ""
+	for _, p := range paths {
+		for _, r := range results[p] {
+			total++
+			if r.Err == nil || packages.IsWarning(r.Err) {
+				continue
+			}
+			failed++
+			if first == "" {
+				first, firstIn = r.Dep.Name+": "+r.Err.Error(), p
+			}
+		}
+	}
+	if failed == 0 {
+		return fmt.Sprintf("%d packages ready, 0 problems", ready)
+	}
+	return fmt.Sprintf("package pull failed: %d of %d dependencies (%s); %d packages ready — in %s", failed, total, first, ready, firstIn)
 }
 
 // PackageFiles turns resolved packages into schema store inputs (one per

@@ -1,5 +1,5 @@
-// This file derives new Worlds: file edits, disk changes and package
-// outcomes.
+// This file derives new Worlds: file edits and disk changes (a schema
+// source's fetch: WithFetched, sources.go).
 
 package loader
 
@@ -20,9 +20,8 @@ import (
 // The stores, package outcomes and other sources are shared too: a With*
 // method replaces, never mutates, what it changes.
 func (w *World) clone(changed map[string]bool) *World {
-	c := &World{cfg: w.cfg, setMajor: w.setMajor, kube: w.kube, clusterVersion: w.clusterVersion, schemaGen: w.schemaGen, functionsGen: w.functionsGen, files: w.files, ix: w.ix,
-		results: w.results, pkgs: w.pkgs, catalog: w.catalog, crdSources: w.crdSources, liveCluster: w.liveCluster, stores: w.stores,
-		pkgEnvConfigs: w.pkgEnvConfigs}
+	c := &World{cfg: w.cfg, setMajor: w.setMajor, kube: w.kube, schemaGen: w.schemaGen, functionsGen: w.functionsGen, files: w.files, ix: w.ix,
+		sources: w.sources, served: w.served, stores: w.stores}
 	if len(changed) > 0 {
 		c.files, c.ix = maps.Clone(w.files), &worldIndex{}
 	}
@@ -170,28 +169,4 @@ func (w *World) addMissingStores() {
 		stores[m] = w.builtins(m).WithFiles(inputs)
 	}
 	w.stores = stores
-}
-
-// WithPackages is the World with new dependency outcomes (from the
-// registries) and their packages' schemas: files, when not nil, are those
-// schemas already indexed by the caller (see schemas.Index); else they are
-// taken from the results.
-func (w *World) WithPackages(results map[string][]packages.Result, files []schemas.FileInput) *World {
-	c := w.clone(nil)
-	c.results = results
-	if files == nil {
-		files = PackageFiles(results, w.cfg.PackageIndex)
-	}
-	c.pkgs = files
-	c.pkgEnvConfigs = packageEnvironmentConfigs(files)
-	c.schemaGen++
-	stores := make(map[int]*schemas.Store, len(w.stores))
-	for m, st := range w.stores {
-		for _, old := range w.pkgs {
-			st = st.WithoutFile(old.Path)
-		}
-		stores[m] = st.WithFiles(files)
-	}
-	c.stores = stores
-	return c
 }

@@ -49,13 +49,16 @@ type Config struct {
 	// takes others).
 	Analysis AnalysisSettings
 	// CRDSources are CRDs named by URL or oci:// Helm chart reference
-	// (crdsources.go); Load serves them from the package cache.
+	// (crdsources.go), kept in the package cache: a source (sources.go).
 	CRDSources []string
-	// Catalog serves schemas of kinds nothing else defines (nil: none);
-	// Load reads only its cache (catalog.go).
+	// Catalog serves schemas of kinds nothing else defines (nil: none;
+	// catalog.go): a source.
 	Catalog *remote.Catalog
+	// CatalogAsked, when set, remembers the kinds the catalog was asked
+	// for across loads (a long-lived front end's), so each is asked once.
+	CatalogAsked *Asked
 	// ClusterSource is a live cluster whose CRDs serve as schemas (nil:
-	// none); Load reads only its cache (cluster_source.go).
+	// none; cluster_source.go): a source.
 	ClusterSource *remote.ClusterSource
 	// KubernetesVersion is the setting naming the Kubernetes minor whose
 	// built-in schemas apply ("" : the cluster's, else the newest;
@@ -92,9 +95,8 @@ type World struct {
 	cfg      Config
 	setMajor int // the setting's major (DefaultCrossplaneMajor without one)
 	// kube is the built-in Kubernetes minor of the stores, chosen with
-	// clusterVersion, the cluster snapshot's server version (kubernetes.go).
-	kube           workspace.KubernetesChoice
-	clusterVersion string
+	// the cluster snapshot's server version (kubernetes.go).
+	kube workspace.KubernetesChoice
 
 	// files are the World's records of the workspace's files (and of
 	// --schemas files), one per path that has any fact (files.go); ix
@@ -103,19 +105,11 @@ type World struct {
 	ix     *worldIndex
 	stores map[int]*schemas.Store
 
-	// results are the outcome of the dependencies of each package root
-	// file, by its path (cache, or registries when refreshed).
-	results map[string][]packages.Result
-	pkgs    []schemas.FileInput
-	// catalog are the schema catalog's answers for kinds nothing else
-	// defines (catalog.go).
-	catalog []schemas.FileInput
-	// crdSources are the CRD sources' schemas (crdsources.go).
-	crdSources []schemas.FileInput
-	// liveCluster is the live cluster's CRDs (cluster_source.go).
-	liveCluster []schemas.FileInput
-	// pkgEnvConfigs are the EnvironmentConfigs of cached packages.
-	pkgEnvConfigs []map[string]any
+	// sources are the configured schema sources in rank order (sourcesOf),
+	// served what each serves (its cache at load, a fetch's outcome
+	// since: sources.go).
+	sources []Source
+	served  map[SourceName]Served
 
 	parsed sync.Map // path → []analysis.Example, parsed once per World
 	// envByDir: the EnvironmentConfigs of a folder's Compositions, found
@@ -236,7 +230,10 @@ func (w *World) Meta(path string) (*packages.Meta, bool) {
 }
 
 // Results are the outcomes of a crossplane.yaml's dependencies.
-func (w *World) Results(path string) []packages.Result { return w.results[path] }
+func (w *World) Results(path string) []packages.Result { return w.pkgResults()[path] }
+
+// pkgResults are the outcomes of every package root file's dependencies.
+func (w *World) pkgResults() map[string][]packages.Result { return w.served[SourcePackages].Results }
 
 // Warm builds what every store computes lazily on first use (its kind
 // list), so that the first request after a swap does not pay for it.
@@ -247,11 +244,11 @@ func (w *World) Warm() {
 }
 
 // Packages are the packages' schema inputs the stores hold.
-func (w *World) Packages() []schemas.FileInput { return w.pkgs }
+func (w *World) Packages() []schemas.FileInput { return w.served[SourcePackages].Inputs }
 
 // AllResults are the outcomes of every crossplane.yaml's dependencies, by
 // crossplane.yaml path.
-func (w *World) AllResults() map[string][]packages.Result { return w.results }
+func (w *World) AllResults() map[string][]packages.Result { return w.pkgResults() }
 
 // PathsUnder lists the workspace files the World knows under dir (schema
 // files, package metadata, objects).

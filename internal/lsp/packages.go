@@ -24,7 +24,6 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
-	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 // pkgState is what the server knows of package dependencies. Guarded by
@@ -151,11 +150,7 @@ func (s *server) refresh(ctx context.Context, explicit bool) error {
 			close(done)
 		}()
 	}
-	var metas []*packages.Meta // as the last load found them, with open buffers
-	if s.world != nil {
-		metas = s.world.Metas()
-	}
-	set := s.settings
+	w := s.world // as the last load found it, with open buffers
 	if s.pkgs.cancel != nil {
 		s.pkgs.cancel(errPullSuperseded) // a newer refresh supersedes a running one
 	}
@@ -170,85 +165,44 @@ func (s *server) refresh(ctx context.Context, explicit bool) error {
 		return errPullCancelled
 	}
 
-	total := 0
-	for _, m := range metas {
-		total += len(m.Deps)
-	}
-	if total == 0 {
+	if w == nil || w.Dependencies() == 0 {
 		s.mu.Lock()
 		s.pkgs.refreshed = true
 		s.mu.Unlock()
 		return nil
 	}
-	c, err := s.pkgClient(set)
-	if err != nil {
-		s.log.Warn("package cache unavailable", "error", err)
+	src := w.Source(loader.SourcePackages)
+	if src == nil {
+		s.log.Warn("package cache unavailable: the packages are not a source of this load")
 		return nil
 	}
-	prog := s.beginProgress(ctx, func() { cancel(errPullCancelled) }, "crd-lsp: package dependencies", fmt.Sprintf("Resolving %d dependencies", total))
-	results := map[string][]packages.Result{}
-	for _, m := range metas {
-		if len(m.Deps) == 0 {
-			results[m.Path] = nil
-			continue
-		}
-		s.pkgs.current.Store(prog)
-		results[m.Path] = c.Resolve(ctx, m.Deps)
-		s.pkgs.current.Store(nil)
-	}
+	title, msg := src.Announce(w)
+	prog := s.beginProgress(ctx, func() { cancel(errPullCancelled) }, "crd-lsp: "+title, msg)
+	s.pkgs.current.Store(prog)
+	f := src.Fetch(ctx, w)
+	s.pkgs.current.Store(nil)
 	if ctx.Err() != nil {
 		err := ended()
 		prog.end(err.Error())
 		return err
 	}
-	files := loader.PackageFiles(results, s.pkgs.index)
-	s.swapPackages(files, results)
-	prog.end(pullSummary(len(files), results))
-	s.log.Info("package dependencies resolved", "packages", len(files))
+	s.swapPackages(f)
+	prog.end(f.Done)
+	s.log.Info("package dependencies resolved", "packages", len(f.Served.Inputs))
 	s.diag.scheduleAll()
 	return nil
 }
 
-// pullSummary is the message that ends a pull's progress: how many
-// packages are ready, or that the pull failed, with the first failure and
-// the crossplane.yaml that asked for it (after " — in "; VS Code's status
-// item opens that file, where the failures are diagnostics).
-func pullSummary(ready int, results map[string][]packages.Result) string {
-	paths := make([]string, 0, len(results))
-	for p := range results {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	failed, total := 0, 0
-	first, firstIn := "", ""
-	for _, p := range paths {
-		for _, r := range results[p] {
-			total++
-			if r.Err == nil || packages.IsWarning(r.Err) {
-				continue
-			}
-			failed++
-			if first == "" {
-				first, firstIn = r.Dep.Name+": "+r.Err.Error(), p
-			}
-		}
-	}
-	if failed == 0 {
-		return fmt.Sprintf("%d packages ready, 0 problems", ready)
-	}
-	return fmt.Sprintf("package pull failed: %d of %d dependencies (%s); %d packages ready — in %s", failed, total, first, ready, firstIn)
-}
-
 // swapPackages puts the packages' files in the world in place of the
-// previous ones. The new world's stores and their kind lists (which hover,
-// completion and diagnostics use) are built before requests can see them;
-// s.mu is held only to check that no other change came meanwhile (then,
-// after a few tries, the world is built under it: inserting indexed files
-// is cheap).
-func (s *server) swapPackages(files []schemas.FileInput, results map[string][]packages.Result) {
+// previous ones (loader.World.WithFetched). The new world's stores and
+// their kind lists (which hover, completion and diagnostics use) are
+// built before requests can see them; s.mu is held only to check that no
+// other change came meanwhile (then, after a few tries, the world is
+// built under it: inserting indexed files is cheap).
+func (s *server) swapPackages(f loader.Fetched) {
 	s.updateWorld(context.Background(), worldUpdate{
 		build: func(base *loader.World, _ map[uri.URI]*document.File) *loader.World {
-			next := base.WithPackages(results, files)
+			next := base.WithFetched(f)
 			next.Warm()
 			return next
 		},

@@ -74,7 +74,7 @@ type server struct {
 	work work // see idle.go
 
 	pkgs pkgState
-	cat  catalogState // schema catalog lookups (catalogs.go)
+	srcs sourceRuns // the schema sources' refresher (sources.go)
 	// symbols caches what workspace/symbol found in files on disk
 	// (symbol_cache.go); handlers reach it through their snapshot.
 	symbols *symbolCache

@@ -222,6 +222,7 @@ func (s Settings) loaderConfig(roots, schemaDirs []string) loader.Config {
 		KubernetesVersion: s.KubernetesVersion,
 		Analysis:          s.analysis(),
 		Catalog:           s.catalog(),
+		ClusterSource:     s.clusterSource(),
 		// Served from the package cache when reloadSchemas adds the
 		// package client.
 		CRDSources: s.CRDSources,

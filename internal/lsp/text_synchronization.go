@@ -11,6 +11,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
+	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
@@ -99,7 +100,9 @@ func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocume
 	// The buffer already is the truth for analysis; a saved crossplane.yaml
 	// may change the targeted Crossplane version and the dependencies.
 	if packages.IsMetaFile(filePath(params.TextDocument.URI)) {
-		s.goBackground(s.refreshPackages)
+		s.mu.Lock()
+		s.sourcesDueLocked(loader.MetaChanged)
+		s.mu.Unlock()
 	}
 	return nil
 }
@@ -162,7 +165,7 @@ func (s *server) syncBufferLocked(u uri.URI, text []byte) bool {
 	before := s.world
 	s.commitLocked(commit{world: before.WithFile(p, text)})
 	if s.world.SchemaGen() != before.SchemaGen() || s.world.KindsChanged(before, p) {
-		s.catalogsNeededLocked()
+		s.sourcesDueLocked(loader.KindsChanged)
 	}
 	// A Function object changed: Compositions run other functions now.
 	return s.world.SchemaGen() != before.SchemaGen() || functionsChanged(before, s.world)

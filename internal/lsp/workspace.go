@@ -267,7 +267,7 @@ func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) 
 			}
 			return base.WithDiskFiles(files, limit)
 		},
-		locked: func(_, _ *loader.World) { s.catalogsNeededLocked() },
+		locked: func(_, _ *loader.World) { s.sourcesDueLocked(loader.KindsChanged) },
 	})
 	// A file a kustomization build read changed on disk: what the builds
 	// say of the open files may have changed (kustomize.go).
@@ -285,7 +285,9 @@ func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) 
 	changed := next.SchemaGen() != base.SchemaGen() || functionsChanged(base, next)
 	if metaChanged {
 		// Its dependencies may have changed too.
-		s.goBackground(s.refreshPackages)
+		s.mu.Lock()
+		s.sourcesDueLocked(loader.MetaChanged)
+		s.mu.Unlock()
 	}
 	if changed || built {
 		s.diag.scheduleAll()
@@ -436,6 +438,7 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	} else {
 		cfg.Packages, cfg.PackageIndex = c, s.pkgs.index
 	}
+	cfg.CatalogAsked = s.catalogAsked(set)
 	w, _, skipped, err := loader.Load(ctx, cfg)
 	if ctx.Err() != nil {
 		return
@@ -459,7 +462,6 @@ func (s *server) reloadSchemas(ctx context.Context) {
 	if hook := testLoadHook.Load(); hook != nil {
 		(*hook)()
 	}
-	w = s.cachedCluster(w, set)
 	w.Warm() // not under s.mu: with a large package, listing the kinds takes a while
 	major, from := 0, "the default"
 	if len(roots) > 0 {
@@ -480,19 +482,16 @@ func (s *server) reloadSchemas(ctx context.Context) {
 		}
 	}
 	s.commitLocked(commit{world: w})
-	s.catalogsNeededLocked()
+	s.sourcesDueLocked(loader.KindsChanged)
 	problemsChanged := s.replaceFileProblemsLocked(problems)
 	s.mu.Unlock()
 	s.publishFileProblems(problemsChanged)
 	s.kubernetesNote(w)
 	s.diag.scheduleAll()
 	s.logMessage(protocol.MessageTypeInfo, fmt.Sprintf("schemas loaded: %d kinds (Crossplane v%d, from %s; %d schema files in the workspace, %d packages from the cache)", kinds, major, from, w.SchemaFiles(), len(w.Packages())))
-	// Then ask the registries, without holding anything up.
-	s.goBackground(s.refreshPackages)
-	if len(set.CRDSources) > 0 {
-		s.goBackground(s.refreshCRDSources)
-	}
-	if set.Cluster.Enabled {
-		s.goBackground(s.refreshCluster)
-	}
+	// Then fetch the sources (registries, CRD sources, the cluster),
+	// without holding anything up.
+	s.mu.Lock()
+	s.sourcesDueLocked(loader.AfterLoad)
+	s.mu.Unlock()
 }

@@ -1,0 +1,201 @@
+package loader
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// parseDir parses the non-test Go files of a folder.
+func parseDir(t *testing.T, dir string) map[string]*ast.File {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*ast.File{}
+	fset := token.NewFileSet()
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[p] = f
+	}
+	if len(out) == 0 {
+		t.Fatalf("no Go files in %s", dir)
+	}
+	return out
+}
+
+// recvName is the receiver type's name of a method ("" for a function).
+func recvName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return ""
+	}
+	t := fd.Recv.List[0].Type
+	if s, ok := t.(*ast.StarExpr); ok {
+		t = s.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// TestOneSourceTable holds the schema sources to one shape and one table:
+// every Source is listed in sourcesOf; a World's stores and its sources'
+// inputs change only in the functions that build them from the table
+// (serveCached at load, WithFetched for a fetch) and from the workspace's
+// files; the World has no other field of schema inputs and no other
+// With* method; and front ends only configure sources (internal/remote's
+// configuration types), never read one themselves. A source wired as the
+// four were before (a World field, a With* method, a Fetch* function, a
+// front end calling internal/remote) fails here.
+func TestOneSourceTable(t *testing.T) {
+	files := parseDir(t, ".")
+
+	// Types with the Source methods, and the types sourcesOf builds.
+	methods := map[string]map[string]bool{}
+	listed := map[string]bool{}
+	var worldFields []string
+	for _, f := range files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if r := recvName(d); r != "" {
+					if methods[r] == nil {
+						methods[r] = map[string]bool{}
+					}
+					methods[r][d.Name.Name] = true
+				}
+				if d.Name.Name == "sourcesOf" && d.Recv == nil {
+					ast.Inspect(d.Body, func(n ast.Node) bool {
+						if cl, ok := n.(*ast.CompositeLit); ok {
+							if id, ok := cl.Type.(*ast.Ident); ok {
+								listed[id.Name] = true
+							}
+						}
+						return true
+					})
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					ts, ok := sp.(*ast.TypeSpec)
+					if !ok || ts.Name.Name != "World" {
+						continue
+					}
+					for _, fl := range ts.Type.(*ast.StructType).Fields.List {
+						if at, ok := fl.Type.(*ast.ArrayType); ok {
+							if sel, ok := at.Elt.(*ast.SelectorExpr); ok && sel.Sel.Name == "FileInput" {
+								for _, n := range fl.Names {
+									worldFields = append(worldFields, n.Name)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	var sources []string
+	for typ, ms := range methods {
+		if ms["Cached"] && ms["Fetch"] && ms["Rank"] && ms["Refresh"] && ms["config"] {
+			sources = append(sources, typ)
+			if !listed[typ] {
+				t.Errorf("%s is a Source but sourcesOf does not list it: every schema source is one row of the table", typ)
+			}
+		}
+	}
+	sort.Strings(sources)
+	if want := []string{"catalogSource", "clusterSource", "crdSource", "packageSource"}; strings.Join(sources, ",") != strings.Join(want, ",") {
+		t.Errorf("Source implementations %v, want %v (a new source: add it here and to ARCHITECTURE.md)", sources, want)
+	}
+	if len(worldFields) > 0 {
+		t.Errorf("World fields %v hold schema inputs: a source's inputs are its Served, in World.served", worldFields)
+	}
+
+	// Only these functions assign a World's stores or sources' outcomes.
+	builders := map[string]bool{
+		"serveCached": true, "WithFetched": true, // the sources
+		"buildStores": true, "addMissingStores": true, "withFiles": true, // the workspace's files
+		"rebuildForCluster": true, // the built-ins' Kubernetes minor
+	}
+	allowedWith := map[string]bool{"WithFile": true, "WithDiskFiles": true, "WithFetched": true}
+	for path, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			name := fd.Name.Name
+			if recvName(fd) == "World" && strings.HasPrefix(name, "With") && !allowedWith[name] {
+				t.Errorf("%s: World.%s: a World changes with a source's fetch only through WithFetched", path, name)
+			}
+			if fd.Recv == nil && strings.HasPrefix(name, "Fetch") && name != "FetchForCheck" {
+				t.Errorf("%s: %s: fetching a source is its Source.Fetch", path, name)
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				as, ok := n.(*ast.AssignStmt)
+				if !ok {
+					return true
+				}
+				for _, l := range as.Lhs {
+					if ix, ok := l.(*ast.IndexExpr); ok {
+						l = ix.X
+					}
+					if sel, ok := l.(*ast.SelectorExpr); ok && (sel.Sel.Name == "stores" || sel.Sel.Name == "served") && !builders[name] {
+						t.Errorf("%s: %s assigns .%s: a World's stores are built from its files and its sources by serveCached and WithFetched only", path, name, sel.Sel.Name)
+					}
+				}
+				return true
+			})
+		}
+	}
+
+	// Front ends configure sources and never read one.
+	configOnly := map[string]bool{"Catalog": true, "CatalogOptions": true, "NewCatalog": true, "DefaultCatalogRefresh": true, "ClusterSource": true, "DefaultClusterTimeout": true}
+	for _, dir := range []string{"../../cmd/crd-lsp", "../lsp", "../mcp", "../overlays"} {
+		for path, f := range parseDir(t, dir) {
+			remoteName := ""
+			for _, im := range f.Imports {
+				if strings.Trim(im.Path.Value, `"`) == "github.com/crd-lsp/crd-lsp/internal/remote" {
+					remoteName = "remote"
+					if im.Name != nil {
+						remoteName = im.Name.Name
+					}
+				}
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && remoteName != "" && id.Name == remoteName && !configOnly[sel.Sel.Name] {
+					t.Errorf("%s: remote.%s: a front end configures a source (loader.Config) and the loader reads it (loader.Source)", path, sel.Sel.Name)
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "loader" {
+					return true // (loader.ReadCluster reads render's --extra-resources: no schema source)
+				}
+				switch sel.Sel.Name {
+				case "ReadCluster", "CachedCluster", "FetchCRDs", "CachedCRDs", "Cached":
+					t.Errorf("%s: .%s: reading a source is its loader.Source's Cached or Fetch", path, sel.Sel.Name)
+				case "Resolve":
+					// crd-lsp pull fills the package cache from crossplane.yaml
+					// files it finds itself (FindMetas), outside any World.
+					if filepath.Base(path) != "pull.go" {
+						t.Errorf("%s: .Resolve: packages are fetched through their loader.Source", path)
+					}
+				}
+				return true
+			})
+		}
+	}
+}
