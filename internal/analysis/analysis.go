@@ -78,9 +78,6 @@ type Workspace struct {
 	// a function the file's project embeds ("" otherwise; nil: none), for
 	// messages about the step.
 	EmbeddedFunction func(ref string) string
-	// Examples returns the workspace's example composites (XRs or claims)
-	// of an XR kind, best first; nil means none are known.
-	Examples func(schemas.GVK) []Example
 	// FunctionOf resolves a pipeline step's functionRef.name to the
 	// function package it runs: a Function object of the workspace, or a
 	// function dependency of the crossplane.yaml the file belongs to
@@ -94,6 +91,19 @@ type Workspace struct {
 	// embeds); complete is false when they cannot all be known. nil:
 	// unknown.
 	DefinedFunctions func() (names []string, complete bool)
+	// Render is what only rendering a Composition reads (RenderInputs),
+	// built by the front end on first use and at most once per Env: a
+	// hover, a completion or a file without a Composition never builds
+	// it. nil: nothing known (no examples, no cluster, no template files).
+	Render func() RenderInputs
+}
+
+// RenderInputs are the workspace's inputs of a rendering, besides the
+// schemas and functions every request reads.
+type RenderInputs struct {
+	// Examples returns the workspace's example composites (XRs or claims)
+	// of an XR kind, best first; nil means none are known.
+	Examples func(schemas.GVK) []Example
 	// Cluster is what is known of the cluster Compositions run in: the
 	// EnvironmentConfigs their environment is built from, other
 	// resources functions may require, the context a pipeline starts
@@ -105,6 +115,19 @@ type Workspace struct {
 	// folder. Nil, or an error, and the step is not rendered.
 	TemplateFiles func(dir string) ([]gotemplating.File, error)
 }
+
+// Rendering is the Env's render inputs (Render's, built on this first
+// call; zero without Render).
+func (w Workspace) Rendering() RenderInputs {
+	if w.Render == nil {
+		return RenderInputs{}
+	}
+	return w.Render()
+}
+
+// Given is a Render that answers r (an Env written literally, in tests
+// and for inputs already at hand).
+func Given(r RenderInputs) func() RenderInputs { return func() RenderInputs { return r } }
 
 // Role is what the file is for, as the workspace around it says: a
 // manifest (the zero Role), not a manifest at all, or a fragment another

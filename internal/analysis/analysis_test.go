@@ -205,10 +205,10 @@ func compositionEnv(f testing.TB) Env {
 		}
 		in = append(in, schemas.FileInput{Source: workspace.Source(p), Path: p, Content: b})
 	}
-	return Env{Workspace: Workspace{Schemas: st.WithFiles(in), CrossplaneMajor: 2, Examples: func(schemas.GVK) []Example {
+	return Env{Workspace: Workspace{Schemas: st.WithFiles(in), CrossplaneMajor: 2, Render: Given(RenderInputs{Examples: func(schemas.GVK) []Example {
 		return []Example{{Path: "xr.yaml", Object: map[string]any{"apiVersion": "database.example.org/v1alpha1", "kind": "XPostgreSQLInstance",
 			"metadata": map[string]any{"name": "x"}, "spec": map[string]any{"parameters": map[string]any{"storageGB": int64(5), "region": "eu"}}}}}
-	}}}
+	}})}}
 }
 
 func FuzzDiagnoseComposition(f *testing.F) {

@@ -1,6 +1,6 @@
 // This file gives a rendered Composition the environment its pipeline
 // builds (internal/functions/environmentconfigs): function-environment-configs steps run
-// natively from the EnvironmentConfigs Env.Workspace.Cluster knows, a classic
+// natively from the EnvironmentConfigs Env.Workspace.Render's Cluster knows, a classic
 // Crossplane v1 Composition's spec.environment is resolved before its
 // resources, and the context a pipeline starts with comes from the front
 // end (crd-lsp render --context).
@@ -53,11 +53,11 @@ type environmentRun struct {
 }
 
 func newEnvironmentRun(env Env, synthesized, lenient bool) *environmentRun {
-	from := env.Workspace.Cluster.From
+	from := env.Workspace.Rendering().Cluster.From
 	if from == "" {
 		from = "known"
 	}
-	return &environmentRun{lenient: lenient, opts: environmentconfigs.Options{Configs: environmentconfigs.InCluster(env.Workspace.Cluster.EnvironmentConfigs, env.Workspace.CrossplaneMajor), Complete: env.Workspace.Cluster.Complete,
+	return &environmentRun{lenient: lenient, opts: environmentconfigs.Options{Configs: environmentconfigs.InCluster(env.Workspace.Rendering().Cluster.EnvironmentConfigs, env.Workspace.CrossplaneMajor), Complete: env.Workspace.Rendering().Cluster.Complete,
 		Synthesized: synthesized, From: from}}
 }
 
@@ -67,7 +67,7 @@ func newEnvironmentRun(env Env, synthesized, lenient bool) *environmentRun {
 // the one in the starting context. notes are on spec.environment; failed
 // says Crossplane composes nothing.
 func (er *environmentRun) start(d *document.Doc, m, xr map[string]any, env Env) (map[string]any, []render.Note, bool) {
-	initial, _ := env.Workspace.Cluster.Context[environmentconfigs.ContextKey].(map[string]any)
+	initial, _ := env.Workspace.Rendering().Cluster.Context[environmentconfigs.ContextKey].(map[string]any)
 	spec, _ := m["spec"].(map[string]any)
 	es, ok := spec["environment"].(map[string]any)
 	if !ok || !servesEnvironment(d, m, env) {
@@ -219,15 +219,15 @@ func (er *environmentRun) describe() string {
 // v1beta1) and the other resources given.
 func pipelineInput(m, xr map[string]any, env Env, start map[string]any) functions.Input {
 	in := functions.Input{Composition: m, XR: xr}
-	if len(env.Workspace.Cluster.Context) > 0 || start != nil {
-		in.Context = make(map[string]any, len(env.Workspace.Cluster.Context)+1)
-		for k, v := range env.Workspace.Cluster.Context {
+	if len(env.Workspace.Rendering().Cluster.Context) > 0 || start != nil {
+		in.Context = make(map[string]any, len(env.Workspace.Rendering().Cluster.Context)+1)
+		for k, v := range env.Workspace.Rendering().Cluster.Context {
 			in.Context[k] = v
 		}
 		if start != nil {
 			in.Context[environmentconfigs.ContextKey] = start
 		}
 	}
-	in.Resources = append(append(in.Resources, env.Workspace.Cluster.Resources...), environmentconfigs.AsServed(environmentconfigs.InCluster(env.Workspace.Cluster.EnvironmentConfigs, env.Workspace.CrossplaneMajor))...)
+	in.Resources = append(append(in.Resources, env.Workspace.Rendering().Cluster.Resources...), environmentconfigs.AsServed(environmentconfigs.InCluster(env.Workspace.Rendering().Cluster.EnvironmentConfigs, env.Workspace.CrossplaneMajor))...)
 	return in
 }

@@ -41,7 +41,7 @@ func environmentEnvOf(t *testing.T, major int) Env {
 	for _, o := range ObjectsIn("environmentconfigs.yaml", cb) {
 		cfgs = append(cfgs, o.Object)
 	}
-	return Env{Workspace: Workspace{Schemas: st.WithFiles([]schemas.FileInput{{Source: workspace.Source(p), Path: p, Content: b}}), CrossplaneMajor: major, Cluster: Cluster{EnvironmentConfigs: cfgs, From: "in the workspace"}}}
+	return Env{Workspace: Workspace{Schemas: st.WithFiles([]schemas.FileInput{{Source: workspace.Source(p), Path: p, Content: b}}), CrossplaneMajor: major, Render: Given(RenderInputs{Cluster: Cluster{EnvironmentConfigs: cfgs, From: "in the workspace"}})}}
 }
 
 var envComposition = testfixtures.Composition{Name: "xstores", XRAPIVersion: "example.org/v1alpha1", XRKind: "XStore", FlowRef: true, Steps: `
@@ -128,7 +128,7 @@ func TestEnvironmentMissingReference(t *testing.T) {
 // not known: an info on the step, no warning on what reads it.
 func TestEnvironmentUnknownWithoutConfigs(t *testing.T) {
 	env := environmentEnv(t)
-	env.Workspace.Cluster = Cluster{}
+	setRender(&env, func(r *RenderInputs) { r.Cluster = Cluster{} })
 	ds := environmentFindings(t, env, "base", "region")
 	if len(ds) != 1 || ds[0].Severity != severity.Info || !strings.Contains(ds[0].Message, "no EnvironmentConfig is known") {
 		t.Fatalf("findings: %v", ds)
@@ -304,7 +304,7 @@ func TestCrossplaneE2EEnvironments(t *testing.T) {
 			for _, o := range ObjectsIn("environmentConfigs.yaml", read(filepath.Join(root, test, "setup", "environmentConfigs.yaml"))) {
 				cfgs = append(cfgs, o.Object)
 			}
-			env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 1, Cluster: Cluster{EnvironmentConfigs: cfgs, Complete: true, From: "in the test"}}}
+			env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 1, Render: Given(RenderInputs{Cluster: Cluster{EnvironmentConfigs: cfgs, Complete: true, From: "in the test"}})}}
 			cp := filepath.Join(root, test, "setup", "composition.yaml")
 			f := document.Parse("file://"+cp, 1, read(cp))
 			d := f.Docs[len(f.Docs)-1]

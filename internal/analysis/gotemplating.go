@@ -556,7 +556,7 @@ func isGoTemplating(st functions.Step) bool { return gotemplating.IsGoTemplate(s
 // template text (for literal values), though the text is not in the
 // Composition's file.
 func fileTemplateSteps(m map[string]any, env Env) map[int]*templateStep {
-	if env.Workspace.TemplateFiles == nil {
+	if env.Workspace.Rendering().TemplateFiles == nil {
 		return nil
 	}
 	out := map[int]*templateStep{}
@@ -564,7 +564,7 @@ func fileTemplateSteps(m map[string]any, env Env) map[int]*templateStep {
 		if !isGoTemplating(st) || st.Input["source"] != "FileSystem" {
 			continue
 		}
-		tpl, err := gotemplating.Source(st.Input, nil, env.Workspace.TemplateFiles)
+		tpl, err := gotemplating.Source(st.Input, nil, env.Workspace.Rendering().TemplateFiles)
 		if err != nil || gotemplating.Bounds(tpl.Text, tpl.Left, tpl.Right) != nil {
 			continue
 		}

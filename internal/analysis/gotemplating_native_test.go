@@ -64,7 +64,7 @@ func TestNativeTemplatingPreview(t *testing.T) {
 	if len(lenses) == 0 {
 		t.Fatal("no lens")
 	}
-	ex := env.Workspace.Examples(schemas.GVK{})[0]
+	ex := env.Workspace.Rendering().Examples(schemas.GVK{})[0]
 	out, err := RenderAt(context.Background(), f, lenses[0].Span.Start, ex.Object, ex.Path, env)
 	if err != nil {
 		t.Fatal(err)
@@ -182,10 +182,12 @@ func TestNativeTemplatingNoValue(t *testing.T) {
 // and the last case were on the step's line.
 func TestTemplateProducer(t *testing.T) {
 	env := readsEnv(t, false)
-	env.Workspace.Examples = func(schemas.GVK) []Example {
-		return []Example{{Path: "/ws/examples/xr.yaml", Object: map[string]any{"apiVersion": "platform.example.org/v1alpha1", "kind": "XNetwork",
-			"metadata": map[string]any{"name": "n", "namespace": "d", "labels": map[string]any{"team": "a"}}, "spec": map[string]any{"parameters": map[string]any{"region": "us"}}}}}
-	}
+	setRender(&env, func(r *RenderInputs) {
+		r.Examples = func(schemas.GVK) []Example {
+			return []Example{{Path: "/ws/examples/xr.yaml", Object: map[string]any{"apiVersion": "platform.example.org/v1alpha1", "kind": "XNetwork",
+				"metadata": map[string]any{"name": "n", "namespace": "d", "labels": map[string]any{"team": "a"}}, "spec": map[string]any{"parameters": map[string]any{"region": "us"}}}}}
+		}
+	})
 	for _, tc := range []struct {
 		name, tpl string
 		want      []string

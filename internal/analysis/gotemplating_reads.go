@@ -128,7 +128,7 @@ func templateReads(d *document.Doc, m map[string]any, tsteps []*templateStep, en
 		}
 		if rs == nil {
 			rs = newRequestShape(d, m, tsteps, env)
-			if rs.xr == nil && len(rs.composed) == 0 && len(env.Workspace.Cluster.EnvironmentConfigs) == 0 {
+			if rs.xr == nil && len(rs.composed) == 0 && len(env.Workspace.Rendering().Cluster.EnvironmentConfigs) == 0 {
 				return nil // nothing to check reads against
 			}
 		}
@@ -440,7 +440,7 @@ func (t *keyTree) opaqueKey(path string) {
 // patch-and-transform's environment patches give. Another function
 // before it, or a template that writes the context, makes it unknown.
 func (rs *requestShape) environmentBefore(step int) *keyTree {
-	configs := rs.env.Workspace.Cluster.EnvironmentConfigs
+	configs := rs.env.Workspace.Rendering().Cluster.EnvironmentConfigs
 	if len(configs) == 0 {
 		return nil
 	}
@@ -487,7 +487,7 @@ func (rs *requestShape) environmentBefore(step int) *keyTree {
 	for _, c := range configs {
 		t.add(c["data"])
 	}
-	if start, ok := rs.env.Workspace.Cluster.Context[environmentconfigs.ContextKey]; ok {
+	if start, ok := rs.env.Workspace.Rendering().Cluster.Context[environmentconfigs.ContextKey]; ok {
 		t.add(start)
 	}
 	return t
@@ -546,11 +546,11 @@ func (rs *requestShape) resolveEnvironment(step int, r gotemplating.Read, strict
 		}
 		sort.Strings(names)
 		best, near := suggest.Closest(p[i].Name, names)
-		complete := rs.env.Workspace.Cluster.Complete
+		complete := rs.env.Workspace.Rendering().Cluster.Complete
 		if !near && !complete {
 			return readFinding{}, false
 		}
-		from := rs.env.Workspace.Cluster.From
+		from := rs.env.Workspace.Rendering().Cluster.From
 		if from == "" {
 			from = "known"
 		}

@@ -97,7 +97,9 @@ func readsEnv(t *testing.T, configs bool) Env {
 		if err := yaml.Unmarshal([]byte(readsEnvironmentConfigs), &ec); err != nil {
 			t.Fatal(err)
 		}
-		env.Workspace.Cluster = Cluster{EnvironmentConfigs: []map[string]any{ec}, From: "in the workspace"}
+		setRender(&env, func(r *RenderInputs) {
+			r.Cluster = Cluster{EnvironmentConfigs: []map[string]any{ec}, From: "in the workspace"}
+		})
 	}
 	return env
 }

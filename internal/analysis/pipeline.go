@@ -195,7 +195,7 @@ func (pr *pipelineRun) route(st functions.Step) (functions.Runner, string) {
 		return functions.Native(pr.er.native(pr.envNotes, pr.record)), "crd-lsp (function-environment-configs, in-process)"
 	}
 	if f := nativeFunction(st); f != nil && !(f.RenderOnly && pr.lenient) {
-		nenv := functions.NativeEnv{Files: pr.env.Workspace.TemplateFiles, Unrun: pr.unrun, Deadline: pr.deadline}
+		nenv := functions.NativeEnv{Files: pr.env.Workspace.Rendering().TemplateFiles, Unrun: pr.unrun, Deadline: pr.deadline}
 		// The release the workspace pins, when the step is linked to this
 		// very function: the renderer follows what that release does.
 		if l := linkFunction(st.Function, st.Input, pr.env); l.Fn == f && l.Pinned {

@@ -35,7 +35,7 @@ func pipelineBench(b *testing.B) (*document.File, Env) {
 		{Source: workspace.Source("/ws/crd.yaml"), Path: "/ws/crd.yaml", Content: read("crd.yaml")},
 	})
 	ex, _ := ExampleIn("/ws/examples/xr.yaml", read("examples/xr.yaml"), func(_, k string) bool { return k == "XApp" })
-	env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2, Examples: func(schemas.GVK) []Example { return []Example{ex} }}}
+	env := Env{Workspace: Workspace{Schemas: st, CrossplaneMajor: 2, Render: Given(RenderInputs{Examples: func(schemas.GVK) []Example { return []Example{ex} }})}}
 	return document.Parse("/ws/composition.yaml", 1, read("composition.yaml")), env
 }
 

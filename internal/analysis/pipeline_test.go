@@ -132,7 +132,7 @@ func TestPipelineFunctionResults(t *testing.T) {
 	env.Options.Pipeline = fakeTemplating{results: []functions.Result{{Severity: functions.SeverityFatal, Message: fatal}}}
 	expectFindings(t, findings(t, templatingComposition, env, "function"),
 		`39:24 error function-result function-go-templating failed: `+fatal)
-	env.Workspace.Examples = nil
+	setRender(&env, func(r *RenderInputs) { r.Examples = nil })
 	expectFindings(t, findings(t, templatingComposition, env, "function"),
 		`39:24 warning function-result function-go-templating failed: `+fatal+` (rendered with a composite resource synthesised from the XRD)`)
 }

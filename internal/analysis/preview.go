@@ -91,7 +91,7 @@ func CodeLenses(f *document.File, env Env) []Lens {
 // Composition's labels lack would never be composed by it. Others
 // (neither set) may be, by default.
 func selectingExamples(m map[string]any, env Env) []Example {
-	if env.Workspace.Examples == nil {
+	if env.Workspace.Rendering().Examples == nil {
 		return nil
 	}
 	spec, _ := m["spec"].(map[string]any)
@@ -104,7 +104,7 @@ func selectingExamples(m map[string]any, env Env) []Example {
 	name, _ := md["name"].(string)
 	labels, _ := md["labels"].(map[string]any)
 	var out []Example
-	for _, ex := range env.Workspace.Examples(gvk) {
+	for _, ex := range env.Workspace.Rendering().Examples(gvk) {
 		if selects(ex.Object, name, labels) {
 			out = append(out, ex)
 		}

@@ -64,7 +64,7 @@ func RenderComposition(ctx context.Context, d *document.Doc, m map[string]any, x
 		rd = renderPipeline(ctx, m, xr, def.Namespaced, lenient, scoped, env, er, start)
 	default:
 		rd.Output = patchandtransform.Render(patchandtransform.Input{Composition: m, XR: xr, Namespaced: def.Namespaced, Lenient: lenient, ClusterScoped: scoped,
-			Environment: start, EnvironmentUnknown: er.unknown, Context: env.Workspace.Cluster.Context, ContextStep: er.contextStep(xr), DescribeFunction: env.Workspace.EmbeddedFunction, ComposesNothing: known.ComposesNothing})
+			Environment: start, EnvironmentUnknown: er.unknown, Context: env.Workspace.Rendering().Cluster.Context, ContextStep: er.contextStep(xr), DescribeFunction: env.Workspace.EmbeddedFunction, ComposesNothing: known.ComposesNothing})
 	}
 	rd.Notes = append(notes, rd.Notes...)
 	if !failed || lenient {

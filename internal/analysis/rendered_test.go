@@ -123,7 +123,9 @@ func renderEnv(t *testing.T, example string) Env {
 		if err := yaml.Unmarshal([]byte(example), &obj); err != nil {
 			t.Fatal(err)
 		}
-		env.Workspace.Examples = func(schemas.GVK) []Example { return []Example{{Path: "/ws/examples/xr.yaml", Object: obj}} }
+		setRender(&env, func(r *RenderInputs) {
+			r.Examples = func(schemas.GVK) []Example { return []Example{{Path: "/ws/examples/xr.yaml", Object: obj}} }
+		})
 	}
 	return env
 }

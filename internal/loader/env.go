@@ -5,6 +5,8 @@ package loader
 import (
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
@@ -16,8 +18,9 @@ import (
 func (w *World) Env(path string) analysis.Env { return w.EnvWith(path, w.cfg.Analysis) }
 
 // EnvWith is the one builder of analysis.Env: the store, Crossplane major
-// and example composites that apply to the file at path, and the analysis
-// settings a.
+// and package facts that apply to the file at path, its role, the
+// analysis settings a, and — built on first use, once — the inputs only a
+// rendering reads (example composites, the cluster, template files).
 func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 	major, _ := w.MajorOf(path)
 	st := w.Store(major)
@@ -30,11 +33,9 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 			Unpulled:         w.unpulled(path),
 			DependsOn:        packages.DependsOnField(w.NearestMeta(path)),
 			EmbeddedFunction: w.embeddedFunction(path),
-			Examples:         func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
 			FunctionOf:       func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
 			DefinedFunctions: func() ([]string, bool) { return w.definedFunctions(path) },
-			Cluster:          w.cluster(path, a.Cluster),
-			TemplateFiles:    w.templateFiles(path),
+			Render:           sync.OnceValue(func() analysis.RenderInputs { return w.renderInputs(path, st, a.Cluster) }),
 		},
 		Role: analysis.Role{Skip: skip, PatchOf: patchOf, Expressions: expressions},
 		Options: analysis.Options{
@@ -44,6 +45,21 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 			UptestPlaceholders: a.UptestPlaceholders,
 			Pipeline:           a.Pipeline,
 		},
+	}
+}
+
+// renderBuilds counts the render inputs built (renderInputs), for tests.
+var renderBuilds atomic.Int64
+
+// renderInputs are what only rendering a Composition at path reads: the
+// example composites, the cluster, the template files. EnvWith builds
+// them on first use only.
+func (w *World) renderInputs(path string, st *schemas.Store, given analysis.Cluster) analysis.RenderInputs {
+	renderBuilds.Add(1)
+	return analysis.RenderInputs{
+		Examples:      func(gvk schemas.GVK) []analysis.Example { return w.Examples(st, gvk) },
+		Cluster:       w.cluster(path, given),
+		TemplateFiles: w.templateFiles(path),
 	}
 }
 

@@ -67,8 +67,8 @@ func TestWorldEnvironmentConfigs(t *testing.T) {
 		t.Error("removing an EnvironmentConfig left SchemaGen as it was")
 	}
 	env := w.Env(filepath.Join(dir, "tests/a/setup/composition.yaml"))
-	if env.Workspace.Cluster.From != "in the workspace" || names(env.Workspace.Cluster.EnvironmentConfigs) != "one,two" {
-		t.Errorf("Env.Cluster: %+v", env.Workspace.Cluster)
+	if env.Workspace.Rendering().Cluster.From != "in the workspace" || names(env.Workspace.Rendering().Cluster.EnvironmentConfigs) != "one,two" {
+		t.Errorf("Env.Cluster: %+v", env.Workspace.Rendering().Cluster)
 	}
 }
 
