@@ -55,10 +55,12 @@ func recvName(fd *ast.FuncDecl) string {
 // inputs change only in the functions that build them from the table
 // (serveCached at load, WithFetched for a fetch) and from the workspace's
 // files; the World has no other field of schema inputs and no other
-// With* method; and front ends only configure sources (internal/remote's
-// configuration types), never read one themselves. A source wired as the
-// four were before (a World field, a With* method, a Fetch* function, a
-// front end calling internal/remote) fails here.
+// With* method; front ends only configure sources (internal/remote's
+// configuration types), never read one themselves; and the editor starts
+// fetches from its one refresher only. A source wired as the four were
+// before (a World field, a With* method, a Fetch* function, a front end
+// calling internal/remote, a goroutine of its own in the editor) fails
+// here.
 func TestOneSourceTable(t *testing.T) {
 	files := parseDir(t, ".")
 
@@ -180,6 +182,9 @@ func TestOneSourceTable(t *testing.T) {
 				}
 				if id, ok := sel.X.(*ast.Ident); ok && remoteName != "" && id.Name == remoteName && !configOnly[sel.Sel.Name] {
 					t.Errorf("%s: remote.%s: a front end configures a source (loader.Config) and the loader reads it (loader.Source)", path, sel.Sel.Name)
+				}
+				if (sel.Sel.Name == "refreshPackages" || sel.Sel.Name == "runSource" || sel.Sel.Name == "fetchSource") && filepath.Base(path) != "sources.go" {
+					t.Errorf("%s: .%s: the editor starts a source's fetch only from its one refresher (internal/lsp/sources.go, sourcesDueLocked)", path, sel.Sel.Name)
 				}
 				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "loader" {
 					return true // (loader.ReadCluster reads render's --extra-resources: no schema source)
