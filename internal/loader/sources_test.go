@@ -1,13 +1,20 @@
 package loader
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/remote"
+	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
 // parseDir parses the non-test Go files of a folder.
@@ -202,5 +209,77 @@ func TestOneSourceTable(t *testing.T) {
 				return true
 			})
 		}
+	}
+}
+
+// TestCatalogSourceFetchedThenCached: a kind nothing defines is not served
+// at load while the catalog's cache lacks it; the source's fetch brings
+// it (WithFetched, and check's FetchForCheck alike), ranked as a catalog
+// schema; a fetch made for another configuration of the source (settings
+// replaced since) changes nothing; and the next load serves it from the
+// cache with the catalog's server gone.
+func TestCatalogSourceFetchedThenCached(t *testing.T) {
+	schema, err := os.ReadFile("../remote/testdata/catalog/cert-manager.io/certificate_v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/cert-manager.io/certificate_v1.json" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write(schema)
+	}))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cert.yaml"), []byte("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: c}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	catalog := func() *remote.Catalog {
+		c, err := remote.NewCatalog(remote.CatalogOptions{Locations: []string{srv.URL + "/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"}, CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	load := func(c *remote.Catalog) *World {
+		w, _, _, err := Load(context.Background(), Config{Roots: []string{dir}, Catalog: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	cert := schemas.GVK{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}
+	servedBy := func(w *World) schemas.SourceKind {
+		cands := w.DefaultStore().Candidates(cert)
+		if len(cands) == 0 {
+			return -100
+		}
+		return cands[0].Source.Kind
+	}
+
+	w := load(catalog())
+	if k := servedBy(w); k != -100 {
+		t.Fatalf("served at load with an empty cache (source %v)", k)
+	}
+	f := w.Source(SourceCatalog).Fetch(context.Background(), w)
+	if !f.Changes() || len(f.Problems) > 0 {
+		t.Fatalf("fetch: %+v", f)
+	}
+	if k := servedBy(w.WithFetched(f)); k != schemas.SourceCatalog {
+		t.Errorf("after the fetch: source %v, want the catalog", k)
+	}
+	var problems []string
+	if k := servedBy(FetchForCheck(context.Background(), w, func(p string) { problems = append(problems, p) })); k != schemas.SourceCatalog || len(problems) > 0 {
+		t.Errorf("check's fetch: source %v, problems %v", k, problems)
+	}
+	other := load(catalog()) // the same locations, another configuration (a reload)
+	if got := other.WithFetched(f); got != other {
+		t.Error("a fetch made for another configuration of the source changed the World")
+	}
+
+	srv.Close()
+	if k := servedBy(load(catalog())); k != schemas.SourceCatalog {
+		t.Errorf("the next load: source %v, want the catalog's cached answer", k)
 	}
 }
