@@ -36,7 +36,8 @@ const (
 	// dependencies may have.
 	MetaChanged
 	// KindsChanged: the kinds the workspace uses, or its schemas, changed
-	// (a kind may now be one nothing defines).
+	// (a kind may now be one nothing defines): a load, an edit or a file
+	// changed on disk.
 	KindsChanged
 )
 
