@@ -18,10 +18,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
-	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 )
@@ -176,38 +174,11 @@ func (s *server) refresh(ctx context.Context, explicit bool) error {
 		s.log.Warn("package cache unavailable: the packages are not a source of this load")
 		return nil
 	}
-	title, msg := src.Announce(w)
-	prog := s.beginProgress(ctx, func() { cancel(errPullCancelled) }, "crd-lsp: "+title, msg)
-	s.pkgs.current.Store(prog)
-	f := src.Fetch(ctx, w)
-	s.pkgs.current.Store(nil)
-	if ctx.Err() != nil {
-		err := ended()
-		prog.end(err.Error())
-		return err
+	if !s.fetchOnce(ctx, w, src, fetchOptions{cancel: func() { cancel(errPullCancelled) }, reports: &s.pkgs.current,
+		ended: func() string { return ended().Error() }, heavy: true, locked: func() { s.pkgs.refreshed = true }}) {
+		return ended()
 	}
-	s.swapPackages(f)
-	prog.end(f.Done)
-	s.log.Info("package dependencies resolved", "packages", len(f.Served.Inputs))
-	s.diag.scheduleAll()
 	return nil
-}
-
-// swapPackages puts the packages' files in the world in place of the
-// previous ones (loader.World.WithFetched). The new world's stores and
-// their kind lists (which hover, completion and diagnostics use) are
-// built before requests can see them; s.mu is held only to check that no
-// other change came meanwhile (then, after a few tries, the world is
-// built under it: inserting indexed files is cheap).
-func (s *server) swapPackages(f loader.Fetched) {
-	s.updateWorld(context.Background(), worldUpdate{
-		build: func(base *loader.World, _ map[uri.URI]*document.File) *loader.World {
-			next := base.WithFetched(f)
-			next.Warm()
-			return next
-		},
-		locked: func(_, _ *loader.World) { s.pkgs.refreshed = true },
-	})
 }
 
 // progress reports work-done progress to the client, when it supports it.

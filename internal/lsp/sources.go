@@ -10,6 +10,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -34,8 +35,9 @@ type sourceRuns struct {
 
 // sourcesDueLocked fetches, in the background, every source of the
 // session's World whose Refresh names t. A source whose fetch supersedes a
-// running one (packages) goes through refresh (packages.go), which the
-// user's crdLsp.pull shares; the others through fetchSource. s.mu is held.
+// running one (packages) is run by refresh (packages.go), which the
+// user's crdLsp.pull shares; the others by runSource. Both fetch through
+// fetchOnce. s.mu is held.
 func (s *server) sourcesDueLocked(t loader.Trigger) {
 	if s.world == nil {
 		return
@@ -79,9 +81,7 @@ func (s *server) runSource(name loader.SourceName) {
 	})
 }
 
-// fetchSource fetches one source of the current World (with $/progress
-// when the source announces its fetch), says what could not be read, and
-// commits what it brought.
+// fetchSource fetches one source of the current World through fetchOnce.
 func (s *server) fetchSource(ctx context.Context, name loader.SourceName) {
 	s.mu.Lock()
 	w := s.world
@@ -95,38 +95,85 @@ func (s *server) fetchSource(ctx context.Context, name loader.SourceName) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.fetchOnce(ctx, w, src, fetchOptions{cancel: cancel})
+}
+
+// fetchOptions are what a runner adds to fetchOnce.
+type fetchOptions struct {
+	// cancel is what cancelling the fetch's progress does.
+	cancel func()
+	// reports, when set, holds the fetch's progress while it runs (the
+	// package client reports its own progress there).
+	reports *atomic.Pointer[progress]
+	// ended says why ctx ended, for the progress (nil: "cancelled").
+	ended func() string
+	// heavy: the next World is built off the lock and warmed (packages:
+	// many schemas); else it is built under the lock (a few indexed ones).
+	heavy bool
+	// locked, when set, runs under the lock right after the commit.
+	locked func()
+}
+
+// fetchOnce is the refresher's one fetch of a source, whichever runner
+// started it: announced (with $/progress when the source announces its
+// fetch), fetched for w, what could not be read said, what it brought
+// committed (loader.World.WithFetched: on whatever World is current,
+// unless its source has another configuration since), the progress
+// ended, the open documents diagnosed again. false: ctx ended first.
+func (s *server) fetchOnce(ctx context.Context, w *loader.World, src loader.Source, o fetchOptions) bool {
 	prog := &progress{s: s}
 	if title, msg := src.Announce(w); msg != "" {
 		s.logMessage(protocol.MessageTypeInfo, "crd-lsp: "+strings.ToLower(msg[:1])+msg[1:]+"…")
-		prog = s.beginProgress(ctx, cancel, "crd-lsp: "+title, msg)
+		prog = s.beginProgress(ctx, o.cancel, "crd-lsp: "+title, msg)
+	}
+	if o.reports != nil {
+		o.reports.Store(prog)
 	}
 	f := src.Fetch(ctx, w)
+	if o.reports != nil {
+		o.reports.Store(nil)
+	}
 	if ctx.Err() != nil {
-		prog.end("cancelled")
-		return
+		why := "cancelled"
+		if o.ended != nil {
+			why = o.ended()
+		}
+		prog.end(why)
+		return false
 	}
 	for _, p := range f.Problems {
-		s.log.Warn("schema source", "source", string(name), "problem", p)
+		s.log.Warn("schema source", "source", string(src.Name()), "problem", p)
 		s.logMessage(protocol.MessageTypeWarning, "crd-lsp: "+p)
 	}
+	var next *loader.World
+	if f.Changes() { // (else a source not read keeps the cached copy the load served)
+		// What was read is committed even if the fetch's progress is
+		// cancelled now: the fetch is done.
+		_, next = s.updateWorld(context.Background(), worldUpdate{cheap: !o.heavy,
+			build: func(base *loader.World, _ map[uri.URI]*document.File) *loader.World {
+				next := base.WithFetched(f)
+				if o.heavy {
+					next.Warm()
+				}
+				return next
+			},
+			locked: func(_, _ *loader.World) {
+				if o.locked != nil {
+					o.locked()
+				}
+			}})
+	}
 	prog.end(f.Done)
-	if !f.Changes() {
-		return // a source not read keeps the cached copy the load served
-	}
-	// What a fetch brought is indexed: inserting it is cheap, done under
-	// the lock on whatever World is current now (one of the same
-	// configuration: settings replaced since drop it).
-	_, next := s.updateWorld(ctx, worldUpdate{cheap: true, build: func(base *loader.World, _ map[uri.URI]*document.File) *loader.World {
-		return base.WithFetched(f)
-	}})
 	if next == nil {
-		return
+		return true
 	}
+	s.log.Info("schema source fetched", "source", string(src.Name()), "schemas", len(next.Served(src.Name()).Inputs))
 	s.kubernetesNote(next)
 	if f.Summary != "" {
 		s.logMessage(protocol.MessageTypeInfo, "crd-lsp: "+f.Summary)
 	}
 	s.diag.scheduleAll()
+	return true
 }
 
 // catalogAsked is the record of the kinds asked of the schema catalogs
