@@ -109,7 +109,10 @@ func (d *Doc) fastScalar(n *yaml.Node) (any, bool) {
 	if s == "" {
 		// An empty value ("key:"): null. (Nothing written: the span is
 		// empty.)
-		return nil, sp.Start == sp.End
+		// yaml.v3 drops a lone non-specific tag ("key: !", which YAML
+		// 1.1 reads as ""): its span is empty too, so a '!' next is left
+		// to the slow path.
+		return nil, sp.Start == sp.End && !tagFollows(d.File.Text, sp.Start)
 	}
 	if first != s[0] {
 		return nil, false
@@ -127,6 +130,8 @@ func (d *Doc) fastScalar(n *yaml.Node) (any, bool) {
 		return s, true
 	case c == '.' && (len(s) == 1 || strings.IndexByte("0123456789iInN", s[1]) < 0):
 		// Not a float (".5") nor .inf or .nan: a string.
+		return s, true
+	case '0' <= c && c <= '9' && plainString(s):
 		return s, true
 	case '1' <= c && c <= '9' || c == '-' && len(s) > 1 && '1' <= s[1] && s[1] <= '9':
 		digits := s
@@ -153,4 +158,34 @@ func (d *Doc) fastScalar(n *yaml.Node) (any, bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// plainString says a plain scalar that starts with a digit is a string in
+// YAML 1.1 as sigs.k8s.io/yaml resolves it: it holds a byte that no
+// integer (0x, 0o, 0b, underscores), float or timestamp
+// (2006-1-2T15:4:5Z07:00, with a space or a t) can (a CIDR's '/', a
+// comma), or, digits and dots only, two dots or more (an IP address, a
+// version: not a float). Anything else is left to the slow path.
+func plainString(s string) bool {
+	dots, other := 0, false
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case '0' <= b && b <= '9':
+		case b == '.':
+			dots++
+		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', b == '_', b == '+', b == '-', b == ':', b == ' ':
+			other = true
+		default:
+			return true
+		}
+	}
+	return !other && dots >= 2
+}
+
+// tagFollows says the first byte after blanks from i is a tag's '!'.
+func tagFollows(text []byte, i int) bool {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	return i < len(text) && text[i] == '!'
 }
