@@ -234,6 +234,9 @@ func (d *Doc) shiftBOMLine(root *yaml.Node, line int) {
 // rebase makes node lines absolute within the File (yaml.v3 counts from
 // the document's first line).
 func (d *Doc) rebase(root *yaml.Node) {
+	if d.firstLine == 0 {
+		return // the file's first document: its lines are the file's
+	}
 	seen := map[*yaml.Node]bool{}
 	var walk func(*yaml.Node)
 	walk = func(n *yaml.Node) {
