@@ -14,39 +14,66 @@ import (
 // prunedNulls lists the keys of v (schema s, at p) whose value is null
 // where the schema neither allows null nor has a default: the API server
 // drops them before validating (PruneNonNullableNullsWithoutDefaults).
+// The order of the list is the maps' (placeNulls matches each finding
+// against all of them); p is a buffer the walk appends to, copied only for
+// a null found, and schemas are read in place: a document without nulls
+// costs no allocation here.
 func prunedNulls(v any, s *structuralschema.Structural, p fieldpath.Path, out *[]fieldpath.Path) {
 	if s == nil || len(p) > 64 {
 		return
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(v) {
+		// One copy of a property's schema per call, on the stack (a map
+		// value has no address; declared in the loop, it would be moved
+		// to the heap): only a collection needs it.
+		var prop structuralschema.Structural
+		var ok bool
+		for k, x := range v {
 			if len(p) == 0 && (k == "metadata" || k == "apiVersion" || k == "kind") {
 				continue
 			}
-			var c *structuralschema.Structural
-			if prop, ok := s.Properties[k]; ok {
-				c = &prop
-			} else if s.AdditionalProperties != nil {
-				c = s.AdditionalProperties.Structural
-			}
-			if c == nil {
-				continue
-			}
-			x := v[k]
-			if x == nil {
-				if !c.Nullable && c.Default.Object == nil {
-					*out = append(*out, p.Child(fieldpath.Field(k)))
+			if prop, ok = s.Properties[k]; ok {
+				if x == nil {
+					nullAt(prop.Nullable, prop.Default.Object, p, k, out)
+				} else if isCollection(x) {
+					prunedNulls(x, &prop, append(p, fieldpath.Field(k)), out)
 				}
 				continue
 			}
-			prunedNulls(x, c, p.Child(fieldpath.Field(k)), out)
+			if s.AdditionalProperties == nil || s.AdditionalProperties.Structural == nil {
+				continue
+			}
+			c := s.AdditionalProperties.Structural
+			if x == nil {
+				nullAt(c.Nullable, c.Default.Object, p, k, out)
+				continue
+			}
+			prunedNulls(x, c, append(p, fieldpath.Field(k)), out)
 		}
 	case []any:
 		for i, x := range v {
-			prunedNulls(x, s.Items, p.Child(fieldpath.Index(i)), out)
+			if isCollection(x) {
+				prunedNulls(x, s.Items, append(p, fieldpath.Index(i)), out)
+			}
 		}
 	}
+}
+
+// nullAt records the null at p.k unless the schema allows null there or
+// defaults it.
+func nullAt(nullable bool, def any, p fieldpath.Path, k string, out *[]fieldpath.Path) {
+	if !nullable && def == nil {
+		*out = append(*out, p.Child(fieldpath.Field(k)))
+	}
+}
+
+func isCollection(x any) bool {
+	switch x.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
 }
 
 // placeNulls puts a required field written as null, which the server

@@ -73,7 +73,7 @@ func validateObject(ctx context.Context, vv *versionValidator, in map[string]any
 	unknown := metaUnknown
 	var nulls []fieldpath.Path
 	if ss != nil && !vv.preserve {
-		prunedNulls(obj, ss, nil, &nulls)
+		prunedNulls(obj, ss, make(fieldpath.Path, 0, 16), &nulls)
 		unknown = append(unknown, structuralpruning.PruneWithOptions(obj, ss, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, ss)
 	}
