@@ -245,13 +245,12 @@ func composedKinds(hs []workspace.Header, content []byte) []gvk.GVK {
 	return out
 }
 
-// embeddedFunction describes the functions the project file nearest to
-// path embeds, by the functionRef name its Compositions use for them
-// (packages.EmbeddedFunctionRef): those spec.functions lists, else any
+// embeddedFunction describes the functions the project file mp (the one
+// nearest to the file, NearestMeta) embeds, by the functionRef name its
+// Compositions use for them (packages.EmbeddedFunctionRef): those spec.functions lists, else any
 // name the project's repository label prefixes (the folders of its
 // functions path, which the World does not list).
-func (w *World) embeddedFunction(path string) func(string) string {
-	mp := w.NearestMeta(path)
+func (w *World) embeddedFunction(mp string) func(string) string {
 	m := w.file(mp).meta
 	if m == nil || m.Repository == "" {
 		return nil

@@ -3,7 +3,6 @@
 package loader
 
 import (
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,14 +24,15 @@ func (w *World) EnvWith(path string, a AnalysisSettings) analysis.Env {
 	major, _ := w.MajorOf(path)
 	st := w.Store(major)
 	skip, patchOf, expressions := w.role(path)
+	meta := w.NearestMeta(path) // once: three answers below read it
 	return analysis.Env{
 		Workspace: analysis.Workspace{
 			Schemas:          st,
 			CrossplaneMajor:  major,
 			OtherMajor:       otherMajor(major),
-			Unpulled:         w.unpulled(path),
-			DependsOn:        packages.DependsOnField(w.NearestMeta(path)),
-			EmbeddedFunction: w.embeddedFunction(path),
+			Unpulled:         w.unpulled(meta),
+			DependsOn:        packages.DependsOnField(meta),
+			EmbeddedFunction: w.embeddedFunction(meta),
 			FunctionOf:       func(name string) (analysis.StepFunction, bool) { return w.functionOf(path, name) },
 			DefinedFunctions: func() ([]string, bool) { return w.definedFunctions(path) },
 			Render:           sync.OnceValue(func() analysis.RenderInputs { return w.renderInputs(path, st, a.Cluster) }),
@@ -75,23 +75,20 @@ func (w *World) cluster(path string, given analysis.Cluster) analysis.Cluster {
 	return given
 }
 
-// unpulled counts the dependencies of the crossplane.yaml nearest to path
-// that the package cache does not hold.
-func (w *World) unpulled(path string) int {
-	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
-		if p, _ := w.metaIn(dir); p != "" {
-			n := 0
-			for _, r := range w.pkgResults()[p] {
-				if r.Package == nil {
-					n++
-				}
-			}
-			return n
-		}
-		if filepath.Dir(dir) == dir {
-			return 0
+// unpulled counts the dependencies of the package root file meta (the one
+// nearest to the file, NearestMeta; "" none) that the package cache does
+// not hold.
+func (w *World) unpulled(meta string) int {
+	if meta == "" {
+		return 0
+	}
+	n := 0
+	for _, r := range w.pkgResults()[meta] {
+		if r.Package == nil {
+			n++
 		}
 	}
+	return n
 }
 
 // otherMajor answers analysis.Env.OtherMajor for files targeting major:
