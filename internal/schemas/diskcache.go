@@ -114,6 +114,8 @@ func diskKey(kind defKind, text []byte) string {
 type decodedEntry struct {
 	crds map[role]*apiextensionsv1.CustomResourceDefinition
 	errs map[role]error
+	// pb: each CRD's protobuf record (set by decodeEntry).
+	pb map[role][]byte
 }
 
 const entryMagic = "crd-lsp decoded 1\n"
@@ -153,7 +155,7 @@ func decodeEntry(data []byte) (*decodedEntry, error) {
 	if !ok {
 		return nil, errCorrupt
 	}
-	e := &decodedEntry{crds: map[role]*apiextensionsv1.CustomResourceDefinition{}, errs: map[role]error{}}
+	e := &decodedEntry{crds: map[role]*apiextensionsv1.CustomResourceDefinition{}, errs: map[role]error{}, pb: map[role][]byte{}}
 	for len(payload) > 0 {
 		if len(payload) < 6 {
 			return nil, errCorrupt
@@ -172,6 +174,7 @@ func decodeEntry(data []byte) (*decodedEntry, error) {
 				return nil, errCorrupt
 			}
 			e.crds[r] = crd
+			e.pb[r] = rec[:len(rec):len(rec)]
 		case 'e':
 			e.errs[r] = errors.New(string(rec))
 		default:

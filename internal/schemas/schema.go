@@ -105,11 +105,43 @@ type built struct {
 	transient bool
 
 	once sync.Once
-	crds map[role]*apiextensionsv1.CustomResourceDefinition
+	// pb is each role's CRD in protobuf, as the decoded cache holds it:
+	// the decoded CRD is not kept, as it weighs as much as the structural
+	// schemas built from it (issue 35). first is the decoding load made,
+	// handed to the first build; a later build of another version decodes
+	// pb again; kept is what CRD() decoded (or a CRD without protobuf).
+	pb   map[role][]byte
 	errs map[role]error
 
 	mu       sync.Mutex
+	first    map[role]*apiextensionsv1.CustomResourceDefinition
+	kept     map[role]*apiextensionsv1.CustomResourceDefinition
 	versions map[versionKey]*versionValidator
+}
+
+// crd is the CRD of role r for a build, which must not keep it; keep
+// says to hold it for later calls (CRD()).
+func (b *built) crd(r role, keep bool) (*apiextensionsv1.CustomResourceDefinition, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c := b.kept[r]; c != nil {
+		return c, nil
+	}
+	c := b.first[r]
+	delete(b.first, r)
+	if c == nil && b.pb[r] != nil {
+		c = &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Unmarshal(b.pb[r]); err != nil {
+			return nil, fmt.Errorf("decoding the definition again: %w", err) // (it decoded once: not seen)
+		}
+	}
+	if c == nil {
+		return nil, b.errs[r]
+	}
+	if keep {
+		b.kept[r] = c
+	}
+	return c, nil
 }
 
 type versionKey struct {
@@ -143,8 +175,8 @@ var builds atomic.Int64
 
 func (b *built) load() {
 	b.once.Do(func() {
-		b.crds = map[role]*apiextensionsv1.CustomResourceDefinition{}
 		b.errs = map[role]error{}
+		b.kept = map[role]*apiextensionsv1.CustomResourceDefinition{}
 		text := b.text
 		b.text = nil // the build keeps what it derives, not the text
 		if b.readErr != nil {
@@ -152,7 +184,15 @@ func (b *built) load() {
 			return
 		}
 		e := decodeDefinition(b.kind, text)
-		b.crds, b.errs = e.crds, e.errs
+		b.errs, b.pb = e.errs, e.pb
+		b.mu.Lock()
+		b.first = e.crds
+		for r, crd := range e.crds {
+			if b.pb[r] == nil {
+				b.kept[r] = crd // not encoded (normalize failed): kept as decoded
+			}
+		}
+		b.mu.Unlock()
 	})
 }
 
@@ -206,9 +246,9 @@ func (sc *Schema) validatorFor() *versionValidator {
 	}
 	b.mu.Unlock()
 	vv.once.Do(func() {
-		crd := b.crds[sc.role]
+		crd, err := b.crd(sc.role, false)
 		if crd == nil {
-			vv.err = b.errs[sc.role]
+			vv.err = err
 			if vv.err == nil {
 				vv.err = fmt.Errorf("%s defines no schema for %s", sc.CRDName, sc.GVK)
 			}
@@ -371,10 +411,7 @@ func (sc *Schema) Structural() (*structuralschema.Structural, error) {
 func (sc *Schema) CRD() (*apiextensionsv1.CustomResourceDefinition, error) {
 	b := sc.def.built()
 	b.load()
-	if crd := b.crds[sc.role]; crd != nil {
-		return crd, nil
-	}
-	return nil, b.errs[sc.role]
+	return b.crd(sc.role, true)
 }
 
 // Validate checks obj (a JSON-compatible value: map[string]any, []any,
