@@ -251,11 +251,21 @@ func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapsh
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cfg := rest.CopyConfig(r.config)
+	cfg, err := execCredentials(ctx, r.config, timeout)
+	if err != nil {
+		return nil, err
+	}
+	cfg = rest.CopyConfig(cfg)
 	cfg.Timeout = 0 // ctx bounds the whole read (a second, equal timer would race it)
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, err
+	}
+	// An API server does not redirect these GETs; following one would
+	// hand the kubeconfig's credentials (client-go's transport adds them
+	// to every request) to wherever it points.
+	hc.CheckRedirect = func(req *http.Request, _ []*http.Request) error {
+		return fmt.Errorf("the API server redirected to %s; crd-lsp does not follow an API server's redirects", req.URL.Redacted())
 	}
 	base := strings.TrimSuffix(cfg.Host, "/")
 	if !strings.Contains(base, "://") {
