@@ -229,9 +229,6 @@ func writeSnapshot(dir string, snap, prev *ClusterSnapshot) error {
 	return packages.WriteAtomic(filepath.Join(dir, "cluster.json"), meta)
 }
 
-// maxClusterAnswer caps one answer of the API server.
-const maxClusterAnswer = 256 << 20
-
 // crdsPath is the API server's collection of CustomResourceDefinitions.
 const crdsPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
@@ -271,11 +268,14 @@ func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapsh
 	if !strings.Contains(base, "://") {
 		base = "https://" + base
 	}
-	// get is the only request the cluster sees: a GET.
-	get := func(path, accept string) ([]byte, int, error) {
+	// open is the only request the cluster sees: a GET. Every answer of
+	// the refresh draws on one budget of maxClusterRead bytes; the body
+	// returned is cut at what remains of it.
+	var budget int64 = maxClusterRead
+	open := func(path, accept string) (io.ReadCloser, *answerReader, int, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		req.Header.Set("Accept", accept)
 		if cfg.UserAgent != "" {
@@ -287,22 +287,14 @@ func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapsh
 		if err != nil {
 			var ne net.Error
 			if ctx.Err() == context.DeadlineExceeded || errors.As(err, &ne) && ne.Timeout() {
-				return nil, 0, fmt.Errorf("no answer within %s", timeout)
+				return nil, nil, 0, fmt.Errorf("no answer within %s", timeout)
 			}
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(io.LimitReader(resp.Body, maxClusterAnswer+1))
-		if err != nil {
-			if ctx.Err() == context.DeadlineExceeded {
-				return nil, 0, fmt.Errorf("no answer within %s", timeout)
-			}
-			return nil, 0, err
-		}
-		if len(b) > maxClusterAnswer {
-			return nil, 0, fmt.Errorf("GET %s: answer larger than %d MiB", path, maxClusterAnswer>>20)
-		}
+		body := &answerReader{r: resp.Body, left: &budget, path: path}
 		if resp.StatusCode != http.StatusOK {
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
 			var st struct {
 				Message string `json:"message"`
 			}
@@ -315,15 +307,43 @@ func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapsh
 			}
 			switch resp.StatusCode {
 			case http.StatusUnauthorized:
-				return nil, 0, fmt.Errorf("unauthorised (401): the kubeconfig's credentials were refused: %s", msg)
+				return nil, nil, 0, fmt.Errorf("unauthorised (401): the kubeconfig's credentials were refused: %s", msg)
 			case http.StatusForbidden:
-				return nil, 0, fmt.Errorf("forbidden (403): may not read customresourcedefinitions: %s", msg)
+				return nil, nil, 0, fmt.Errorf("forbidden (403): may not read customresourcedefinitions: %s", msg)
 			case http.StatusNotFound:
-				return nil, http.StatusNotFound, fmt.Errorf("GET %s: %s: %s", path, resp.Status, msg)
+				return nil, nil, http.StatusNotFound, fmt.Errorf("GET %s: %s: %s", path, resp.Status, msg)
 			}
-			return nil, 0, fmt.Errorf("GET %s: %s: %s", path, resp.Status, msg)
+			return nil, nil, 0, fmt.Errorf("GET %s: %s: %s", path, resp.Status, msg)
 		}
-		return b, http.StatusOK, nil
+		return resp.Body, body, http.StatusOK, nil
+	}
+	// readErr words an error met reading an answer's body.
+	readErr := func(err error) error {
+		if ctx.Err() == context.DeadlineExceeded {
+			return fmt.Errorf("no answer within %s", timeout)
+		}
+		return err
+	}
+	get := func(path, accept string) ([]byte, int, error) {
+		rc, body, code, err := open(path, accept)
+		if err != nil {
+			return nil, code, err
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(body)
+		if err != nil {
+			return nil, 0, readErr(err)
+		}
+		return b, code, nil
+	}
+	list := func(accept string, each func(crdDoc)) error {
+		return listCRDs(func(path string) (io.ReadCloser, io.Reader, error) {
+			rc, body, _, err := open(path, accept)
+			if err != nil {
+				return nil, nil, err
+			}
+			return rc, body, nil
+		}, readErr, each)
 	}
 
 	snap := &ClusterSnapshot{Context: r.context, Server: cfg.Host}
@@ -344,7 +364,7 @@ func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapsh
 	}
 	if cached == nil {
 		// No cached copy: list the CRDs whole.
-		if err := listCRDs(get, "application/json", func(d crdDoc) { docs[d.name] = d }); err != nil {
+		if err := list("application/json", func(d crdDoc) { docs[d.name] = d }); err != nil {
 			return nil, err
 		}
 		for n := range docs {
@@ -353,7 +373,7 @@ func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapsh
 	} else {
 		// A cached copy: list the metadata, download what changed.
 		var changed []string
-		err := listCRDs(get, metadataListAccept, func(d crdDoc) {
+		err := list(metadataListAccept, func(d crdDoc) {
 			if c, ok := cached[d.name]; ok && c.rv == d.rv && d.rv != "" {
 				docs[d.name] = c
 				return
@@ -371,7 +391,7 @@ func (s ClusterSource) read(ctx context.Context, r resolved, prev *ClusterSnapsh
 		if len(changed) > maxByName {
 			clear(docs)
 			snap.Downloaded = snap.Downloaded[:0]
-			if err := listCRDs(get, "application/json", func(d crdDoc) {
+			if err := list("application/json", func(d crdDoc) {
 				if c, ok := cached[d.name]; ok && c.rv == d.rv && d.rv != "" {
 					docs[d.name] = c
 				} else {
@@ -441,42 +461,156 @@ type crdDoc struct {
 	doc      []byte
 }
 
-// listCRDs lists the CRDs page by page with that Accept header, passing
-// each item on: whole documents, or only names and resourceVersions when
-// the server answered a PartialObjectMetadataList.
-func listCRDs(get func(path, accept string) ([]byte, int, error), accept string, each func(crdDoc)) error {
+// maxClusterPages caps the pages of one list (pages of 500: a million
+// CRDs), against a server whose continue tokens never end.
+const maxClusterPages = 2000
+
+// listCRDs lists the CRDs page by page (open GETs a page), passing each
+// item on as it is decoded from the stream, never holding a page whole:
+// whole documents, or only names and resourceVersions when the server
+// answered a PartialObjectMetadataList. A list of another kind, an item
+// of another kind, a repeated continue token or more than maxClusterPages
+// pages fail the read.
+func listCRDs(open func(path string) (io.ReadCloser, io.Reader, error), readErr func(error) error, each func(crdDoc)) error {
 	cont := ""
-	for {
+	seen := map[string]bool{}
+	for page := 0; ; page++ {
+		if page == maxClusterPages {
+			return fmt.Errorf("the CustomResourceDefinition list: more than %d pages; refused", maxClusterPages)
+		}
 		q := url.Values{"limit": {"500"}}
 		if cont != "" {
 			q.Set("continue", cont)
 		}
-		b, _, err := get(crdsPath+"?"+q.Encode(), accept)
+		rc, body, err := open(crdsPath + "?" + q.Encode())
 		if err != nil {
 			return err
 		}
-		var list struct {
-			Kind     string `json:"kind"`
-			Metadata struct {
-				Continue string `json:"continue"`
-			} `json:"metadata"`
-			Items []rawCRD `json:"items"`
-		}
-		if err := json.Unmarshal(b, &list); err != nil {
-			return fmt.Errorf("the CustomResourceDefinition list: %w", err)
-		}
-		for i := range list.Items {
-			d, err := list.Items[i].normalize(list.Kind != "PartialObjectMetadataList")
-			if err != nil {
-				return fmt.Errorf("the CustomResourceDefinition list: %w", err)
+		next, err := decodeList(body, each)
+		rc.Close()
+		if err != nil {
+			if ae := (*answerTooLarge)(nil); errors.As(err, &ae) {
+				return ae
 			}
-			each(d)
-			list.Items[i] = rawCRD{} // its text is in d now
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = fmt.Errorf("the answer ends early: %w", err)
+			}
+			return fmt.Errorf("the CustomResourceDefinition list: %w", readErr(err))
 		}
-		if cont = list.Metadata.Continue; cont == "" {
+		if cont = next; cont == "" {
 			return nil
 		}
+		if seen[cont] {
+			return errors.New("the CustomResourceDefinition list: the server repeated a continue token; refused (its pages would never end)")
+		}
+		seen[cont] = true
 	}
+}
+
+// decodeList decodes one page of a list from r, item by item, and returns
+// its continue token.
+func decodeList(r io.Reader, each func(crdDoc)) (string, error) {
+	dec := json.NewDecoder(r)
+	if err := expectDelim(dec, '{'); err != nil {
+		return "", err
+	}
+	var kind, cont string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		switch tok {
+		case "kind":
+			if err := dec.Decode(&kind); err != nil {
+				return "", err
+			}
+			switch kind {
+			case "", "CustomResourceDefinitionList", "PartialObjectMetadataList":
+			default:
+				return "", fmt.Errorf("the server answered a %s", kind)
+			}
+		case "metadata":
+			var m struct {
+				Continue string `json:"continue"`
+			}
+			if err := dec.Decode(&m); err != nil {
+				return "", err
+			}
+			cont = m.Continue
+		case "items":
+			if err := expectDelim(dec, '['); err != nil {
+				return "", err
+			}
+			for dec.More() {
+				var it rawCRD
+				if err := dec.Decode(&it); err != nil {
+					return "", err
+				}
+				d, err := it.normalize(kind != "PartialObjectMetadataList" && it.Kind != "PartialObjectMetadata")
+				if err != nil {
+					return "", err
+				}
+				each(d)
+			}
+			if err := expectDelim(dec, ']'); err != nil {
+				return "", err
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return "", err
+	}
+	return cont, nil
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			return io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	if tok != want {
+		return fmt.Errorf("want %q, found %v", want, tok)
+	}
+	return nil
+}
+
+// maxClusterRead caps what one refresh reads from the API server, all
+// answers together.
+const maxClusterRead = 256 << 20
+
+// answerReader reads an answer's body, drawing on the refresh's budget:
+// past it, an answerTooLarge error.
+type answerReader struct {
+	r    io.Reader
+	left *int64
+	path string
+}
+
+type answerTooLarge struct{ path string }
+
+func (e *answerTooLarge) Error() string {
+	return fmt.Sprintf("GET %s: the cluster's answers passed %d MiB in one refresh; refused", e.path, maxClusterRead>>20)
+}
+
+func (a *answerReader) Read(p []byte) (int, error) {
+	if *a.left <= 0 {
+		return 0, &answerTooLarge{a.path}
+	}
+	if int64(len(p)) > *a.left {
+		p = p[:*a.left]
+	}
+	n, err := a.r.Read(p)
+	*a.left -= int64(n)
+	return n, err
 }
 
 // rawCRD is a CRD as the API server sends it, decoded only as far as the
@@ -495,6 +629,13 @@ func (c rawCRD) normalize(whole bool) (crdDoc, error) {
 	var d crdDoc
 	if err := json.Unmarshal(c.Metadata["name"], &d.name); err != nil || d.name == "" {
 		return crdDoc{}, errors.New("a CustomResourceDefinition without a name")
+	}
+	switch {
+	case c.Kind == "" && c.APIVersion == "",
+		c.Kind == "CustomResourceDefinition" && c.APIVersion == "apiextensions.k8s.io/v1",
+		c.Kind == "PartialObjectMetadata" && !whole:
+	default:
+		return crdDoc{}, fmt.Errorf("%q is a %s %s, not a CustomResourceDefinition", d.name, c.APIVersion, c.Kind)
 	}
 	if rv, ok := c.Metadata["resourceVersion"]; ok {
 		_ = json.Unmarshal(rv, &d.rv)
