@@ -244,7 +244,7 @@ func (c *Catalog) Fetch(ctx context.Context, group, version, kind string) (Catal
 		}
 		crd, err := catalogCRD(group, version, kind, u, body)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", u, err))
+			errs = append(errs, fmt.Errorf("schema catalog %s: %w", u, err))
 			continue
 		}
 		c.writeEntry(cacheEntry{URL: u, Fetched: now, Schema: body})
@@ -331,6 +331,9 @@ const CatalogAnnotation = "crd-lsp.io/schema-catalog"
 // validator's unknown-field check, which reports the same fields.
 func catalogCRD(group, version, kind, from string, schemaJSON []byte) ([]byte, error) {
 	var schema map[string]any
+	if looksLikeHTML(schemaJSON) {
+		return nil, errors.New("an HTML page, not a JSON Schema (a web page's URL rather than the raw file's?)")
+	}
 	if err := json.Unmarshal(schemaJSON, &schema); err != nil {
 		return nil, fmt.Errorf("not a JSON Schema: %w", err)
 	}
@@ -400,6 +403,13 @@ func sanitizeSchema(s map[string]any) map[string]any {
 		case len(types) > 1:
 			out["x-kubernetes-preserve-unknown-fields"] = true
 		}
+	}
+	if _, ref := s["$ref"]; ref && out["type"] == nil && out["x-kubernetes-preserve-unknown-fields"] == nil && out["x-kubernetes-int-or-string"] == nil {
+		// A reference a CRD schema cannot hold (catalogs inline theirs;
+		// a hand-written schema may point anywhere, itself included):
+		// anything is accepted there, never a reading the schema does
+		// not say.
+		out["x-kubernetes-preserve-unknown-fields"] = true
 	}
 	if props, ok := out["properties"].(map[string]any); ok {
 		np := make(map[string]any, len(props))
@@ -482,3 +492,14 @@ func junctor(s map[string]any, intOrString bool) map[string]any {
 // IsCatalogCRD reports whether a CRD document's text was made by a
 // Catalog (it carries CatalogAnnotation).
 func IsCatalogCRD(crd []byte) bool { return bytes.Contains(crd, []byte(CatalogAnnotation)) }
+
+// looksLikeHTML reports whether a body meant to be YAML or JSON is an
+// HTML page (what a repository's web view of a file serves).
+func looksLikeHTML(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n\ufeff")
+	if len(b) > 512 {
+		b = b[:512]
+	}
+	l := bytes.ToLower(b)
+	return bytes.HasPrefix(l, []byte("<!doctype html")) || bytes.HasPrefix(l, []byte("<html")) || bytes.HasPrefix(l, []byte("<head")) || bytes.HasPrefix(l, []byte("<!--"))
+}
