@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"path"
@@ -142,6 +143,9 @@ func fetchURL(ctx context.Context, c *packages.Client, u string) ([]byte, string
 	if len(b) > maxCRDSource {
 		return nil, "", fmt.Errorf("larger than %d bytes; refused", maxCRDSource)
 	}
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct == "text/html" || looksLikeHTML(b) {
+		return nil, "", errors.New("an HTML page, not YAML (a web page's URL rather than the raw file's?)")
+	}
 	if !bytes.Contains(b, []byte("CustomResourceDefinition")) {
 		return nil, "", errors.New("holds no CustomResourceDefinition")
 	}
@@ -180,7 +184,7 @@ func ChartCRDs(tgz []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chart archive: %w", err)
 	}
-	tr := tar.NewReader(io.LimitReader(zr, maxCRDSource+1))
+	tr := tar.NewReader(&capReader{r: zr, left: maxCRDSource})
 	type file struct {
 		name string
 		data []byte
@@ -194,6 +198,9 @@ func ChartCRDs(tgz []byte) ([]byte, error) {
 		h, err := tr.Next()
 		if err == io.EOF {
 			break
+		}
+		if errors.Is(err, errTooBig) {
+			return nil, fmt.Errorf("chart archive: more than %d MiB decompressed; refused", maxCRDSource>>20)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("chart archive: %w", err)
@@ -210,6 +217,9 @@ func ChartCRDs(tgz []byte) ([]byte, error) {
 			continue
 		}
 		b, err := io.ReadAll(tr)
+		if errors.Is(err, errTooBig) {
+			return nil, fmt.Errorf("chart archive: more than %d MiB decompressed; refused", maxCRDSource>>20)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("chart archive: %w", err)
 		}
@@ -238,4 +248,25 @@ func ChartCRDs(tgz []byte) ([]byte, error) {
 	}
 	out.WriteString("\n")
 	return out.Bytes(), nil
+}
+
+var errTooBig = errors.New("over the size cap")
+
+// capReader reads at most left bytes; past them it fails with errTooBig
+// (not io.EOF, which a tar reader would report as a truncated archive).
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, errTooBig
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
