@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,21 +23,21 @@ import (
 // Helm charts in crdsource_hostile_test.go). Every fetch ends, holds
 // little, and the error names the source.
 
-// gzipBomb is size zero bytes gzipped (about size/1000 bytes).
-func gzipBomb(size int) []byte {
+// gzipBomb is 1 GiB of zeros gzipped (about 1 MiB), built once.
+var gzipBomb = sync.OnceValue(func() []byte {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	zeros := make([]byte, 1<<20)
-	for n := 0; n < size; n += len(zeros) {
+	for range 1024 {
 		zw.Write(zeros)
 	}
 	zw.Close()
 	return buf.Bytes()
-}
+})
 
 // hostileURLs is a server answering each hostile path.
 func hostileURLs(t *testing.T) *httptest.Server {
-	bomb := gzipBomb(1 << 30)
+	bomb := gzipBomb()
 	var srv *httptest.Server
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {

@@ -182,12 +182,13 @@ func TestClusterHugeList(t *testing.T) {
 // each (a long description), continuing to next.
 func writeBigPage(w io.Writer, page, size int, next string) {
 	fmt.Fprintf(w, `{"kind":"CustomResourceDefinitionList","metadata":{"continue":%q},"items":[`, next)
-	desc := strings.Repeat("x", 64<<10)
+	desc := `"},"spec":{"description":"` + strings.Repeat("x", 64<<10) + `"}}`
 	for i := 0; i*(64<<10) < size; i++ {
 		if i > 0 {
 			io.WriteString(w, ",")
 		}
-		if _, err := fmt.Fprintf(w, `{"metadata":{"name":"p%d-c%d.example.org"},"spec":{"description":%q}}`, page, i, desc); err != nil {
+		fmt.Fprintf(w, `{"metadata":{"name":"p%d-c%d.example.org`, page, i)
+		if _, err := io.WriteString(w, desc); err != nil {
 			return // the client stopped reading
 		}
 	}

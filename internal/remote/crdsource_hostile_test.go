@@ -50,8 +50,8 @@ func TestCRDSourceHostileURLs(t *testing.T) {
 // loopback) whose archives hold links into and out of crds/, entries
 // climbing out with ../, a decompression bomb, or 10,000 CRDs. Links and
 // climbing entries are never read (nothing is written by an entry's name
-// either), the bomb stops at the cap with the chart named, and 10,000
-// CRDs in crds/ are read.
+// either), the bomb (256 MiB of zeros in 256 KiB) stops at the cap with
+// the chart named, and 10,000 CRDs in crds/ are read.
 func TestHelmChartHostileTar(t *testing.T) {
 	host := xpkgtest.MemRegistry(t, nil)
 	crd := xpkgtest.CRD("example.org", "Widget", "v1")
@@ -83,7 +83,7 @@ func TestHelmChartHostileTar(t *testing.T) {
 			xpkgtest.Entry{Name: "trav/crds/../../../etc/cron.d/x.yaml", Body: crd},
 			xpkgtest.Entry{Name: "trav/crds/widget.yaml", Body: crd},
 		), "", 1},
-		{"bomb", xpkgtest.Bomb("bomb/crds/zeros.yaml", 2<<30), "chart archive: more than 64 MiB decompressed; refused", 0},
+		{"bomb", xpkgtest.Bomb("bomb/crds/zeros.yaml", 256<<20), "chart archive: more than 64 MiB decompressed; refused", 0},
 		{"10,000 CRDs in one file", xpkgtest.Tar(true,
 			xpkgtest.Entry{Name: "big/Chart.yaml", Body: []byte("name: big\n")},
 			xpkgtest.Entry{Name: "big/crds/all.yaml", Body: many.Bytes()},
