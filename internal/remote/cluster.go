@@ -539,8 +539,15 @@ func decodeList(r io.Reader, each func(crdDoc)) (string, error) {
 			}
 			cont = m.Continue
 		case "items":
-			if err := expectDelim(dec, '['); err != nil {
+			tok, err := dec.Token()
+			if err != nil {
 				return "", err
+			}
+			if tok == nil {
+				continue // "items": null, an empty list
+			}
+			if tok != json.Delim('[') {
+				return "", fmt.Errorf("want '[', found %v", tok)
 			}
 			for dec.More() {
 				var it rawCRD

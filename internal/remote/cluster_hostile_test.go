@@ -3,6 +3,7 @@
 package remote
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -103,10 +104,12 @@ func TestClusterExecPluginHostile(t *testing.T) {
 	for _, tc := range []struct {
 		name, script string
 		want         []string
+		mode         string // interactiveMode, default Never
 	}{
-		{"hang", "#!/bin/sh\necho $$ > \"$0.pid\"\nexec sleep 3600\n", []string{"no credentials within 1s"}},
-		{"flood", "#!/bin/sh\nexec head -c 300000000 /dev/zero\n", []string{"wrote more than"}},
-		{"exit", "#!/bin/sh\necho 'error: the SSO session has expired; run: aws sso login' >&2\nexit 3\n", []string{"exit status 3", "the SSO session has expired; run: aws sso login"}},
+		{"hang", "#!/bin/sh\necho $$ > \"$0.pid\"\nexec sleep 3600\n", []string{"no credentials within 1s"}, ""},
+		{"flood", "#!/bin/sh\nexec head -c 300000000 /dev/zero\n", []string{"wrote more than"}, ""},
+		{"exit", "#!/bin/sh\necho 'error: the SSO session has expired; run: aws sso login' >&2\nexit 3\n", []string{"exit status 3", "the SSO session has expired; run: aws sso login"}, ""},
+		{"terminal", "#!/bin/sh\necho \"$0\" ran >&2\nexit 1\n", []string{"asks for a terminal (interactiveMode: Always)"}, "Always"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plugin := filepath.Join(t.TempDir(), "cred-plugin")
@@ -120,7 +123,8 @@ func TestClusterExecPluginHostile(t *testing.T) {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
 			})
-			kc := hostileKubeconfig(t, srv.URL, "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+plugin+"\n      interactiveMode: Never\n")
+			mode := cmp.Or(tc.mode, "Never")
+			kc := hostileKubeconfig(t, srv.URL, "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+plugin+"\n      interactiveMode: "+mode+"\n")
 			src := ClusterSource{Kubeconfig: kc, CacheDir: t.TempDir(), Timeout: time.Second}
 			seen.Store(0)
 			_, err, alloc := readBounded(t, src, 20*time.Second)

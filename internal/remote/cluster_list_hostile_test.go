@@ -84,6 +84,9 @@ func TestClusterMalformedAnswers(t *testing.T) {
 		{"duplicate names", func(w http.ResponseWriter, r *http.Request) {
 			w.Write([]byte(`{"kind":"CustomResourceDefinitionList","items":[{"metadata":{"name":"a.example.org","resourceVersion":"1"},"spec":{"n":1}},{"metadata":{"name":"a.example.org","resourceVersion":"2"},"spec":{"n":2}}]}`))
 		}, "", 1},
+		{"null items", func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(`{"kind":"CustomResourceDefinitionList","metadata":{},"items":null}`))
+		}, "", 0},
 		{"deep schema", func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, `{"kind":"CustomResourceDefinitionList","items":[{"metadata":{"name":"deep.example.org"},"spec":{"group":"example.org","versions":[{"name":"v1","schema":{"openAPIV3Schema":%s}}]}}]}`, deep)
 		}, "", 1},
