@@ -191,3 +191,22 @@ func TestClusterRedirectRefused(t *testing.T) {
 		t.Errorf("the redirect's target got %d requests", n)
 	}
 }
+
+// TestClusterExecPluginAfterToken: a kubeconfig user with a token and an
+// exec plugin authenticates with the token and never runs the plugin, as
+// client-go does.
+func TestClusterExecPluginAfterToken(t *testing.T) {
+	srv := answering(t, nil)
+	plugin := filepath.Join(t.TempDir(), "cred-plugin")
+	if err := os.WriteFile(plugin, []byte("#!/bin/sh\necho ran > \"$0.ran\"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kc := hostileKubeconfig(t, srv.URL, "    token: t0k3n\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: "+plugin+"\n      interactiveMode: Never\n")
+	snap, err, _ := readBounded(t, ClusterSource{Kubeconfig: kc, CacheDir: t.TempDir(), Timeout: 5 * time.Second}, 30*time.Second)
+	if err != nil || len(snap.CRDs) != 1 {
+		t.Fatalf("%v", err)
+	}
+	if _, err := os.Stat(plugin + ".ran"); err == nil {
+		t.Error("the plugin ran although the kubeconfig has a token")
+	}
+}

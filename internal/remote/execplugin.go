@@ -61,6 +61,13 @@ func execCredentials(ctx context.Context, cfg *rest.Config, timeout time.Duratio
 	if ec == nil {
 		return cfg, nil
 	}
+	if cfg.BearerToken != "" || cfg.BearerTokenFile != "" || cfg.Username != "" || cfg.Password != "" {
+		// As client-go: credentials of the user's own come first, and
+		// the plugin is not run.
+		out := rest.CopyConfig(cfg)
+		out.ExecProvider = nil
+		return out, nil
+	}
 	fail := func(err error) (*rest.Config, error) {
 		return nil, &ExecPluginError{Command: ec.Command, Err: err}
 	}
