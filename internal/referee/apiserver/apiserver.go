@@ -523,11 +523,15 @@ func (s *Server) awaitEstablished(t testing.TB, ctx context.Context, name string
 // its new resourceVersion.
 func (s *Server) PatchCRD(t testing.TB, name, patch string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPatch, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, strings.NewReader(patch))
+	// A bounded request: an answer that never comes fails the test with the
+	// CRD's name instead of hanging until go test's timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPatch, s.Base+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, strings.NewReader(patch))
 	req.Header.Set("Content-Type", "application/json-patch+json")
 	resp, err := s.Client.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("patching the CRD %s: %v", name, err)
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
