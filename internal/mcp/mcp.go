@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -99,8 +100,33 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	if err != nil {
 		return err
 	}
-	return srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	w := &lockedWriter{w: out}
+	f := newFilter(in, w)
+	done := make(chan error, 1)
+	go func() {
+		done <- srv.Run(ctx, &sdk.IOTransport{Reader: f.Reader(), Writer: nopWriteCloser{w}, MaxLineLength: MaxMessage + 1})
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-f.eof:
+	}
+	// The client's input ended: calls still running get endGrace to
+	// answer; one blocked writing to a client that never reads does not
+	// keep the server.
+	t := time.NewTimer(endGrace)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return nil
+	}
 }
+
+// endGrace is how long Serve waits, once the client's input has ended,
+// for the calls still running.
+const endGrace = time.Second
 
 type nopWriteCloser struct{ io.Writer }
 
