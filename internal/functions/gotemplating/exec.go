@@ -186,10 +186,19 @@ func (r *run) guard(name string, fn any) any {
 			return fail(err)
 		}
 		var res []reflect.Value
-		if t.IsVariadic() {
-			res = v.CallSlice(args)
+		call := func() []reflect.Value {
+			if t.IsVariadic() {
+				return v.CallSlice(args)
+			}
+			return v.Call(args)
+		}
+		if costly[name] {
+			var err error
+			if res, err = r.callCostly(name, call); err != nil {
+				return fail(err)
+			}
 		} else {
-			res = v.Call(args)
+			res = call()
 		}
 		if len(res) == 2 && !res[1].IsNil() {
 			return []reflect.Value{res[0], res[1]}
@@ -199,6 +208,70 @@ func (r *run) guard(name string, fn any) any {
 		}
 		return []reflect.Value{res[0], reflect.Zero(errorType)}
 	}).Interface()
+}
+
+// costly functions take milliseconds to seconds per call, and cannot be
+// interrupted: key and certificate generation (sprig's DSA parameters
+// take tens of seconds), bcrypt, scrypt.
+var costly = map[string]bool{
+	"genPrivateKey": true, "genCA": true, "genCAWithKey": true, "genSelfSignedCert": true,
+	"genSelfSignedCertWithKey": true, "genSignedCert": true, "genSignedCertWithKey": true,
+	"bcrypt": true, "htpasswd": true, "derivePassword": true,
+}
+
+// costlySlot admits one costly call at a time, process-wide: a call
+// abandoned at a run's deadline goes on in the background, and no more
+// than one such call burns a core.
+var costlySlot = make(chan struct{}, 1)
+
+// callCostly runs a costly function within the run's deadline and
+// context: the run waits for its result, a free slot, or its end,
+// whichever comes first, instead of checking its budget only between
+// calls.
+func (r *run) callCostly(name string, call func() []reflect.Value) ([]reflect.Value, error) {
+	timer := time.NewTimer(time.Until(r.deadline))
+	defer timer.Stop()
+	over := func() error {
+		if err := r.ctx.Err(); err != nil {
+			return r.stop("rendering the template was cancelled: %v", err)
+		}
+		return r.stop("the templates of this pipeline ran longer than crd-lsp's limit of %s (in %s)", DefaultTimeout, name)
+	}
+	if time.Now().After(r.deadline) || r.ctx.Err() != nil {
+		return nil, over()
+	}
+	select {
+	case costlySlot <- struct{}{}:
+	case <-r.ctx.Done():
+		return nil, over()
+	case <-timer.C:
+		return nil, over()
+	}
+	type result struct {
+		res   []reflect.Value
+		panic any
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-costlySlot }()
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{panic: p} // as text/template reports a function's panic
+			}
+		}()
+		done <- result{res: call()}
+	}()
+	select {
+	case d := <-done:
+		if d.res == nil {
+			return nil, fmt.Errorf("error calling %s: %v", name, d.panic)
+		}
+		return d.res, nil
+	case <-r.ctx.Done():
+		return nil, over()
+	case <-timer.C:
+		return nil, over()
+	}
 }
 
 // maxItems bounds lists a function builds from a count.
