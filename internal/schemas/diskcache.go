@@ -118,14 +118,13 @@ type decodedEntry struct {
 	pb map[role][]byte
 }
 
-const entryMagic = "crd-lsp decoded 1\n"
+const entryMagic = "crd-lsp decoded 2\n"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// encodeEntry lays an entry out as: magic, payload length (8 bytes),
-// CRC-32C of the payload (4 bytes), payload. The payload is a sequence of
-// records: role (1 byte), tag (1 byte: 'c' a CRD's protobuf, 'e' an
-// error's message), length (4 bytes), bytes.
+// encodeEntry lays an entry's payload out (framed with its key by
+// frameEntry): a sequence of records: role (1 byte), tag (1 byte: 'c' a
+// CRD's protobuf, 'e' an error's message), length (4 bytes), bytes.
 func encodeEntry(e *decodedEntry) ([]byte, error) {
 	var payload []byte
 	rec := func(r role, tag byte, data []byte) {
@@ -145,16 +144,12 @@ func encodeEntry(e *decodedEntry) ([]byte, error) {
 			rec(r, 'e', []byte(err.Error()))
 		}
 	}
-	return frameEntry(payload), nil
+	return payload, nil
 }
 
 var errCorrupt = errors.New("corrupt decoded cache entry")
 
-func decodeEntry(data []byte) (*decodedEntry, error) {
-	payload, ok := unframeEntry(data)
-	if !ok {
-		return nil, errCorrupt
-	}
+func decodeEntry(payload []byte) (*decodedEntry, error) {
 	e := &decodedEntry{crds: map[role]*apiextensionsv1.CustomResourceDefinition{}, errs: map[role]error{}, pb: map[role][]byte{}}
 	for len(payload) > 0 {
 		if len(payload) < 6 {
@@ -186,7 +181,7 @@ func decodeEntry(data []byte) (*decodedEntry, error) {
 
 // normalize turns freshly decoded CRDs into protobuf and back, so what is
 // used is what the cache gives a later run; it returns the entry's
-// encoding (nil when a CRD could not be encoded: then e is used as
+// payload (nil when a CRD could not be encoded: then e is used as
 // decoded and not cached).
 func normalize(e *decodedEntry) []byte {
 	enc, err := encodeEntry(e)
@@ -211,7 +206,11 @@ func (c *diskCache) load(key string) *decodedEntry {
 	if err != nil {
 		return nil
 	}
-	e, err := decodeEntry(data)
+	payload, ok := unframeEntry(key, data)
+	if !ok {
+		return nil
+	}
+	e, err := decodeEntry(payload)
 	if err != nil {
 		return nil
 	}
@@ -222,9 +221,10 @@ func (c *diskCache) load(key string) *decodedEntry {
 	return e
 }
 
-// store writes enc under key (a temporary file renamed into place), then
-// keeps the folder within its bound.
-func (c *diskCache) store(key string, enc []byte) {
+// store writes payload under key, framed (a temporary file renamed into
+// place), then keeps the folder within its bound.
+func (c *diskCache) store(key string, payload []byte) {
+	enc := frameEntry(key, payload)
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return
 	}
@@ -346,7 +346,7 @@ func LoadCached(key string) []byte {
 	if err != nil {
 		return nil
 	}
-	payload, ok := unframeEntry(data)
+	payload, ok := unframeEntry(key, data)
 	if !ok {
 		return nil
 	}
@@ -357,28 +357,36 @@ func LoadCached(key string) []byte {
 // checksummed, within the cache's bound).
 func StoreCached(key string, data []byte) {
 	if c := currentDisk(); c != nil && key != "" {
-		c.store(key, frameEntry(data))
+		c.store(key, data)
 	}
 }
 
-// frameEntry and unframeEntry wrap a caller's payload as entries are: magic, length,
-// CRC-32C.
-func frameEntry(payload []byte) []byte {
+// frameEntry and unframeEntry wrap a payload as entries are: magic,
+// length (8 bytes), CRC-32C (4 bytes) of the entry's key then the payload,
+// payload. The key in the checksum makes an entry valid under its own
+// name only: one copied or renamed from another input's (a file synced
+// or restored in the wrong place, a folder filled by hand) is ignored as
+// corrupt and written again, never served for the wrong definition.
+func frameEntry(key string, payload []byte) []byte {
 	out := make([]byte, 0, len(entryMagic)+12+len(payload))
 	out = append(out, entryMagic...)
 	out = binary.BigEndian.AppendUint64(out, uint64(len(payload)))
-	out = binary.BigEndian.AppendUint32(out, crc32.Checksum(payload, castagnoli))
+	out = binary.BigEndian.AppendUint32(out, entrySum(key, payload))
 	return append(out, payload...)
 }
 
-func unframeEntry(data []byte) ([]byte, bool) {
+func entrySum(key string, payload []byte) uint32 {
+	return crc32.Update(crc32.Checksum([]byte(key), castagnoli), castagnoli, payload)
+}
+
+func unframeEntry(key string, data []byte) ([]byte, bool) {
 	if len(data) < len(entryMagic)+12 || string(data[:len(entryMagic)]) != entryMagic {
 		return nil, false
 	}
 	data = data[len(entryMagic):]
 	n, sum := binary.BigEndian.Uint64(data), binary.BigEndian.Uint32(data[8:])
 	payload := data[12:]
-	if uint64(len(payload)) != n || crc32.Checksum(payload, castagnoli) != sum {
+	if uint64(len(payload)) != n || entrySum(key, payload) != sum {
 		return nil, false
 	}
 	return payload, true

@@ -128,7 +128,8 @@ func dcEntries(t *testing.T, dir string) []string {
 
 // A warm run reads the decoded definition from the cache and finds what
 // a cold run and a run without the cache find; a truncated or garbled
-// entry is ignored (same findings) and written again.
+// entry, or another definition's entry under this one's name, is ignored
+// (same findings) and written again.
 func TestDecodedCacheWarmCorrupt(t *testing.T) {
 	off := dcFindings(t, "Widget")
 	for _, want := range []string{"size must not exceed max", "unsupported value", "unknown field", "duplicate entry", "may not be more than 5"} {
@@ -147,11 +148,12 @@ func TestDecodedCacheWarmCorrupt(t *testing.T) {
 	if cold != off || warm != off {
 		t.Fatalf("findings differ:\nwithout cache:\n%s\ncold:\n%s\nwarm:\n%s", off, cold, warm)
 	}
-	// The warm run read the entry: replaced by a valid entry of another
-	// CRD's decoding, the findings change.
+	// The warm run read the entry: replaced by another CRD's decoding
+	// framed under this entry's key, the findings change.
+	key := filepath.Base(entries[0])
 	other := strings.Replace(dcCRD("Widget"), "maxLength: 5", "maxLength: 50", 1)
 	enc := normalize(decodeText(defCRD, []byte(other)))
-	if err := os.WriteFile(entries[0], enc, 0o644); err != nil {
+	if err := os.WriteFile(entries[0], frameEntry(key, enc), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got := dcFindings(t, "Widget"); got == off {
@@ -163,6 +165,9 @@ func TestDecodedCacheWarmCorrupt(t *testing.T) {
 		"garbled":     func(b []byte) []byte { c := bytes.Clone(b); c[len(c)-40] ^= 0x5a; return c },
 		"bad header":  func(b []byte) []byte { c := bytes.Clone(b); c[0] = 'X'; return c },
 		"long length": func(b []byte) []byte { return append(bytes.Clone(b), 0) },
+		// The other CRD's own entry, whole and valid, copied under this
+		// one's name: it used to be served for this CRD (issue 35).
+		"another input's": func([]byte) []byte { return frameEntry(diskKey(defCRD, []byte(other)), enc) },
 	} {
 		if err := os.WriteFile(entries[0], damage(good), 0o644); err != nil {
 			t.Fatal(err)
@@ -196,7 +201,7 @@ func TestDecodedCacheEdit(t *testing.T) {
 
 // Past its bound the folder loses its least recently used entries.
 func TestDecodedCacheBound(t *testing.T) {
-	one := int64(len(normalize(decodeText(defCRD, []byte(dcCRD("Kind0"))))))
+	one := int64(len(frameEntry(diskKey(defCRD, []byte(dcCRD("Kind0"))), normalize(decodeText(defCRD, []byte(dcCRD("Kind0")))))))
 	dir := useDiskCache(t, 5*one+one/2)
 	c := currentDisk()
 	old := time.Now().Add(-2 * time.Hour)
@@ -260,7 +265,7 @@ func TestDecodedCacheTwoProcesses(t *testing.T) {
 			t.Errorf("Kind%d: %v", k, err)
 			continue
 		}
-		if want := normalize(decodeText(defCRD, text)); !bytes.Equal(got, want) {
+		if want := frameEntry(diskKey(defCRD, text), normalize(decodeText(defCRD, text))); !bytes.Equal(got, want) {
 			t.Errorf("Kind%d: the entry is not the definition's decoding (%d bytes, want %d)", k, len(got), len(want))
 		}
 	}
