@@ -84,10 +84,14 @@ func readFile(path string, limit int64, buf []byte, regular bool) ([]byte, error
 		b = make([]byte, 0, size)
 	}
 	for {
+		// Past the limit whatever the buffer's room: a file that grew
+		// while read can fill exactly limit+1 bytes of a buffer append
+		// made larger, and a read into no room returns 0 bytes and no
+		// error for ever.
+		if limit > 0 && int64(len(b)) > limit {
+			return nil, tooLarge(path, int64(len(b)), limit)
+		}
 		if len(b) == cap(b) {
-			if limit > 0 && int64(len(b)) > limit {
-				return nil, tooLarge(path, int64(len(b)), limit)
-			}
 			b = append(b, 0)[:len(b)] // the file grew: let append pick the size
 		}
 		room := b[len(b):cap(b)]
