@@ -45,11 +45,14 @@ type Limits struct {
 	// generators of one build name (kustomize's time grows faster than
 	// their number: 8,000 literals take it seconds).
 	MaxGenerated int
+	// FetchTimeout bounds fetching a build's remote bases, all together
+	// (when Source.AllowRemote asks for them): git is killed past it.
+	FetchTimeout time.Duration
 }
 
 // DefaultLimits are the limits of check and the editor.
 func DefaultLimits() Limits {
-	return Limits{Timeout: 10 * time.Second, MaxRead: 64 << 20, MaxObjects: 10000, MaxOutput: 32 << 20, MaxDepth: 32, MaxKustomizations: 1000, MaxGenerated: 4000}
+	return Limits{Timeout: 10 * time.Second, MaxRead: 64 << 20, MaxObjects: 10000, MaxOutput: 32 << 20, MaxDepth: 32, MaxKustomizations: 1000, MaxGenerated: 4000, FetchTimeout: 30 * time.Second}
 }
 
 func (l Limits) orDefaults() Limits {
@@ -75,6 +78,9 @@ func (l Limits) orDefaults() Limits {
 	if l.MaxGenerated <= 0 {
 		l.MaxGenerated = d.MaxGenerated
 	}
+	if l.FetchTimeout <= 0 {
+		l.FetchTimeout = d.FetchTimeout
+	}
 	return l
 }
 
@@ -96,6 +102,7 @@ type Build struct {
 	Probed map[string]bool
 
 	ks     map[string]*Kustomization
+	clones *clones
 	mu     sync.Mutex
 	parsed map[string]*document.File
 }
@@ -115,6 +122,10 @@ type Resource struct {
 	// Generated is the kustomization and generator that made it (zero
 	// when it was declared in a file).
 	Generated Step
+	// Remote is the remote base it was declared or generated in (its URL
+	// as the kustomization names it), RemotePath the file in that
+	// repository: then Origin is "" (the clone is gone after the build).
+	Remote, RemotePath string
 	// Steps are the transformers configured by the kustomizations it went
 	// through, in the order they ran (kustomize's
 	// alpha.config.kubernetes.io/transformations: every patch field a
@@ -143,12 +154,23 @@ func Run(ctx context.Context, src *Source, root string, lim Limits) *Build {
 	lim = lim.orDefaults()
 	root = filepath.Clean(root)
 	b := &Build{Root: root, Reads: map[string][]byte{}, parsed: map[string]*document.File{}}
-	p, ok := plan(src, root, lim)
-	b.ks, b.Probed = p.ks, p.probed
+	var cl *clones
+	if src.AllowRemote {
+		fctx, cancel := context.WithTimeout(ctx, lim.FetchTimeout)
+		defer cancel()
+		cl = &clones{ctx: fctx, budget: lim.MaxRead, timeout: lim.FetchTimeout, bySpec: map[string]string{}, byDir: map[string]remoteSpec{}}
+		defer cl.remove()
+	}
+	p, ok := plan(src, root, lim, cl)
+	if parent.Err() != nil {
+		return nil
+	}
+	b.ks, b.Probed, b.clones = p.ks, p.probed, cl
 	for path, k := range p.ks {
 		b.Reads[path] = k.File.Text
 	}
 	b.Problems = p.problems
+	defer b.forgetClones()
 	if !ok {
 		return b
 	}
@@ -156,6 +178,24 @@ func Run(ctx context.Context, src *Source, root string, lim Limits) *Build {
 	if err != nil {
 		b.problem(p.root.firstKey(), severity.Error, CodeBuild, "kustomize build fails: "+err.Error())
 		return b
+	}
+	// What kustomize reads in place of the kustomizations that name
+	// remote bases: the clones' folders.
+	texts := map[string][]byte{}
+	for path, rw := range p.rewrites {
+		text := p.ks[path].File.Text
+		if path == root {
+			text = rootText
+		}
+		t, err := rewriteRemotes(text, rw)
+		if err != nil {
+			b.problem(p.root.firstKey(), severity.Error, CodeBuild, "kustomize build fails: "+err.Error())
+			return b
+		}
+		texts[path] = t
+	}
+	if t, ok := texts[root]; ok {
+		rootText = t
 	}
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
@@ -168,7 +208,7 @@ func Run(ctx context.Context, src *Source, root string, lim Limits) *Build {
 		b.problem(p.root.firstKey(), severity.Info, CodeNotBuilt, fmt.Sprintf("not built: another kustomize build was still running after %s", lim.Timeout))
 		return b
 	}
-	fsys := &roFS{ctx: ctx, src: src, root: root, rootText: rootText, budget: lim.MaxRead, reads: map[string][]byte{}}
+	fsys := &roFS{ctx: ctx, src: src, root: root, rootText: rootText, texts: texts, clones: cl, budget: lim.MaxRead, reads: map[string][]byte{}}
 	type result struct {
 		res []*Resource
 		err error
@@ -185,7 +225,14 @@ func Run(ctx context.Context, src *Source, root string, lim Limits) *Build {
 		// As Flux builds (kustomize-controller): files anywhere the
 		// Source lets builds read, not only under each kustomization.
 		opts.LoadRestrictions = types.LoadRestrictionsNone
-		opts.PluginConfig = types.DisabledPluginConfig() // builtins only: no exec, Go or KRM function plugins, no helm
+		opts.PluginConfig = types.DisabledPluginConfig() // builtins only: no exec, Go or KRM function plugins
+		if src.Helm != "" {
+			// Asked for (check --kustomize-helm): helmCharts inflated by
+			// the user's helm, charts already in their chartHome (plan.go).
+			opts.PluginConfig.HelmConfig.Enabled = true
+			opts.PluginConfig.HelmConfig.Command = src.Helm
+		}
+		testHookOptions(opts)
 		m, err := krusty.MakeKustomizer(opts).Run(fsys, filepath.Dir(root))
 		if err != nil {
 			done <- result{err: err}
@@ -412,4 +459,73 @@ func resources(list []*resource.Resource, dir string, lim Limits) ([]*Resource, 
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// testHookOptions lets tests see the options krusty is given.
+var testHookOptions = func(*krusty.Options) {}
+
+// rewriteRemotes is a kustomization's text with its remote entries
+// (resources, bases, components) replaced by the folders of their clones.
+func rewriteRemotes(text []byte, rw map[string]string) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return text, nil
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		switch root.Content[i].Value {
+		case "resources", "bases", "components":
+			for _, n := range root.Content[i+1].Content {
+				if dir, ok := rw[n.Value]; ok && n.Kind == yaml.ScalarNode {
+					n.Value, n.Style, n.Tag = dir, yaml.DoubleQuotedStyle, "!!str"
+				}
+			}
+		}
+	}
+	return yaml.Marshal(&doc)
+}
+
+// forgetClones keeps the build's remote parts out of what it says it
+// read (the clones are gone once it is over; the URLs are what the
+// kustomizations name), and says which remote base each object came
+// from.
+func (b *Build) forgetClones() {
+	if b.clones == nil || len(b.clones.byDir) == 0 {
+		return
+	}
+	for p := range b.Reads {
+		if _, _, ok := b.clones.of(p); ok {
+			delete(b.Reads, p)
+		}
+	}
+	for p := range b.Probed {
+		if _, _, ok := b.clones.of(p); ok {
+			delete(b.Probed, p)
+		}
+	}
+	b.Problems = slices.DeleteFunc(b.Problems, func(p Problem) bool {
+		_, _, ok := b.clones.of(p.File)
+		return ok
+	})
+	for p := range b.ks {
+		if _, _, ok := b.clones.of(p); ok {
+			delete(b.ks, p)
+		}
+	}
+	for _, r := range b.Resources {
+		from := r.Origin
+		if from == "" {
+			from = r.Generated.Kustomization
+		}
+		if spec, rel, ok := b.clones.of(from); ok {
+			r.Origin, r.Generated, r.Remote, r.RemotePath = "", Step{}, spec.raw, rel
+		}
+		r.Steps = slices.DeleteFunc(r.Steps, func(s Step) bool {
+			_, _, ok := b.clones.of(s.Kustomization)
+			return ok
+		})
+	}
 }

@@ -752,6 +752,29 @@ func (b *Build) broughtIn(r *Resource) Location {
 	if from == "" {
 		from = r.Generated.Kustomization
 	}
+	if r.Remote != "" {
+		// The root's entry naming the remote base, else the one that
+		// leads to the kustomization naming it.
+		for _, field := range []string{"resources", "bases", "components"} {
+			for _, e := range root.list(field) {
+				if e.value == r.Remote {
+					return Location{File: root.Path, Span: root.span(e.at, false)}
+				}
+			}
+		}
+		paths := make([]string, 0, len(b.ks))
+		for p := range b.ks {
+			paths = append(paths, p)
+		}
+		slices.Sort(paths)
+		for _, p := range paths {
+			for _, field := range []string{"resources", "bases", "components"} {
+				if slices.ContainsFunc(b.ks[p].list(field), func(e entry) bool { return e.value == r.Remote }) && from == "" {
+					from = b.ks[p].Dir()
+				}
+			}
+		}
+	}
 	for _, field := range []string{"resources", "bases", "components"} {
 		for _, e := range root.list(field) {
 			if p := root.local(e.value); from != "" && (p == from || workspace.IsUnder(p, from)) {

@@ -8,7 +8,9 @@
 package kustomize
 
 import (
+	"errors"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
 // Codes of Problems.
@@ -55,6 +58,20 @@ type planner struct {
 	// probed are the paths the plan looked for, and whether each was
 	// there (a build is stale when one appears or goes).
 	probed map[string]bool
+	// clones fetches remote bases (nil: they are not fetched).
+	clones *clones
+	// rewrites are, by kustomization, its remote entries and the folder
+	// of their clone, relative to the kustomization: what kustomize is
+	// given in their place.
+	rewrites map[string]map[string]string
+}
+
+// read reads a kustomization or plugin file: the Source's, or a clone's.
+func (p *planner) read(path string) ([]byte, error) {
+	if _, _, ok := p.clones.of(path); ok {
+		return workspace.ReadFile(path, p.src.maxFileSize())
+	}
+	return p.src.ReadFile(path)
 }
 
 // kind is p.src.kind, recorded.
@@ -84,8 +101,8 @@ func (p *planner) kustomizationIn(dir string) (string, string) {
 
 // plan reads the kustomization at root and every one it reaches. ok is
 // false when the build must not run (p.problems say why).
-func plan(src *Source, root string, lim Limits) (p *planner, ok bool) {
-	p = &planner{src: src, lim: lim, ks: map[string]*Kustomization{}, probed: map[string]bool{}}
+func plan(src *Source, root string, lim Limits, cl *clones) (p *planner, ok bool) {
+	p = &planner{src: src, lim: lim, ks: map[string]*Kustomization{}, probed: map[string]bool{}, clones: cl, rewrites: map[string]map[string]string{}}
 	text, err := src.ReadFile(root)
 	if err != nil {
 		p.problems = append(p.problems, Problem{File: root, Severity: severity.Error, Code: CodeBuild, Message: "kustomize build fails: " + err.Error()})
@@ -122,10 +139,13 @@ func (p *planner) visit(k *Kustomization, v *via, stack []string) {
 		}
 		return
 	}
+	if p.src.Helm != "" {
+		p.helm(k, v)
+	}
 	for _, f := range []string{"helmCharts", "helmChartInflationGenerator"} {
-		if k.has(f) {
+		if k.has(f) && p.src.Helm == "" {
 			p.problem(k, fieldpath.Path{fieldpath.Field(f)}, true, v, severity.Info, CodeNotBuilt,
-				"kustomize inflates Helm charts by running helm: crd-lsp runs no program, so this kustomization is not built and its files are checked as written")
+				"kustomize inflates Helm charts by running helm: crd-lsp runs no program unless asked (check --kustomize-helm, crdLsp.kustomize.enableHelm), so this kustomization is not built and its files are checked as written")
 		}
 	}
 	for _, field := range []string{"resources", "bases", "components"} {
@@ -214,9 +234,21 @@ func (p *planner) follow(k *Kustomization, e entry, v *via, stack []string) {
 	case isFile && e.field != "components":
 		return
 	case isURL(e.value) || (!isFile && !isDir && looksRemote(e.value)):
-		p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
-			fmt.Sprintf("%q is a remote base: kustomize would fetch it (git or HTTP) and crd-lsp fetches nothing, so this kustomization is not built and its files are checked as written", e.value))
-		return
+		if p.clones == nil {
+			p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
+				fmt.Sprintf("%q is a remote base: kustomize would fetch it (git or HTTP) and crd-lsp fetches nothing unless asked (check --kustomize-remote, crdLsp.kustomize.allowRemote), so this kustomization is not built and its files are checked as written", e.value))
+			return
+		}
+		dir, ok := p.fetch(k, e, v)
+		if !ok {
+			return
+		}
+		path = dir
+		isFile, isDir = p.src.kind(dir)
+		if !isDir {
+			p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: the remote base %q holds no folder %q", e.value, filepath.Base(dir)))
+			return
+		}
 	case !isDir:
 		what := "a file or a folder"
 		if e.field == "components" {
@@ -248,7 +280,7 @@ func (p *planner) follow(k *Kustomization, e entry, v *via, stack []string) {
 	if _, seen := p.ks[kpath]; seen {
 		return // (a diamond: read once)
 	}
-	text, err := p.src.ReadFile(kpath)
+	text, err := p.read(kpath)
 	if err != nil {
 		p.problem(k, e.at, false, v, severity.Error, CodeBuild, "kustomize build fails: "+err.Error())
 		return
@@ -289,7 +321,7 @@ func (p *planner) plugins(k *Kustomization, e entry, v *via, stack []string) {
 			p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: %q is not a file", e.value))
 			return
 		}
-		t, err := p.src.ReadFile(path)
+		t, err := p.read(path)
 		if err != nil {
 			p.problem(k, e.at, false, v, severity.Error, CodeBuild, "kustomize build fails: "+err.Error())
 			return
@@ -307,5 +339,69 @@ func (p *planner) plugins(k *Kustomization, e entry, v *via, stack []string) {
 		p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
 			fmt.Sprintf("%s %s is a plugin kustomize runs as a program or a container: crd-lsp runs none, so this kustomization is not built and its files are checked as written", h.APIVersion, h.Kind))
 		return
+	}
+}
+
+// fetch clones the remote base entry e of k names (check
+// --kustomize-remote): the folder kustomize is given in its place, or
+// false with a problem naming the URL.
+func (p *planner) fetch(k *Kustomization, e entry, v *via) (string, bool) {
+	spec, err := parseRemote(e.value)
+	if err != nil {
+		p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: %q is neither a file, a folder nor a remote base kustomize can clone (%v)", e.value, err))
+		return "", false
+	}
+	dir, err := p.clones.fetch(spec)
+	if err != nil {
+		var le limitError
+		switch {
+		case errors.As(err, &le):
+			p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt, le.msg+"; its files are checked as written")
+		case errors.Is(err, errGitMissing):
+			p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt, fmt.Sprintf("not built: fetching the remote base %q needs git: %v", e.value, err))
+		default:
+			p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: fetching the remote base %q: %v", e.value, err))
+		}
+		return "", false
+	}
+	rel, err := filepath.Rel(k.Dir(), dir)
+	if err != nil {
+		p.problem(k, e.at, false, v, severity.Error, CodeBuild, fmt.Sprintf("kustomize build fails: the remote base %q: %v", e.value, err))
+		return "", false
+	}
+	if p.rewrites[k.Path] == nil {
+		p.rewrites[k.Path] = map[string]string{}
+	}
+	p.rewrites[k.Path][e.value] = filepath.ToSlash(rel)
+	return dir, true
+}
+
+// helm checks what inflating k's helmCharts needs when the user asked for
+// it (check --kustomize-helm): the helm program, and each chart already
+// in the chart home (kustomize would have helm pull a missing chart from
+// its repository, into the workspace).
+func (p *planner) helm(k *Kustomization, v *via) {
+	charts := k.items("helmCharts")
+	if len(charts) == 0 && !k.has("helmChartInflationGenerator") {
+		return
+	}
+	if _, err := exec.LookPath(p.src.Helm); err != nil {
+		p.problem(k, fieldpath.Path{fieldpath.Field("helmCharts")}, true, v, severity.Info, CodeNotBuilt,
+			fmt.Sprintf("not built: inflating helmCharts runs %q, which is not there (%v); set the helm program with check --helm-command or crdLsp.kustomize.helmCommand", p.src.Helm, err))
+		return
+	}
+	home := k.text(fieldpath.Path{fieldpath.Field("helmGlobals"), fieldpath.Field("chartHome")})
+	if home == "" {
+		home = "charts"
+	}
+	for _, it := range charts {
+		name := k.text(it.Child(fieldpath.Field("name")))
+		if name == "" {
+			continue
+		}
+		if _, isDir := p.kind(filepath.Join(k.local(home), name)); !isDir {
+			p.problem(k, it.Child(fieldpath.Field("name")), false, v, severity.Info, CodeNotBuilt,
+				fmt.Sprintf("not built: the chart %q is not in %s: helm would download it (helm pull, into the workspace), which crd-lsp does not do; its files are checked as written", name, filepath.ToSlash(filepath.Join(home, name))))
+		}
 	}
 }

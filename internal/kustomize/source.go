@@ -34,6 +34,20 @@ type Source struct {
 	// workspace's roots): a kustomization naming a file elsewhere is not
 	// built, as a file outside the workspace is none of its business.
 	Within []string
+	// AllowRemote lets builds fetch remote bases with the user's git
+	// (check --kustomize-remote, crdLsp.kustomize.allowRemote).
+	AllowRemote bool
+	// Helm, when set, lets builds inflate helmCharts by running this
+	// helm program (check --kustomize-helm, crdLsp.kustomize.enableHelm;
+	// a name is looked up on PATH).
+	Helm string
+}
+
+func (s *Source) maxFileSize() int64 {
+	if s.MaxFileSize <= 0 {
+		return workspace.DefaultMaxFileSize
+	}
+	return s.MaxFileSize
 }
 
 // ReadFile reads path as builds see it.
@@ -45,11 +59,7 @@ func (s *Source) ReadFile(path string) ([]byte, error) {
 	if !s.inside(path) {
 		return nil, fmt.Errorf("%s is outside the workspace", path)
 	}
-	limit := s.MaxFileSize
-	if limit <= 0 {
-		limit = workspace.DefaultMaxFileSize
-	}
-	return workspace.ReadFile(path, limit)
+	return workspace.ReadFile(path, s.maxFileSize())
 }
 
 // kind says what path is: a file (given by content or on disk), a
@@ -92,7 +102,12 @@ type roFS struct {
 	// added: plan.go).
 	root     string
 	rootText []byte
-	budget   int64
+	// texts are the other kustomizations kustomize reads as changed
+	// (remote entries replaced by their clones: remote.go), clones the
+	// clones it may read besides the Source.
+	texts  map[string][]byte
+	clones *clones
+	budget int64
 
 	mu    sync.Mutex
 	reads map[string][]byte
@@ -137,16 +152,25 @@ func (f *roFS) ReadFile(path string) ([]byte, error) {
 	if path == f.root {
 		return f.rootText, nil
 	}
+	if t, ok := f.texts[path]; ok {
+		return t, nil
+	}
 	f.mu.Lock()
 	t, ok := f.reads[path]
 	f.mu.Unlock()
 	if ok {
 		return t, nil
 	}
-	if !f.src.inside(path) {
+	_, _, cloned := f.clones.of(path)
+	if !cloned && !f.src.inside(path) {
 		return nil, f.stopped(limitError{fmt.Sprintf("not built: it reads %s, outside the workspace (crd-lsp reads only the workspace's files)", path)})
 	}
-	t, err := f.src.ReadFile(path)
+	var err error
+	if cloned {
+		t, err = workspace.ReadFile(path, f.src.maxFileSize())
+	} else {
+		t, err = f.src.ReadFile(path)
+	}
 	if err != nil {
 		return nil, err
 	}
