@@ -58,6 +58,13 @@ type Settings struct {
 	Named []string
 	// Limits bound each build (zero: kustomize.DefaultLimits).
 	Limits kustomize.Limits
+	// AllowRemote fetches remote git bases with the user's git (check's
+	// --kustomize-remote, crdLsp.kustomize.allowRemote).
+	AllowRemote bool
+	// Helm, when set, inflates helmCharts by running this helm program
+	// (--kustomize-helm and --helm-command, crdLsp.kustomize.enableHelm
+	// and .helmCommand).
+	Helm string
 }
 
 // Request is one call's view of the workspace.
@@ -188,7 +195,7 @@ func (b *Builder) Run(ctx context.Context, req Request, path string) (res *Resul
 		return res, nil
 	}
 	abs, local := absPaths(req, roots)
-	src := &kustomize.Source{Texts: map[string][]byte{}, MaxFileSize: req.MaxFileSize, Within: req.Within}
+	src := &kustomize.Source{Texts: map[string][]byte{}, MaxFileSize: req.MaxFileSize, Within: req.Within, AllowRemote: req.Settings.AllowRemote, Helm: req.Settings.Helm}
 	for p, t := range req.Texts {
 		src.Texts[abs(p)] = t
 	}
@@ -424,7 +431,11 @@ func place(build *kustomize.Build, r *kustomize.Resource, f *document.File, d an
 			out.Message = d.Path + ": " + out.Message
 		}
 	}
-	if !loc.Exact && loc.File != r.Origin {
+	switch {
+	case !loc.Exact && r.Remote != "":
+		// Written in a remote base: say which, and where in it.
+		out.Message = fmt.Sprintf("%s %q of the remote base %s (%s): %s", r.Kind, r.Name, r.Remote, r.RemotePath, out.Message)
+	case !loc.Exact && loc.File != r.Origin:
 		// On a kustomization's setting or entry: say which object.
 		out.Message = fmt.Sprintf("%s %q: %s", r.Kind, r.Name, out.Message)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/loader"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // tree writes files (slash paths → text) under a new folder.
@@ -197,9 +198,42 @@ func TestNotBuiltKeepsFiles(t *testing.T) {
 		"base/deployment.yaml:6: spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels` [k8s-validation]",
 		`base/deployment.yaml:6: spec.template.spec: missing required field "containers" [required]`,
 		`broken/kustomization.yaml:4: kustomize build fails: "gone.yaml" is not a file [kustomize-build]`,
-		`remote/kustomization.yaml:3: "github.com/org/repo//deploy?ref=v1" is a remote base: kustomize would fetch it (git or HTTP) and crd-lsp fetches nothing, so this kustomization is not built and its files are checked as written [kustomize-not-built]`,
+		`remote/kustomization.yaml:3: "github.com/org/repo//deploy?ref=v1" is a remote base: kustomize would fetch it (git or HTTP) and crd-lsp fetches nothing unless asked (check --kustomize-remote, crdLsp.kustomize.allowRemote), so this kustomization is not built and its files are checked as written [kustomize-not-built]`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestRemoteOverlay: asked to (AllowRemote), an overlay whose base is a
+// remote git repository (a real one, fetched over file://) is built: the
+// overlay's patch's mistakes are on the patch's lines (the selector no
+// one sets on the patch's spec), and what the remote base wrote (a wrong
+// type) is said on the overlay's entry naming the URL, with the remote
+// base and its file named. Not asked, the overlay is not built and says how to ask.
+func TestRemoteOverlay(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	repo := testfixtures.GitRepo(t, map[string]string{
+		"deploy/base/kustomization.yaml": "resources:\n- deployment.yaml\n",
+		"deploy/base/deployment.yaml":    gitops["base/deployment.yaml"],
+	})
+	url := "file://" + filepath.ToSlash(repo) + "//deploy/base?ref=HEAD"
+	dir := tree(t, map[string]string{
+		"overlay/kustomization.yaml": "resources:\n- " + url + "\npatches:\n- path: patch.yaml\n",
+		"overlay/patch.yaml":         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: three\n",
+	})
+	got := diagnose(t, dir, Settings{AllowRemote: true})
+	want := []string{
+		`overlay/kustomization.yaml:2: Deployment "web" of the remote base ` + url + ` (deploy/base/deployment.yaml): spec.revisionHistoryLimit: must be of type integer: "string" [type]`,
+		// The overlay's file that writes spec lacks it.
+		`overlay/patch.yaml:5: missing required field "selector" (as overlay builds it) [required]`,
+		`overlay/patch.yaml:6: must be of type integer: "string" [type]`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	off := diagnose(t, dir, Settings{})
+	if len(off) != 2 || !strings.HasPrefix(off[0], `overlay/kustomization.yaml:2: "`+url+`" is a remote base`) || !strings.Contains(off[0], "--kustomize-remote") {
+		t.Errorf("not asked:\n%s", strings.Join(off, "\n"))
 	}
 }
