@@ -72,6 +72,25 @@ type checkOptions struct {
 	// kustomizations names more to build (--kustomization).
 	kustomize      bool
 	kustomizations stringList
+	// kustomizeRemote fetches remote bases with the user's git
+	// (--kustomize-remote); kustomizeHelm inflates helmCharts with
+	// helmCommand (--kustomize-helm, --helm-command). Both off unless
+	// asked.
+	kustomizeRemote bool
+	kustomizeHelm   bool
+	helmCommand     string
+}
+
+// overlaySettings are the flags' kustomize settings.
+func (o checkOptions) overlaySettings(named []string) overlays.Settings {
+	s := overlays.Settings{Named: named, AllowRemote: o.kustomizeRemote}
+	if o.kustomizeHelm {
+		s.Helm = o.helmCommand
+		if s.Helm == "" {
+			s.Helm = "helm"
+		}
+	}
+	return s
 }
 
 func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
@@ -93,8 +112,11 @@ func checkFlags(out io.Writer, opts *checkOptions) *pflag.FlagSet {
 	opts.pipeline.register(fs, false)
 	fs.Var(&opts.crds, "crds", "CRDs to use from a URL (a release's *.crds.yaml) or a Helm chart in an OCI registry (oci://HOST/REPO/CHART:VERSION: its crds/ folder and plain CRD templates); read and cached by digest, the cached copy used when unreachable (repeatable)")
 	fs.Var(&opts.insecure, "insecure", "registry HOST:PORT to use over plain HTTP, for --crds and --functions-from-packages (repeatable)")
-	fs.BoolVar(&opts.kustomize, "kustomize", true, "build each kustomization that no other uses as a base (and those --kustomization names) with kustomize's library, and validate what it builds, each finding on the line that wrote it (remote bases, Helm charts and plugins are not built); --kustomize=false checks files only as written")
+	fs.BoolVar(&opts.kustomize, "kustomize", true, "build each kustomization that no other uses as a base (and those --kustomization names) with kustomize's library, and validate what it builds, each finding on the line that wrote it (remote bases and Helm charts are not built unless --kustomize-remote, --kustomize-helm; plugins never); --kustomize=false checks files only as written")
 	fs.Var(&opts.kustomizations, "kustomization", "a kustomization (its file or folder) to build besides those no other kustomization uses as a base (repeatable)")
+	fs.BoolVar(&opts.kustomizeRemote, "kustomize-remote", false, "build kustomizations with remote bases: clone them with your git (within 30 s, into a temporary folder removed after the build)")
+	fs.BoolVar(&opts.kustomizeHelm, "kustomize-helm", false, "build kustomizations with helmCharts: inflate them with your helm (--helm-command), the charts already in their chartHome")
+	fs.StringVar(&opts.helmCommand, "helm-command", "helm", "the helm program --kustomize-helm runs (a path, or a name on PATH)")
 	return fs
 }
 
@@ -192,7 +214,7 @@ func check(opts *checkOptions, paths []string, stdin io.Reader, stdout, stderr i
 				folders = append(folders, p)
 			}
 		}
-		built = buildOverlays(context.Background(), world, files, folders, named)
+		built = buildOverlays(context.Background(), world, files, folders, opts.overlaySettings(named))
 	}
 	sum := streamCheck(context.Background(), world, files, built, log, stdout, opts.output, func() []jsonPackageRun { return jsonPackageRuns(reg) })
 	for _, line := range packageRunLines(reg) {
@@ -241,7 +263,7 @@ func namedKustomizations(named []string) ([]string, error) {
 // files check does not print are shown on the kustomization's entry.
 // Overlays are named by their folder relative to the folder given that
 // holds them.
-func buildOverlays(ctx context.Context, world *loader.World, files loader.Files, roots, named []string) *overlays.Result {
+func buildOverlays(ctx context.Context, world *loader.World, files loader.Files, roots []string, settings overlays.Settings) *overlays.Result {
 	texts := make(map[string][]byte, len(files))
 	for _, f := range files {
 		texts[f.Path] = f.Content
@@ -260,7 +282,7 @@ func buildOverlays(ctx context.Context, world *loader.World, files loader.Files,
 	}
 	res, _ := overlays.NewBuilder().Run(ctx, overlays.Request{
 		World: world, Texts: texts, MaxFileSize: workspace.DefaultMaxFileSize,
-		Settings: overlays.Settings{Named: named},
+		Settings: settings,
 		Env:      world.Env, EnvKey: world, Name: name,
 		Shown: func(p string) bool { _, ok := texts[p]; return ok },
 	}, "")

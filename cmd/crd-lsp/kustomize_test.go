@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // TestCheckKustomize is issue 34's example as README shows it: a base
@@ -119,5 +121,62 @@ func TestCheckKustomizeHostile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "exec", "touch-me.sh")); err == nil {
 		t.Error("something was written")
+	}
+}
+
+// TestCheckKustomizeRemote: --kustomize-remote builds an overlay whose
+// base is a real git repository, fetched over file:// with git: the
+// base's missing selector, which the overlay's patch sets, is no error;
+// the patch's misspelt field is on its line; the remote base's wrong
+// value is on the overlay's entry naming the URL. Without the flag, the
+// entry says the overlay is not built and how to ask. --kustomize-helm
+// with a helm that is not there says so on helmCharts.
+func TestCheckKustomizeRemote(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	repo := testfixtures.GitRepo(t, map[string]string{
+		"base/kustomization.yaml": "resources:\n- deployment.yaml\n",
+		"base/deployment.yaml":    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  revisionHistoryLimit: ten\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n",
+	})
+	url := "file://" + filepath.ToSlash(repo) + "//base"
+	dir := t.TempDir()
+	for rel, text := range map[string]string{
+		"prod/kustomization.yaml":    "resources:\n- " + url + "\npatches:\n- path: selector.yaml\n",
+		"prod/selector.yaml":         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  minReadySecond: 5\n",
+		"helm/kustomization.yaml":    "helmCharts:\n- name: web\n",
+		"helm/charts/web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prod := filepath.Join(dir, "prod", "kustomization.yaml")
+	patch := filepath.Join(dir, "prod", "selector.yaml")
+	helm := filepath.Join(dir, "helm", "kustomization.yaml")
+	noHelm := filepath.Join(dir, "no-helm")
+	code, out, errOut := runCmd(t, "", "check", "--kustomize-remote", "--kustomize-helm", "--helm-command", noHelm, dir)
+	want := []string{
+		helm + `:1:1: info: not built: inflating helmCharts runs "` + noHelm + `", which is not there`,
+		prod + `:2:3: error: Deployment "web" of the remote base ` + url + ` (base/deployment.yaml): spec.revisionHistoryLimit: must be of type integer: "string" [type]`,
+		patch + `:9:3: error: unknown field "minReadySecond"; did you mean "minReadySeconds"? [unknown-field]`,
+		"4 files checked: 2 errors, 0 warnings, 1 info",
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 1 || len(lines) != len(want) {
+		t.Fatalf("exit %d, %d lines, want 1 and %d:\n%s\n%s", code, len(lines), len(want), out, errOut)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d:\n%s\nwant:\n%s", i+1, lines[i], w)
+		}
+	}
+
+	_, out, _ = runCmd(t, "", "check", dir)
+	if !strings.Contains(out, prod+`:2:3: info: "`+url+`" is a remote base: kustomize would fetch it (git or HTTP) and crd-lsp fetches nothing unless asked (check --kustomize-remote, crdLsp.kustomize.allowRemote)`) ||
+		!strings.Contains(out, helm+":1:1: info: kustomize inflates Helm charts by running helm: crd-lsp runs no program unless asked (check --kustomize-helm") {
+		t.Errorf("not asked:\n%s", out)
 	}
 }
