@@ -129,6 +129,9 @@ type rootState struct {
 	mu     sync.Mutex
 	build  *kustomize.Build
 	stamps map[string]stamp
+	// asked is what the user asked the build to fetch and run
+	// (Settings.AllowRemote, Settings.Helm): a change builds again.
+	asked  string
 	envKey any
 	valid  bool // findings are for build and envKey
 	// findings are the build's findings by file (absolute paths).
@@ -342,12 +345,13 @@ func stampsOf(build *kustomize.Build, src *kustomize.Source) map[string]stamp {
 func (st *rootState) run(ctx context.Context, req Request, src *kustomize.Source, root string, local func(string) string) (fresh, ok bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.stale(src) {
+	asked := fmt.Sprint(src.AllowRemote, src.Helm)
+	if st.stale(src) || st.asked != asked {
 		build := kustomize.Run(ctx, src, root, req.Settings.Limits)
 		if build == nil {
 			return false, false
 		}
-		st.build, st.stamps, st.valid = build, stampsOf(build, src), false
+		st.build, st.stamps, st.asked, st.valid = build, stampsOf(build, src), asked, false
 	}
 	if st.valid && st.envKey == req.EnvKey {
 		return false, true
