@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"go.lsp.dev/uri"
 
@@ -20,6 +21,22 @@ import (
 // kustomizeOn reports whether kustomizations are built
 // (crdLsp.kustomize.build, default true).
 func (s Settings) kustomizeOn() bool { return s.Kustomize.Build == nil || *s.Kustomize.Build }
+
+// helm is the helm program builds inflate helmCharts with
+// (crdLsp.kustomize.enableHelm, .helmCommand: a name on PATH, or a path:
+// ~/…, absolute or relative to a workspace folder), "" when not asked.
+func (s Settings) helm(roots []string) string {
+	c := s.Kustomize.HelmCommand
+	switch {
+	case !s.Kustomize.EnableHelm:
+		return ""
+	case c == "":
+		return "helm"
+	case strings.ContainsAny(c, `/\`) || strings.HasPrefix(c, "~"):
+		return resolvePath(c, roots)
+	}
+	return c
+}
 
 // overlayRequest is the snapshot's view of the workspace for
 // overlays.Builder.Run: the open buffers' texts over the disk, reads
@@ -48,7 +65,7 @@ func (sn snapshot) overlayRequest() overlays.Request {
 		Texts:       texts,
 		Within:      roots,
 		MaxFileSize: sn.settings.MaxFileSize,
-		Settings:    overlays.Settings{Off: !sn.settings.kustomizeOn(), Named: named},
+		Settings:    overlays.Settings{Off: !sn.settings.kustomizeOn(), Named: named, AllowRemote: sn.settings.Kustomize.AllowRemote, Helm: sn.settings.helm(sn.roots)},
 		Env:         sn.envFor,
 		// What Env gives besides the World: the analysis settings and
 		// the function runner.

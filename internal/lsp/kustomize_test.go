@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // messages are a file's published findings as "line: message [code]"
@@ -185,5 +186,85 @@ func TestKustomizeOverlaysBinaryDiskChange(t *testing.T) {
 	e.WriteFile(selector, patch)
 	e.Await("the base reported for dev only again", 30*time.Second, func() bool {
 		return strings.Join(messages(e.Diagnostics(base)), "\n") == devOnly
+	})
+}
+
+// TestKustomizeGeneratorInputWatched: a generator's .env file, not YAML
+// and never open, rewritten on disk (reported by the client's file
+// watcher) builds the kustomization that reads it again: a key the
+// generated ConfigMap may not have appears on the kustomization, and
+// goes when the file is fixed.
+func TestKustomizeGeneratorInputWatched(t *testing.T) {
+	dir := t.TempDir()
+	for rel, text := range map[string]string{
+		"app/kustomization.yaml": "resources:\n- service.yaml\nconfigMapGenerator:\n- name: settings\n  envs:\n  - settings.env\n",
+		"app/service.yaml":       "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n",
+		"app/settings.env":       "LOG_LEVEL=debug\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir, WatchedFiles: true})
+	e.AwaitSchemas(60 * time.Second)
+	k := "app/kustomization.yaml"
+	text, err := os.ReadFile(filepath.Join(dir, "app", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Open(k, string(text))
+	if got := e.AwaitDiagnostics(k, 1, 30*time.Second); len(got) != 0 {
+		t.Fatalf("the kustomization before the edit: %q", messages(got))
+	}
+	e.WriteFile("app/settings.env", "LOG_LEVEL=debug\nLOG/LEVEL=info\n")
+	e.Await("the .env's bad key said on its envs entry", 30*time.Second, func() bool {
+		return has(e.Diagnostics(k), 6, `ConfigMap "settings-`) && has(e.Diagnostics(k), 6, `data.LOG/LEVEL: Invalid value: "LOG/LEVEL": a valid config key`)
+	})
+	e.WriteFile("app/settings.env", "LOG_LEVEL=info\n")
+	e.Await("the fixed .env's finding gone", 30*time.Second, func() bool {
+		return len(e.Diagnostics(k)) == 0
+	})
+}
+
+// TestKustomizeRemoteSetting: crdLsp.kustomize.allowRemote, turned on in
+// the editor, builds an overlay whose base is a real git repository
+// (fetched over file://): the entry's "not built" information gives way
+// to the remote base's own wrong value, said on that entry, naming the
+// remote base; turned off, the information is back.
+func TestKustomizeRemoteSetting(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	repo := testfixtures.GitRepo(t, map[string]string{
+		"base/kustomization.yaml": "resources:\n- service.yaml\n",
+		"base/service.yaml":       "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: eighty\n",
+	})
+	url := "file://" + filepath.ToSlash(repo) + "//base"
+	dir := t.TempDir()
+	k := "prod/kustomization.yaml"
+	text := "resources:\n- " + url + "\n"
+	if err := os.MkdirAll(filepath.Join(dir, "prod"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "prod", "kustomization.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir})
+	e.AwaitSchemas(60 * time.Second)
+	e.Open(k, text)
+	if got := e.AwaitDiagnostics(k, 1, 30*time.Second); !has(got, 2, "crdLsp.kustomize.allowRemote") {
+		t.Errorf("not asked: %q", messages(got))
+	}
+	e.SetSettings(map[string]any{"kustomize": map[string]any{"allowRemote": true}})
+	e.Await("the remote base built", 30*time.Second, func() bool {
+		ds := e.Diagnostics(k)
+		return len(ds) == 1 && has(ds, 2, `Service "web" of the remote base `+url+` (base/service.yaml): spec.ports[0].port: must be of type integer: "string"`)
+	})
+	e.SetSettings(map[string]any{"kustomize": map[string]any{"allowRemote": false}})
+	e.Await("not built again", 30*time.Second, func() bool {
+		ds := e.Diagnostics(k)
+		return len(ds) == 1 && has(ds, 2, "crdLsp.kustomize.allowRemote")
 	})
 }

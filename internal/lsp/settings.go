@@ -147,6 +147,13 @@ type Settings struct {
 		// folders, in the workspace: absolute, ~/…, or relative to a
 		// workspace folder).
 		Paths stringOrList `json:"paths,omitempty"`
+		// AllowRemote fetches remote bases with the user's git
+		// (--kustomize-remote); off unless asked.
+		AllowRemote bool `json:"allowRemote,omitempty"`
+		// EnableHelm inflates helmCharts with HelmCommand (default
+		// "helm": --kustomize-helm, --helm-command); off unless asked.
+		EnableHelm  bool   `json:"enableHelm,omitempty"`
+		HelmCommand string `json:"helmCommand,omitempty"`
 	} `json:"kustomize"`
 }
 

@@ -118,12 +118,19 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
+// kustomizeInputsGlob are the files besides YAML the client is asked to
+// watch: what kustomize generators usually read.
+const kustomizeInputsGlob = "**/*.{env,properties,txt,json,conf,cfg,ini,toml,sh,pem,crt,key}"
+
 // registerWatchers asks the client to report changes to YAML files made
-// outside the editor.
+// outside the editor, and to the files kustomize generators usually read.
 func (s *server) registerWatchers(ctx context.Context) {
 	opts := protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: []protocol.FileSystemWatcher{
 		{GlobPattern: protocol.Pattern("**/*.{yaml,yml}")},
 		{GlobPattern: protocol.Pattern("**/Kustomization")},
+		// What kustomizations' generators usually read (envs, files):
+		// a change builds the kustomizations that read it again.
+		{GlobPattern: protocol.Pattern(kustomizeInputsGlob)},
 	}}
 	raw, err := protocol.Marshal(&opts)
 	if err != nil {
@@ -234,6 +241,18 @@ func (s *server) applyWatched(ctx context.Context, batch map[string]watchEvent) 
 			s.requestReload() // a folder copied or moved in: scan again
 			break
 		}
+	}
+	// A file that is no YAML (a generator's .env or .properties) a
+	// kustomization build read changed, or went: the builds that read it
+	// are stale (kustomize.go).
+	var inputs []string
+	for p := range batch {
+		if !workspace.IsYAML(p) {
+			inputs = append(inputs, p)
+		}
+	}
+	if len(inputs) > 0 && s.diag.overlays.ReadAny(inputs) {
+		s.diag.scheduleAll()
 	}
 	if !s.readWatched(ctx, todo, limit) {
 		return
