@@ -510,6 +510,12 @@ func (b *Build) forgetClones() {
 		_, _, ok := b.clones.of(p.File)
 		return ok
 	})
+	for i := range b.Problems {
+		// kustomize's errors name the clone's files: name the URL.
+		for dir, spec := range b.clones.byDir {
+			b.Problems[i].Message = strings.ReplaceAll(b.Problems[i].Message, dir, spec.clone+"/")
+		}
+	}
 	for p := range b.ks {
 		if _, _, ok := b.clones.of(p); ok {
 			delete(b.ks, p)

@@ -125,8 +125,12 @@ func (p *planner) problem(k *Kustomization, at fieldpath.Path, onKey bool, v *vi
 	p.problems = append(p.problems, Problem{File: k.Path, Span: k.span(at, onKey), Severity: sev, Code: code, Message: msg})
 	if v != nil {
 		rel, _ := filepath.Rel(filepath.Dir(p.root.Path), k.Path)
+		rel = filepath.ToSlash(rel)
+		if spec, in, ok := p.clones.of(k.Path); ok {
+			rel = spec.clone + "//" + in // (a remote base's clone is gone after the build)
+		}
 		p.problems = append(p.problems, Problem{File: p.root.Path, Span: p.root.span(v.entry.at, false), Severity: sev, Code: code,
-			Message: fmt.Sprintf("not built: %s: %s", filepath.ToSlash(rel), msg)})
+			Message: fmt.Sprintf("not built: %s: %s", rel, msg)})
 	}
 }
 

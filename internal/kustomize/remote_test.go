@@ -66,17 +66,29 @@ func TestRemoteBase(t *testing.T) {
 	}
 }
 
-// TestRemoteBaseFails: a repository that is not there, and a fetch past
-// its time, are said on the entry naming the URL; nothing is built.
+// TestRemoteBaseFails: a repository that is not there, a fetch past its
+// time, a URL kustomize would not clone and no git to clone with are said
+// on the entry naming the URL; nothing is built.
 func TestRemoteBaseFails(t *testing.T) {
 	testfixtures.Need(t, "git")
 	gone := "file://" + filepath.ToSlash(filepath.Join(t.TempDir(), "nothing")) + "//base"
-	repo := testfixtures.GitRepo(t, map[string]string{"base/kustomization.yaml": "resources: []\n"})
+	repo := testfixtures.GitRepo(t, map[string]string{"base/kustomization.yaml": "resources: []\n", "broken/kustomization.yaml": "resources:\n- missing.yaml\n"})
 	slow := "file://" + filepath.ToSlash(repo) + "//base"
+	broken := "file://" + filepath.ToSlash(repo) + "//broken"
 	dir := tree(t, map[string]string{
-		"gone/kustomization.yaml": "resources:\n- " + gone + "\n",
-		"slow/kustomization.yaml": "resources:\n- " + slow + "\n",
-		"bad/kustomization.yaml":  "resources:\n- https://example.com\n",
+		"broken/kustomization.yaml": "resources:\n- " + broken + "\n",
+		"gone/kustomization.yaml":   "resources:\n- " + gone + "\n",
+		"slow/kustomization.yaml":   "resources:\n- " + slow + "\n",
+		"bad/kustomization.yaml":    "resources:\n- https://example.com\n",
+	})
+	// No git to fetch with.
+	t.Run("no git", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		root := filepath.Join(dir, "slow", "kustomization.yaml")
+		b := Run(context.Background(), &Source{AllowRemote: true}, root, Limits{})
+		if b.Built() || len(b.Problems) != 1 || b.Problems[0].Code != CodeNotBuilt || !strings.Contains(b.Problems[0].Message, "fetching the remote base \""+slow+"\" needs git: git is not installed") {
+			t.Errorf("built %v, %+v", b.Built(), b.Problems)
+		}
 	})
 	for _, c := range []struct {
 		dir, entry, code, want string
@@ -85,6 +97,8 @@ func TestRemoteBaseFails(t *testing.T) {
 		{"gone", gone, CodeBuild, "kustomize build fails: fetching the remote base \"" + gone + "\": git fetch: ", Limits{}},
 		{"slow", slow, CodeNotBuilt, "not built: fetching the remote base \"" + slow + "\" took longer than 1ns", Limits{FetchTimeout: time.Nanosecond}},
 		{"bad", "https://example.com", CodeBuild, "is neither a file, a folder nor a remote base kustomize can clone", Limits{}},
+		// The remote base's own mistake, named by its URL (its clone is gone).
+		{"broken", broken, CodeBuild, "not built: file://" + filepath.ToSlash(repo) + "//broken/kustomization.yaml: kustomize build fails: \"missing.yaml\" is not a file or a folder", Limits{}},
 	} {
 		root := filepath.Join(dir, c.dir, "kustomization.yaml")
 		b := Run(context.Background(), &Source{AllowRemote: true}, root, c.lim)
