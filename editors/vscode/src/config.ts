@@ -36,6 +36,9 @@ export const settingKeys = [
   "allowRemoteFunctions",
   "kustomize.build",
   "kustomize.paths",
+  "kustomize.allowRemote",
+  "kustomize.enableHelm",
+  "kustomize.helmCommand",
 ] as const;
 
 function isEmpty(value: unknown): boolean {
