@@ -166,8 +166,9 @@ func (c *clones) fetch(spec remoteSpec) (string, error) {
 		cmd := exec.CommandContext(c.ctx, git, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=")
-		// git's helpers (ssh, git-remote-https, upload-pack) may keep
-		// its output open once git is killed: stop waiting for them.
+		// Past the deadline git and its helpers are killed (proc_*.go);
+		// a helper that still holds the output is not waited for.
+		killGroup(cmd)
 		cmd.WaitDelay = time.Second
 		out, err := cmd.CombinedOutput()
 		if c.ctx.Err() != nil {

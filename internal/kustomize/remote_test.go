@@ -2,6 +2,7 @@ package kustomize
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,5 +180,51 @@ func TestHelm(t *testing.T) {
 	}
 	if b.Built() || len(b.Problems) != 1 || b.Problems[0].Code != CodeBuild || !strings.Contains(b.Problems[0].Message, helm+" version") {
 		t.Errorf("a failing helm: built %v, %+v", b.Built(), b.Problems)
+	}
+}
+
+// TestRemoteBaseHangs: a server that accepts git's connection and never
+// answers: past FetchTimeout the build says so on the entry, and git's
+// helper holding the connection is killed too (the server sees it
+// close).
+func TestRemoteBaseHangs(t *testing.T) {
+	testfixtures.Need(t, "git")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	conns := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns <- c
+		}
+	}()
+	url := "http://" + ln.Addr().String() + "/org/repo.git//base"
+	dir := tree(t, map[string]string{"app/kustomization.yaml": "resources:\n- " + url + "\n"})
+	root := filepath.Join(dir, "app", "kustomization.yaml")
+	b := Run(context.Background(), &Source{AllowRemote: true}, root, Limits{FetchTimeout: 2 * time.Second})
+	if b.Built() || len(b.Problems) != 1 || b.Problems[0].Code != CodeNotBuilt || !strings.Contains(b.Problems[0].Message, "fetching the remote base \""+url+"\" took longer than 2s") {
+		t.Fatalf("built %v, %+v", b.Built(), b.Problems)
+	}
+	select {
+	case c := <-conns:
+		defer c.Close()
+		_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		buf := make([]byte, 4096)
+		for {
+			if _, err := c.Read(buf); err != nil {
+				if ne, ok := err.(net.Error); ok && ne.Timeout() {
+					t.Error("git's connection is still open 20 s after the build gave up: its helper was not killed")
+				}
+				return
+			}
+		}
+	default:
+		t.Fatal("git never connected")
 	}
 }
