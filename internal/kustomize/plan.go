@@ -238,6 +238,11 @@ func (p *planner) follow(k *Kustomization, e entry, v *via, stack []string) {
 	case isFile && e.field != "components":
 		return
 	case isURL(e.value) || (!isFile && !isDir && looksRemote(e.value)):
+		if p.clones != nil && isRemoteFile(e.value) {
+			p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
+				fmt.Sprintf("%q is a remote file: kustomize would download it, and crd-lsp downloads no file (--kustomize-remote fetches git bases only), so this kustomization is not built and its files are checked as written", e.value))
+			return
+		}
 		if p.clones == nil {
 			p.problem(k, e.at, false, v, severity.Info, CodeNotBuilt,
 				fmt.Sprintf("%q is a remote base: kustomize would fetch it (git or HTTP) and crd-lsp fetches nothing unless asked (check --kustomize-remote, crdLsp.kustomize.allowRemote), so this kustomization is not built and its files are checked as written", e.value))
@@ -408,4 +413,16 @@ func (p *planner) helm(k *Kustomization, v *via) {
 				fmt.Sprintf("not built: the chart %q is not in %s: helm would download it (helm pull, into the workspace), which crd-lsp does not do; its files are checked as written", name, filepath.ToSlash(filepath.Join(home, name))))
 		}
 	}
+}
+
+// isRemoteFile reports whether a resources entry is an http(s) URL of a
+// file (its path ends in .yaml, .yml or .json), which kustomize
+// downloads rather than clones.
+func isRemoteFile(s string) bool {
+	l := strings.ToLower(s)
+	if !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") {
+		return false
+	}
+	l, _, _ = strings.Cut(l, "?")
+	return strings.HasSuffix(l, ".yaml") || strings.HasSuffix(l, ".yml") || strings.HasSuffix(l, ".json")
 }

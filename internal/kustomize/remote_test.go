@@ -81,6 +81,7 @@ func TestRemoteBaseFails(t *testing.T) {
 		"gone/kustomization.yaml":   "resources:\n- " + gone + "\n",
 		"slow/kustomization.yaml":   "resources:\n- " + slow + "\n",
 		"bad/kustomization.yaml":    "resources:\n- https://example.com\n",
+		"file/kustomization.yaml":   "resources:\n- https://example.com/deploy/app.yaml\n",
 	})
 	// No git to fetch with.
 	t.Run("no git", func(t *testing.T) {
@@ -98,6 +99,8 @@ func TestRemoteBaseFails(t *testing.T) {
 		{"gone", gone, CodeBuild, "kustomize build fails: fetching the remote base \"" + gone + "\": git fetch: ", Limits{}},
 		{"slow", slow, CodeNotBuilt, "not built: fetching the remote base \"" + slow + "\" took longer than 1ns", Limits{FetchTimeout: time.Nanosecond}},
 		{"bad", "https://example.com", CodeBuild, "is neither a file, a folder nor a remote base kustomize can clone", Limits{}},
+		// A remote file is never downloaded.
+		{"file", "https://example.com/deploy/app.yaml", CodeNotBuilt, "is a remote file: kustomize would download it, and crd-lsp downloads no file (--kustomize-remote fetches git bases only)", Limits{}},
 		// The remote base's own mistake, named by its URL (its clone is gone).
 		{"broken", broken, CodeBuild, "not built: file://" + filepath.ToSlash(repo) + "//broken/kustomization.yaml: kustomize build fails: \"missing.yaml\" is not a file or a folder", Limits{}},
 	} {
