@@ -9,26 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
+
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
 )
 
-// tree writes files (slash paths → text) under a new folder and returns
-// it.
-func tree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, text := range files {
-		p = filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+// tree writes files (slash paths → text) under a new folder.
+var tree = testfixtures.Tree
 
 const baseDeployment = `apiVersion: apps/v1
 kind: Deployment

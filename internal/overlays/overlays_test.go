@@ -2,7 +2,6 @@ package overlays
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -16,20 +15,7 @@ import (
 )
 
 // tree writes files (slash paths → text) under a new folder.
-func tree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, text := range files {
-		p = filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+var tree = testfixtures.Tree
 
 // gitops is a base that overlays complete: the Deployment has no
 // selector; prod's strategic-merge patch adds it (and misspells a

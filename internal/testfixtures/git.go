@@ -22,12 +22,10 @@ func Need(t testing.TB, name string) string {
 	return ""
 }
 
-// GitRepo is a real git repository in a new folder holding files (slash
-// paths → text) in one commit on its default branch, for tests that fetch
-// it over file://. The test needs git (Need).
-func GitRepo(t testing.TB, files map[string]string) string {
+// Tree writes files (slash paths → text) under a new folder and returns
+// it.
+func Tree(t testing.TB, files map[string]string) string {
 	t.Helper()
-	git := Need(t, "git")
 	dir := t.TempDir()
 	for p, text := range files {
 		p = filepath.Join(dir, filepath.FromSlash(p))
@@ -38,6 +36,16 @@ func GitRepo(t testing.TB, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
+	return dir
+}
+
+// GitRepo is a real git repository in a new folder holding files (slash
+// paths → text) in one commit on its default branch, for tests that fetch
+// it over file://. The test needs git (Need).
+func GitRepo(t testing.TB, files map[string]string) string {
+	t.Helper()
+	git := Need(t, "git")
+	dir := Tree(t, files)
 	for _, args := range [][]string{
 		{"init", "--quiet"},
 		{"add", "."},
