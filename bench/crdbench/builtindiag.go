@@ -73,17 +73,7 @@ func builtinDiag(args []string) error {
 		}
 		rs = append(rs, r)
 	}
-	walls := make([]time.Duration, len(rs))
-	for i, r := range rs {
-		walls[i] = r.wall
-	}
-	mw := median(walls)
-	var r result
-	for _, x := range rs {
-		if x.wall == mw {
-			r = x
-		}
-	}
+	r := medianBy(rs, func(r result) time.Duration { return r.wall })
 	fmt.Printf("# first diagnostics on issue 32's Deployment, nothing else in the workspace (median of %d; load average %s)\n", *runs, loadavg())
 	fmt.Printf("builtindiag %-14s %s after start (server CPU %s), %d findings, RSS %s (peak %s) then\n",
 		filepath.Base(argv[0]), secs(r.wall), secs(r.cpu), r.findings, mib(r.rss), mib(r.hwm))

@@ -284,16 +284,4 @@ func negativeControl(tools []tool, m *workload.Manifest) error {
 }
 
 // medianRun is the run with the median CPU time.
-func medianRun(rs []run) run {
-	cpus := make([]time.Duration, len(rs))
-	for i, r := range rs {
-		cpus[i] = r.cpu
-	}
-	mcpu := median(cpus)
-	for _, r := range rs {
-		if r.cpu == mcpu {
-			return r
-		}
-	}
-	return rs[0]
-}
+func medianRun(rs []run) run { return medianBy(rs, func(r run) time.Duration { return r.cpu }) }

@@ -97,17 +97,7 @@ func firstDiag(args []string) error {
 		}
 		rs = append(rs, r)
 	}
-	walls := make([]time.Duration, len(rs))
-	for i, r := range rs {
-		walls[i] = r.wall
-	}
-	mw := median(walls)
-	var r result
-	for _, x := range rs {
-		if x.wall == mw {
-			r = x
-		}
-	}
+	r := medianBy(rs, func(r result) time.Duration { return r.wall })
 	fw, fc := median(floorWall), median(floorCPU)
 	fmt.Printf("# first schema-dependent diagnostic, %d CRDs in the workspace (median of %d; load average %s)\n", fd.CRDs, *runs, loadavg())
 	fmt.Printf("firstdiag %-14s %s after start (server CPU %s), RSS %s (peak %s) then; schemas loaded after %s, RSS %s (peak %s)\n",

@@ -69,6 +69,21 @@ func loadavg() string {
 	return strings.Join(f[:3], " ")
 }
 
+// medianBy is the run whose key is the median of the runs' keys.
+func medianBy[T any](rs []T, key func(T) time.Duration) T {
+	ks := make([]time.Duration, len(rs))
+	for i, r := range rs {
+		ks[i] = key(r)
+	}
+	m := median(ks)
+	for _, r := range rs {
+		if key(r) == m {
+			return r
+		}
+	}
+	return rs[0]
+}
+
 func median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
