@@ -65,6 +65,11 @@ type ClusterSnapshot struct {
 	Version string       `json:"version"` // the API server's gitVersion, "" if it did not say
 	ReadAt  time.Time    `json:"readAt"`
 	CRDs    []ClusterCRD `json:"crds"`
+	// YAMLSHA256 is the hex SHA-256 of the crds.yaml this cluster.json was
+	// written with: the two files are renamed into place one after the
+	// other, so a reader (or a second writer) in between could pair one
+	// read's list of resourceVersions with another read's definitions.
+	YAMLSHA256 string `json:"crdsSHA256"`
 	// Path is the cached YAML stream of the CRDs (a file a user may open).
 	Path string `json:"-"`
 	// YAML is the CRDs, one JSON document each, "---" separated.
@@ -173,6 +178,23 @@ func (s ClusterSource) CachedCluster() (*ClusterSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	snap, err := readSnapshot(dir)
+	if err != nil {
+		return nil, err
+	}
+	// A snapshot of another context or server (a cache folder copied or
+	// shared by hand) is not this cluster's.
+	if snap.Context != r.context || snap.Server != r.config.Host {
+		return nil, fmt.Errorf("cluster cache %s holds context %q at %s, not %q at %s; the cluster is read again whole", dir, snap.Context, snap.Server, r.context, r.config.Host)
+	}
+	return snap, nil
+}
+
+// readSnapshot reads a cached snapshot, refusing a crds.yaml that is not
+// the one its cluster.json was written with (cut short, or written by
+// another process between the two renames): a refused cache is read again
+// whole at the next refresh.
+func readSnapshot(dir string) (*ClusterSnapshot, error) {
 	meta, err := os.ReadFile(filepath.Join(dir, "cluster.json"))
 	if err != nil {
 		return nil, err
@@ -184,6 +206,9 @@ func (s ClusterSource) CachedCluster() (*ClusterSnapshot, error) {
 	snap.Path = filepath.Join(dir, "crds.yaml")
 	if snap.YAML, err = os.ReadFile(snap.Path); err != nil {
 		return nil, err
+	}
+	if sum := sha256.Sum256(snap.YAML); snap.YAMLSHA256 != hex.EncodeToString(sum[:]) {
+		return nil, fmt.Errorf("cluster cache %s: crds.yaml is not the one cluster.json was written with (cut short, or written by two processes at once); the cluster is read again whole", dir)
 	}
 	return &snap, nil
 }
@@ -216,6 +241,8 @@ func writeSnapshot(dir string, snap, prev *ClusterSnapshot) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	sum := sha256.Sum256(snap.YAML)
+	snap.YAMLSHA256 = hex.EncodeToString(sum[:])
 	meta, err := json.MarshalIndent(snap, "", "  ")
 	if err != nil {
 		return err

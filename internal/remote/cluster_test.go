@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -106,6 +107,20 @@ func TestClusterSourceAnswers(t *testing.T) {
 	other.Context = "nope"
 	if _, err := other.CachedCluster(); err == nil || !strings.Contains(err.Error(), `cluster context "nope": no such context in the kubeconfig`) {
 		t.Errorf("unknown context: %v", err)
+	}
+
+	// A valid-looking snapshot of another context put in this one's cache
+	// folder (copied by hand) is not served as this cluster's.
+	meta := filepath.Join(filepath.Dir(snap.Path), "cluster.json")
+	b, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(meta, bytes.Replace(b, []byte(`"context": "dev-eu"`), []byte(`"context": "prod-us"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.CachedCluster(); err == nil || !strings.Contains(err.Error(), `holds context "prod-us"`) {
+		t.Errorf("another context's snapshot: %v", err)
 	}
 }
 
