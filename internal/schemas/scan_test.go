@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // The line scan must agree with a real YAML parse on every definition in
@@ -234,5 +236,61 @@ func TestScanDefinitionsOnePass(t *testing.T) {
 	})
 	if err != nil || files < 2000 {
 		t.Fatalf("%d files: %v", files, err)
+	}
+}
+
+// A definition written as one JSON object (as the live cluster's cache
+// writes each CRD) is read by encoding/json directly; it must give what
+// the same definition gives written as YAML, for every definition of the
+// corpus.
+func TestParseDocJSONAgreesWithYAML(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses the whole corpus")
+	}
+	root := corpus(t)
+	n := 0
+	err := filepath.WalkDir(filepath.Join(root, "crds"), func(path string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, doc := range splitDocs(b) {
+			fromYAML := parseDoc(doc)
+			if fromYAML == nil {
+				continue
+			}
+			j, err := sigsyaml.YAMLToJSON(doc)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			fromJSON := parseDoc(j)
+			if !reflect.DeepEqual(fromJSON, fromYAML) {
+				t.Errorf("%s:\nJSON %+v\nYAML %+v", path, fromJSON, fromYAML)
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 2000 {
+		t.Errorf("only %d definitions compared", n)
+	}
+	t.Logf("%d definitions read the same as JSON and as YAML", n)
+}
+
+// BenchmarkParseDocJSON: one CRD as a live cluster's cache holds it (a
+// JSON object on one line), read for its names and versions.
+func BenchmarkParseDocJSON(b *testing.B) {
+	doc := []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"buckets.s3.aws.upbound.io","resourceVersion":"7"},"spec":{"group":"s3.aws.upbound.io","names":{"kind":"Bucket","plural":"buckets"},"scope":"Cluster","versions":[{"name":"v1beta1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"description":"Bucket is the Schema for the Buckets API.","type":"object","properties":{"spec":{"type":"object","properties":{"forProvider":{"type":"object","properties":{"region":{"type":"string"},"tags":{"type":"object","additionalProperties":{"type":"string"}}}}}}}}}}]}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if parseDoc(doc) == nil {
+			b.Fatal("not read as a definition")
+		}
 	}
 }
