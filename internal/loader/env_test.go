@@ -7,32 +7,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
+
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 )
 
-const lazyXRD = `apiVersion: apiextensions.crossplane.io/v2
-kind: CompositeResourceDefinition
-metadata:
-  name: xbuckets.example.org
-spec:
-  group: example.org
-  names: {kind: XBucket, plural: xbuckets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    referenceable: true
-    schema:
-      openAPIV3Schema:
+var lazyXRD = testfixtures.XRD{APIVersion: "v2", Group: "example.org", Kind: "XBucket", Plural: "xbuckets", Scope: "Namespaced", Version: "v1", Schema: `
         type: object
         properties:
           spec:
             type: object
             properties:
               size: {type: integer}
-`
+`}.YAML()
 
 const lazyComposition = `apiVersion: apiextensions.crossplane.io/v1
 kind: Composition
