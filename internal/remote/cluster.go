@@ -514,6 +514,12 @@ func listCRDs(open func(path string) (io.ReadCloser, io.Reader, error), readErr 
 			return err
 		}
 		next, err := decodeList(body, each)
+		if err == nil {
+			// What follows the list's closing brace (the server's
+			// newline) is read, so the connection is reused for the next
+			// page rather than torn down mid-answer.
+			_, _ = io.Copy(io.Discard, io.LimitReader(body, 4<<10))
+		}
 		rc.Close()
 		if err != nil {
 			if ae := (*answerTooLarge)(nil); errors.As(err, &ae) {

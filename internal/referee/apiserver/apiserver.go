@@ -584,6 +584,8 @@ type Recorder struct {
 	reqs     []Request
 	stalled  bool
 	version  string // GET /version's gitVersion ("": passed on)
+	t        testing.TB
+	late     bool // Requests gave up waiting
 }
 
 // ServeVersion makes the recorder answer GET /version itself, as a
@@ -631,7 +633,7 @@ func (s *Server) Record(t testing.TB) *Recorder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &Recorder{}
+	rec := &Recorder{t: t}
 	rec.idle = sync.NewCond(&rec.mu)
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.Transport = s.Client.Transport
@@ -646,6 +648,18 @@ func (s *Server) Record(t testing.TB) *Recorder {
 		stalled, version := rec.stalled, rec.version
 		rec.mu.Unlock()
 		cw := &countingWriter{ResponseWriter: w}
+		// Counted and recorded however the handler ends: the reverse
+		// proxy panics with http.ErrAbortHandler when the client hangs
+		// up mid-answer, and a request never counted out would keep
+		// Requests waiting for ever.
+		defer func() {
+			rec.mu.Lock()
+			rec.reqs = append(rec.reqs, Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Accept: r.Header.Get("Accept"), Status: cw.status, Bytes: cw.n})
+			if rec.inflight--; rec.inflight == 0 {
+				rec.idle.Broadcast()
+			}
+			rec.mu.Unlock()
+		}()
 		switch {
 		case stalled:
 			<-r.Context().Done()
@@ -655,12 +669,6 @@ func (s *Server) Record(t testing.TB) *Recorder {
 		default:
 			proxy.ServeHTTP(cw, r)
 		}
-		rec.mu.Lock()
-		rec.reqs = append(rec.reqs, Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Accept: r.Header.Get("Accept"), Status: cw.status, Bytes: cw.n})
-		if rec.inflight--; rec.inflight == 0 {
-			rec.idle.Broadcast()
-		}
-		rec.mu.Unlock()
 	}), ReadHeaderTimeout: time.Minute}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
@@ -671,11 +679,27 @@ func (s *Server) Record(t testing.TB) *Recorder {
 // Requests returns the requests recorded so far and forgets them, once
 // none is in flight (a client that has its answer may return before the
 // recorder has counted it).
+// A request still in flight after two minutes fails the test (the
+// client has returned; the recorder or the server is stuck).
 func (r *Recorder) Requests() []Request {
+	r.t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for r.inflight > 0 {
-		r.idle.Wait()
+	if r.inflight > 0 {
+		timer := time.AfterFunc(2*time.Minute, func() {
+			r.mu.Lock()
+			r.late = true
+			r.idle.Broadcast()
+			r.mu.Unlock()
+		})
+		defer timer.Stop()
+		for r.inflight > 0 && !r.late {
+			r.idle.Wait()
+		}
+		if r.late {
+			r.late = false
+			r.t.Fatalf("recorder: %d request(s) still in flight two minutes after the client returned", r.inflight)
+		}
 	}
 	out := r.reqs
 	r.reqs = nil
