@@ -79,6 +79,7 @@ var allowed = map[string][]string{
 	"bench/workload":   nil,
 	"bench/jsonschema": nil,
 	"bench/lspclient":  nil,
+	"bench/binsize":    nil,
 	"bench/crdbench":   {"bench/workload", "bench/jsonschema", "bench/lspclient", "internal/rusage", "internal/testfixtures"},
 }
 

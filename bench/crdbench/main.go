@@ -13,6 +13,8 @@
 //	                                                 2,043 CRDs in the workspace, and RSS
 //	crdbench builtindiag [-runs N] -- SERVER ARGV... first diagnostics on issue 32's
 //	                                                 Deployment (built-in kinds only)
+//	crdbench idle [-runs N] -- SERVER ARGV...       an initialized server's resident memory:
+//	                                                 RssFile/RssAnon, the binary's mapped share
 package main
 
 import (
@@ -40,6 +42,8 @@ func main() {
 		err = firstDiag(args)
 	case "builtindiag":
 		err = builtinDiag(args)
+	case "idle":
+		err = idle(args)
 	case "floor-child":
 		err = floorChild(args)
 	default:
@@ -52,7 +56,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: crdbench gen|check|keystroke|firstdiag|builtindiag [flags] (see the package comment)")
+	fmt.Fprintln(os.Stderr, "usage: crdbench gen|check|keystroke|firstdiag|builtindiag|idle [flags] (see the package comment)")
 	os.Exit(2)
 }
 
