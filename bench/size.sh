@@ -21,7 +21,11 @@ CGO_ENABLED=0 go build -trimpath -o "$out/crd-lsp.sym" ./cmd/crd-lsp # binsize r
 go build -o "$out/crdbench" ./bench/crdbench
 echo "# crd-lsp $(git describe --always --dirty 2>/dev/null || echo '?'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# file $(stat -c %s "$out/crd-lsp") bytes; sections (bytes):"
-size -A "$out/crd-lsp" | awk '$1 ~ /^\.(text|rodata|gopclntab|noptrdata|data|typelink)$/ {printf "#   %-11s %10d\n", $1, $2}'
+if command -v size >/dev/null; then
+  size -A "$out/crd-lsp" | awk '$1 ~ /^\.(text|rodata|gopclntab|noptrdata|data|typelink)$/ {printf "#   %-11s %10d\n", $1, $2}'
+else
+  echo "#   (binutils' size is not installed; sections skipped)"
+fi
 if [ -x /usr/bin/time ]; then
   peaks=$(for _ in $(seq "$RUNS"); do /usr/bin/time -f %M "$out/crd-lsp" version 2>&1 >/dev/null | tail -1; done | sort -n | tr '\n' ' ')
   echo "version peak RSS (KiB, sorted, $RUNS runs): $peaks"
