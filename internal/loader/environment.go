@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/functions/environmentconfigs"
@@ -24,6 +25,32 @@ func holdsEnvironmentConfig(hs []workspace.Header) bool {
 	return false
 }
 
+// envFile is a file's EnvironmentConfigs, decoded on first use: a
+// World keeps the file's text (a few hundred bytes an EnvironmentConfig)
+// rather than their objects (about 1.3 KB each as maps) until a
+// Composition under them is rendered, and check does not hold 100,000
+// decoded objects while it validates every file. Decoding is
+// deterministic, so the record stays immutable as seen from outside.
+type envFile struct {
+	once sync.Once
+	path string
+	text []byte // until decoded
+	objs []map[string]any
+}
+
+// configs are the file's EnvironmentConfigs, in document order.
+func (e *envFile) configs() []map[string]any {
+	e.once.Do(func() {
+		for _, o := range analysis.ObjectsIn(e.path, e.text) {
+			if environmentconfigs.IsConfig(o.Object) {
+				e.objs = append(e.objs, o.Object)
+			}
+		}
+		e.text = nil
+	})
+	return e.objs
+}
+
 // EnvironmentConfigs are the EnvironmentConfigs a Composition at path is
 // rendered with, best first: those of the workspace under the deepest
 // folder above it that holds any (a folder of e2e tests or examples,
@@ -39,7 +66,7 @@ func (w *World) EnvironmentConfigs(path string) []map[string]any {
 	var files []string
 	for dir := filepath.Dir(path); len(files) == 0; dir = filepath.Dir(dir) {
 		for _, p := range w.index().envConfigs {
-			if workspace.IsUnder(dir, p) {
+			if workspace.IsUnder(dir, p) && len(w.files[p].env.configs()) > 0 {
 				files = append(files, p)
 			}
 		}
@@ -68,7 +95,7 @@ func (w *World) EnvironmentConfigs(path string) []map[string]any {
 	})
 	var out []map[string]any
 	for _, p := range files {
-		out = append(out, w.files[p].envConfigs...)
+		out = append(out, w.files[p].env.configs()...)
 	}
 	out = append(out, w.sourceEnvironmentConfigs()...)
 	w.envByDir.Store(filepath.Dir(path), out)

@@ -72,6 +72,36 @@ func TestWorldEnvironmentConfigs(t *testing.T) {
 	}
 }
 
+// TestWorldEnvironmentConfigsUndecodable: a file that names
+// EnvironmentConfigs in its headers but holds none that decode does not
+// make its folder the one whose EnvironmentConfigs a Composition sees
+// (the World decodes them only when asked, so the headers alone must
+// not count).
+func TestWorldEnvironmentConfigsUndecodable(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"apis/y/composition.yaml":  "kind: Composition\n",
+		"apis/y/local/broken.yaml": "apiVersion: apiextensions.crossplane.io/v1beta1\nkind: EnvironmentConfig\nmetadata: {name: [\n",
+		"envs/prod.yaml":           ecYAML("prod"),
+	}
+	for p, text := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, _, _, err := Load(context.Background(), Config{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(w.EnvironmentConfigs(filepath.Join(dir, "apis/y/composition.yaml"))); got != "prod" {
+		t.Errorf("apis/y sees %q, want the workspace's prod", got)
+	}
+}
+
 // TestReadCluster: --extra-resources sorts EnvironmentConfigs from other
 // resources and makes them complete; --context reads a value per key;
 // what cannot be read says where.

@@ -44,8 +44,8 @@ type fileFacts struct {
 	// annotated with the Development runtime name running functions, as
 	// in crossplane render's functions.yaml.
 	functions []functions.Function
-	// envConfigs are its EnvironmentConfigs.
-	envConfigs []map[string]any
+	// env holds its EnvironmentConfigs (nil: its headers name none).
+	env *envFile
 	// patches are the files a kustomization applies as patches.
 	patches []string
 	// kustomize is what a kustomization names (its bases, components
@@ -63,7 +63,7 @@ type fileFacts struct {
 // World records: World.unaffected). A new field that an edit may change
 // is checked here.
 func (f *fileFacts) kindsOnly() bool {
-	return !f.indexed() && f.meta == nil && f.text == nil && f.functions == nil && f.envConfigs == nil &&
+	return !f.indexed() && f.meta == nil && f.text == nil && f.functions == nil && f.env == nil &&
 		f.patches == nil && f.kustomize == nil && f.chainsaw == nil && !f.chart
 }
 
@@ -105,7 +105,7 @@ func (w *World) index() *fileIndex {
 			if f.functions != nil {
 				ix.functions = append(ix.functions, p)
 			}
-			if f.envConfigs != nil {
+			if f.env != nil {
 				ix.envConfigs = append(ix.envConfigs, p)
 			}
 			if f.patches != nil {

@@ -9,9 +9,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/functions"
-	"github.com/crd-lsp/crd-lsp/internal/functions/environmentconfigs"
 	"github.com/crd-lsp/crd-lsp/internal/gvk"
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -170,15 +168,7 @@ func (w *World) addFile(builtins *schemas.Store, p string, content []byte, open 
 			f.text = keep()
 		}
 		if holdsEnvironmentConfig(h) {
-			var ecs []map[string]any
-			for _, o := range analysis.ObjectsIn(p, content) {
-				if environmentconfigs.IsConfig(o.Object) {
-					ecs = append(ecs, o.Object)
-				}
-			}
-			if len(ecs) > 0 {
-				f.envConfigs = ecs
-			}
+			f.env = &envFile{path: p, text: keep()}
 		}
 		if holdsFunction(h) {
 			// A document that does not parse is skipped; the file's own

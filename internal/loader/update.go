@@ -89,7 +89,7 @@ func (w *World) withFiles(changes []fileChange) *World {
 		c.addFile(builtins, ch.path, ch.content, ch.open, false)
 		was, is := w.file(ch.path), c.file(ch.path)
 		functionsChanged = functionsChanged || was.functions != nil || is.functions != nil
-		envChanged = envChanged || was.envConfigs != nil || is.envConfigs != nil
+		envChanged = envChanged || was.env != nil || is.env != nil
 		rolesChanged = rolesChanged || !slices.Equal(was.patches, is.patches) || isChartFile(ch.path) ||
 			!slices.Equal(was.chainsaw, is.chainsaw) || !sameKustomizeRefs(was.kustomize, is.kustomize)
 		if was.indexed() || is.indexed() {
