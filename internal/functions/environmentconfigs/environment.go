@@ -130,9 +130,19 @@ type Failure struct {
 
 // config is an EnvironmentConfig by its parts.
 type config struct {
-	obj    map[string]any
-	name   string
-	labels map[string]string
+	obj  map[string]any
+	name string
+	// labels are its metadata.labels as decoded, not copied (a
+	// selection among 100,000 EnvironmentConfigs allocated a map for
+	// each); label reads them: a value that is not a string matches no
+	// selector.
+	labels map[string]any
+}
+
+// label is the value of the label k, if it is one.
+func (c config) label(k string) (string, bool) {
+	s, ok := c.labels[k].(string)
+	return s, ok
 }
 
 func configs(objs []map[string]any) []config {
@@ -148,14 +158,8 @@ func configs(objs []map[string]any) []config {
 			continue // the cluster holds one of a name: the first (best) one
 		}
 		seen[name] = true
-		c := config{obj: o, name: name, labels: map[string]string{}}
 		ls, _ := md["labels"].(map[string]any)
-		for k, v := range ls {
-			if s, ok := v.(string); ok {
-				c.labels[k] = s
-			}
-		}
-		out = append(out, c)
+		out = append(out, config{obj: o, name: name, labels: ls})
 	}
 	// The API server lists cluster-scoped objects by name.
 	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
@@ -176,7 +180,7 @@ func matching(cs []config, labels map[string]string) []config {
 	for _, c := range cs {
 		ok := true
 		for k, v := range labels {
-			if got, has := c.labels[k]; !has || got != v {
+			if got, has := c.label(k); !has || got != v {
 				ok = false
 				break
 			}
