@@ -9,6 +9,7 @@ package loader
 import (
 	"context"
 	"maps"
+	"slices"
 
 	"github.com/crd-lsp/crd-lsp/internal/packages"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -117,6 +118,11 @@ type Fetched struct {
 	apply  bool   // something to apply (false: nothing was read)
 	add    bool   // Served.Inputs add to the source's (same paths replaced)
 	config string // the source's config()
+	// index: Served.Inputs are indexed when applied (WithFetched), not
+	// by the fetch: a fetch that is Same leaves its index to the editor,
+	// which takes the new read time, and check, which keeps its World,
+	// never builds it.
+	index bool
 }
 
 // Changes reports whether applying f (WithFetched) can change a World.
@@ -195,6 +201,12 @@ func (w *World) WithFetched(f Fetched) *World {
 	}
 	old := w.served[f.Source]
 	next := f.Served
+	if f.index {
+		next.Inputs = slices.Clone(next.Inputs)
+		for i, in := range next.Inputs {
+			next.Inputs[i].Indexed = schemas.IndexInput(in)
+		}
+	}
 	if f.add {
 		if len(next.Inputs) == 0 {
 			return w
