@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -241,4 +245,159 @@ func TestClientThatNeverReads(t *testing.T) {
 		t.Errorf("heap grew from %d to %d MiB", before.HeapInuse>>20, after.HeapInuse>>20)
 	}
 	_ = sync.Mutex{}
+}
+
+// peaks samples the process's goroutines and live heap until stop is
+// closed, keeping the highest of each.
+type peaks struct {
+	goroutines, heap uint64
+	done             chan struct{}
+}
+
+func samplePeaks(stop <-chan struct{}) *peaks {
+	p := &peaks{done: make(chan struct{})}
+	s := []metrics.Sample{{Name: "/sched/goroutines:goroutines"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	go func() {
+		defer close(p.done)
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(s)
+			p.goroutines = max(p.goroutines, s[0].Value.Uint64())
+			p.heap = max(p.heap, s[1].Value.Uint64())
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return p
+}
+
+// signalHandler is a slog handler that closes a channel on the first
+// record whose message has a prefix.
+type signalHandler struct {
+	prefix string
+	once   *sync.Once
+	ch     chan struct{}
+}
+
+func (h signalHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h signalHandler) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, h.prefix) {
+		h.once.Do(func() { close(h.ch) })
+	}
+	return nil
+}
+func (h signalHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h signalHandler) WithGroup(string) slog.Handler      { return h }
+
+// A client that sends 1,000 calls (32 KiB each, 32 MiB in all) over real
+// pipes without reading a single answer: the server takes at most
+// mcp.MaxPending unanswered, then stops reading its input (the pipe's buffer holds the rest, the client's
+// writes block), with goroutines and heap bounded; once the client reads,
+// every call is answered, in full; once its input ends, Serve returns.
+// Before the bound the SDK read every call (its handler queue is an
+// unbounded slice) and ran a goroutine per call, each holding its answer.
+func TestClientThatSendsWithoutReading(t *testing.T) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inW.Close(); outR.Close(); inR.Close(); outW.Close() })
+	stalled := make(chan struct{})
+	log := slog.New(signalHandler{prefix: "input paused", once: new(sync.Once), ch: stalled})
+
+	runtime.GC()
+	base := samplePeaks(closedChan())
+	<-base.done
+	stop := make(chan struct{})
+	peak := samplePeaks(stop)
+
+	done := make(chan error, 1)
+	go func() {
+		done <- mcp.Serve(context.Background(), inR, outW, mcp.Options{Root: quickstart, Version: "test", Logger: log})
+	}()
+	const n, size = 1000, 32 << 10
+	pad := strings.Repeat("x", size-200)
+	written := make(chan struct{})
+	var sent atomic.Int64
+	go func() {
+		defer close(written)
+		w := bufio.NewWriter(inW)
+		fmt.Fprintln(w, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"v0"}}}`)
+		fmt.Fprintln(w, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+		for i := range n {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"validate","arguments":{"text":"# %s\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: 1\n"}}}`+"\n", i+1, pad)
+			if w.Flush() != nil {
+				return
+			}
+			sent.Add(1)
+		}
+	}()
+	select {
+	case <-stalled:
+	case <-written:
+		close(stop)
+		<-peak.done
+		t.Fatalf("the server read all %d calls (%d MiB) with none of its answers read: peak %d goroutines (%d before), live heap %d MiB (%d before)", n, n*size>>20, peak.goroutines, base.goroutines, peak.heap>>20, base.heap>>20)
+	}
+	// Read every answer: the calls waiting in the pipe are taken as the
+	// answers go out.
+	out := bufio.NewReaderSize(outR, 1<<20)
+	seen := make(map[string]bool, n+1)
+	var first string
+	for len(seen) < n+1 {
+		line, err := out.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("after %d answers: %v", len(seen), err)
+		}
+		var a rpcAnswer
+		if err := json.Unmarshal(line, &a); err != nil {
+			t.Fatalf("the server wrote %q: %v", line, err)
+		}
+		if a.ID == nil {
+			continue
+		}
+		if a.Error != nil || a.Result == nil {
+			t.Fatalf("call %s: %+v", a.ID, a.Error)
+		}
+		if string(a.ID) == "1" {
+			first = string(a.Result)
+		} else if first != "" && string(a.ID) != "0" && string(a.Result) != first {
+			t.Fatalf("call %s answered differently from call 1:\n%s\n%s", a.ID, a.Result, first)
+		}
+		seen[string(a.ID)] = true
+	}
+	<-written
+	close(stop)
+	<-peak.done
+	t.Logf("%d calls answered; peak %d goroutines (%d before), live heap %d MiB (%d before)", n, peak.goroutines, base.goroutines, peak.heap>>20, base.heap>>20)
+	if grew := peak.goroutines - base.goroutines; grew > mcp.MaxPending+32 {
+		t.Errorf("goroutines grew by %d with %d calls pending (bound %d)", grew, n, mcp.MaxPending)
+	}
+	if grew := int64(peak.heap) - int64(base.heap); grew > 64<<20 {
+		t.Errorf("live heap grew by %d MiB", grew>>20)
+	}
+	// The input ends: the server ends.
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not return within 30 s of its input ending")
+	}
+}
+
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
 }

@@ -100,7 +100,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	if err != nil {
 		return err
 	}
-	w := &lockedWriter{w: out}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	w := &lockedWriter{w: out, gate: newGate(func(pending, bytes int) {
+		log.Debug("input paused: the client has not read the answers of the calls pending", "pending", pending, "bytes", bytes)
+	})}
 	f := newFilter(in, w)
 	done := make(chan error, 1)
 	go func() {
@@ -109,7 +115,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	select {
 	case err := <-done:
 		return err
-	case <-f.eof:
+	case <-f.ended:
 	}
 	// The client's input ended: calls still running get endGrace to
 	// answer; one blocked writing to a client that never reads does not

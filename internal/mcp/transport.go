@@ -1,7 +1,14 @@
 // This file holds what stands between the client's stream and the SDK's
 // transport: the SDK ends the session on the first line that is not a
 // JSON-RPC message, and on a line over its buffer (16 MiB) without an
-// answer; a client that never reads would keep Serve from returning.
+// answer; a client that never reads would keep Serve from returning; and
+// the SDK reads every call it is sent into an unbounded queue
+// (go-sdk v1.8.0 internal/jsonrpc2/conn.go acceptRequest: "We enqueue
+// requests that have not been preempted to an unbounded slice"), then
+// runs each in a goroutine of its own (mcp/server.go handle calls
+// jsonrpc2.Async for every call), each holding its answer until the
+// client reads it: a client that sends without reading held one
+// goroutine and one answer per call sent.
 
 package mcp
 
@@ -22,37 +29,231 @@ import (
 // error.
 const MaxMessage = 16 << 20
 
+// MaxPending bounds the calls passed to the SDK and not yet answered
+// (their answers not yet written whole to the client). With that many
+// pending, or MaxPendingBytes of them, the filter stops reading the
+// client's input until one is answered: a client that sends without
+// reading finds its writes blocking once the pipe between them is full,
+// and the server holds at most MaxPending calls, their goroutines and
+// answers. No call is refused for it: a client that reads gets every
+// answer.
+const MaxPending = 16
+
+// MaxPendingBytes bounds the bytes of the calls pending (one call of up
+// to MaxMessage is always taken).
+const MaxPendingBytes = 32 << 20
+
+// lookahead is how much of the client's input is read ahead of the filter
+// while it waits, so that the input's end is seen (and Serve ends) even
+// when the calls before it are not taken: more than a pipe holds.
+const lookahead = 256 << 10
+
 // idPrefix is how much of a message too long to read is kept to find its
 // id.
 const idPrefix = 4 << 10
 
 // lockedWriter serialises whole messages: the SDK writes one message per
-// Write, and so does the filter's answers.
+// Write, and so does the filter's answers. An answer of the SDK's written
+// (or failed) frees its call's place in the gate.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	gate *gate
 }
 
+// Write writes a message of the SDK's.
 func (l *lockedWriter) Write(p []byte) (int, error) {
+	n, err := l.write(p)
+	if id, ok := answerID(p); ok {
+		l.gate.answered(id)
+	}
+	if err != nil {
+		l.gate.fail()
+	}
+	return n, err
+}
+
+func (l *lockedWriter) write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
 
+// gate counts the calls passed to the SDK and not yet answered, by id.
+type gate struct {
+	mu      sync.Mutex
+	room    sync.Cond
+	pending map[any]int // id → the call's size
+	bytes   int
+	broken  bool // the client's output failed: nothing waits any more
+	log     func(pending, bytes int)
+}
+
+func newGate(log func(pending, bytes int)) *gate {
+	g := &gate{pending: map[any]int{}, log: log}
+	g.room.L = &g.mu
+	return g
+}
+
+// admit waits for room for a call of size bytes, then counts it; false:
+// a call of that id is pending already.
+func (g *gate) admit(id any, size int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	logged := false
+	for !g.broken && len(g.pending) > 0 && (len(g.pending) >= MaxPending || g.bytes+size > MaxPendingBytes) {
+		if !logged && g.log != nil {
+			g.log(len(g.pending), g.bytes)
+			logged = true
+		}
+		g.room.Wait()
+	}
+	if _, dup := g.pending[id]; dup {
+		return false
+	}
+	g.pending[id] = size
+	g.bytes += size
+	return true
+}
+
+func (g *gate) answered(id any) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if size, ok := g.pending[id]; ok {
+		delete(g.pending, id)
+		g.bytes -= size
+		g.room.Broadcast()
+	}
+}
+
+func (g *gate) fail() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.broken = true
+	g.room.Broadcast()
+}
+
+// answerID is the id of a response (a message with a result or an error
+// and no method), as jsonrpc.MakeID makes it. The SDK writes the id before
+// the result, so a big answer is not decoded.
+func answerID(msg []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var id any
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		switch k {
+		case "method":
+			return nil, false
+		case "result", "error":
+			if id == nil {
+				return nil, false
+			}
+			return id, true
+		case "id":
+			var v any
+			if dec.Decode(&v) != nil {
+				return nil, false
+			}
+			made, err := jsonrpc.MakeID(v)
+			if err != nil {
+				return nil, false
+			}
+			id = made.Raw()
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil, false
+			}
+		}
+	}
+	return nil, false
+}
+
+// prefetch reads the client's input ahead of the filter, into a ring of
+// lookahead bytes; ended is closed when the input ends.
+type prefetch struct {
+	mu       sync.Mutex
+	cond     sync.Cond // data, room or the end
+	buf      []byte
+	start, n int
+	err      error
+	ended    chan struct{}
+}
+
+func newPrefetch(r io.Reader) *prefetch {
+	p := &prefetch{buf: make([]byte, lookahead), ended: make(chan struct{})}
+	p.cond.L = &p.mu
+	go p.run(r)
+	return p
+}
+
+func (p *prefetch) run(r io.Reader) {
+	tmp := make([]byte, 32<<10)
+	for {
+		p.mu.Lock()
+		for p.n == len(p.buf) {
+			p.cond.Wait()
+		}
+		room := min(len(p.buf)-p.n, len(tmp))
+		p.mu.Unlock()
+		k, err := r.Read(tmp[:room])
+		p.mu.Lock()
+		end := (p.start + p.n) % len(p.buf)
+		c := copy(p.buf[end:], tmp[:k])
+		copy(p.buf, tmp[c:k])
+		p.n += k
+		if err != nil {
+			p.err = err
+			close(p.ended)
+		}
+		p.cond.Broadcast()
+		p.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *prefetch) Read(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.n == 0 && p.err == nil {
+		p.cond.Wait()
+	}
+	if p.n == 0 {
+		return 0, p.err
+	}
+	k := copy(b[:min(len(b), p.n)], p.buf[p.start:min(len(p.buf), p.start+p.n)])
+	p.start = (p.start + k) % len(p.buf)
+	p.n -= k
+	p.cond.Broadcast()
+	return k, nil
+}
+
 // filter reads the client's lines and passes on only JSON-RPC messages
 // (requests, notifications, responses) of at most MaxMessage bytes; the
 // others are answered on out with a JSON-RPC error naming what was wrong.
-// eof is closed when the client's input ends.
+// Calls wait at the gate for room before they are passed. ended is closed
+// when the client's input ends, although calls before its end may still
+// wait.
 type filter struct {
-	in  *bufio.Reader
-	out io.Writer
-	eof chan struct{}
-	pr  *io.PipeReader
-	pw  *io.PipeWriter
+	in    *bufio.Reader
+	out   *lockedWriter
+	gate  *gate
+	ended chan struct{}
+	pr    *io.PipeReader
+	pw    *io.PipeWriter
 }
 
-func newFilter(in io.Reader, out io.Writer) *filter {
-	f := &filter{in: bufio.NewReaderSize(in, 64<<10), out: out, eof: make(chan struct{})}
+func newFilter(in io.Reader, out *lockedWriter) *filter {
+	pre := newPrefetch(in)
+	f := &filter{in: bufio.NewReaderSize(pre, 64<<10), out: out, gate: out.gate, ended: pre.ended}
 	f.pr, f.pw = io.Pipe()
 	go f.run()
 	return f
@@ -62,7 +263,6 @@ func newFilter(in io.Reader, out io.Writer) *filter {
 func (f *filter) Reader() io.ReadCloser { return f.pr }
 
 func (f *filter) run() {
-	defer close(f.eof)
 	var line []byte
 	for {
 		chunk, err := f.in.ReadSlice('\n')
@@ -115,8 +315,13 @@ func (f *filter) pass(msg []byte) {
 		f.refuse(idOf(msg), -32700, "parse error: the line is not JSON")
 		return
 	}
-	if _, err := jsonrpc.DecodeMessage(msg); err != nil {
+	m, err := jsonrpc.DecodeMessage(msg)
+	if err != nil {
 		f.refuse(idOf(msg), -32600, "invalid request: "+err.Error())
+		return
+	}
+	if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() && !f.gate.admit(req.ID.Raw(), len(msg)) {
+		f.refuse(idOf(msg), -32600, "invalid request: the id of a call still running")
 		return
 	}
 	if _, err := f.pw.Write(append(msg, '\n')); err != nil {
@@ -145,7 +350,7 @@ func (f *filter) refuse(id json.RawMessage, code int, message string) {
 	if err != nil {
 		return
 	}
-	_, _ = f.out.Write(append(b, '\n'))
+	_, _ = f.out.write(append(b, '\n'))
 }
 
 // idOf finds the top-level "id" of a message, whole or its start: a number
