@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -86,11 +87,32 @@ func New(opts Options) (*sdk.Server, error) {
 	s := &Server{opts: opts, root: root}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "crd-lsp", Title: "crd-lsp: Kubernetes CRD and Crossplane YAML checker", Version: opts.Version},
 		&sdk.ServerOptions{Instructions: instructions, Logger: opts.Logger})
-	sdk.AddTool(srv, &sdk.Tool{Name: "validate", Description: validateDoc}, s.validate)
-	sdk.AddTool(srv, &sdk.Tool{Name: "render", Description: renderDoc}, s.render)
-	sdk.AddTool(srv, &sdk.Tool{Name: "explain", Description: explainDoc}, s.explain)
-	sdk.AddTool(srv, &sdk.Tool{Name: "kinds", Description: kindsDoc}, s.kinds)
+	sem := make(chan struct{}, Evaluating())
+	sdk.AddTool(srv, &sdk.Tool{Name: "validate", Description: validateDoc}, limit(sem, s.validate))
+	sdk.AddTool(srv, &sdk.Tool{Name: "render", Description: renderDoc}, limit(sem, s.render))
+	sdk.AddTool(srv, &sdk.Tool{Name: "explain", Description: explainDoc}, limit(sem, s.explain))
+	sdk.AddTool(srv, &sdk.Tool{Name: "kinds", Description: kindsDoc}, limit(sem, s.kinds))
 	return srv, nil
+}
+
+// Evaluating is how many tool calls one server evaluates at once: one per
+// CPU the Go runtime uses (GOMAXPROCS). Each call loads the workspace;
+// the others wait their turn (at most MaxPending calls are taken).
+func Evaluating() int { return max(1, runtime.GOMAXPROCS(0)) }
+
+// limit runs h once a place in sem is free; a call cancelled while it
+// waits is answered with the cancellation.
+func limit[In, Out any](sem chan struct{}, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			var zero Out
+			return nil, zero, ctx.Err()
+		}
+		defer func() { <-sem }()
+		return h(ctx, req, in)
+	}
 }
 
 // Serve speaks MCP on in/out (newline-delimited JSON-RPC, as MCP's stdio
