@@ -401,3 +401,18 @@ func closedChan() chan struct{} {
 	close(c)
 	return c
 }
+
+// A client that gives every call the same id, sending the next as soon as
+// it has read the answer (JSON-RPC allows it: the id is free once
+// answered): every call is answered, none taken for a duplicate although
+// the server frees an id only once its answer is written.
+func TestSameIDReused(t *testing.T) {
+	s := serveRaw(t, quickstart)
+	s.initialize(t)
+	for i := range 500 {
+		s.send(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		if a := s.next(t); string(a.ID) != "1" || a.Error != nil {
+			t.Fatalf("ping %d: id %s %+v", i, a.ID, a.Error)
+		}
+	}
+}

@@ -95,25 +95,28 @@ func newGate(log func(pending, bytes int)) *gate {
 	return g
 }
 
-// admit waits for room for a call of size bytes, then counts it; false:
-// a call of that id is pending already.
-func (g *gate) admit(id any, size int) bool {
+// admit waits for room for a call of size bytes, and for a call of the
+// same id to be answered (the client may use an id again once it has the
+// answer, which can be before the write returns here), then counts it.
+func (g *gate) admit(id any, size int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	logged := false
-	for !g.broken && len(g.pending) > 0 && (len(g.pending) >= MaxPending || g.bytes+size > MaxPendingBytes) {
-		if !logged && g.log != nil {
+	for !g.broken {
+		_, dup := g.pending[id]
+		if !dup && (len(g.pending) == 0 || len(g.pending) < MaxPending && g.bytes+size <= MaxPendingBytes) {
+			break
+		}
+		if !logged && !dup && g.log != nil {
 			g.log(len(g.pending), g.bytes)
 			logged = true
 		}
 		g.room.Wait()
 	}
-	if _, dup := g.pending[id]; dup {
-		return false
+	if _, dup := g.pending[id]; !dup {
+		g.pending[id] = size
+		g.bytes += size
 	}
-	g.pending[id] = size
-	g.bytes += size
-	return true
 }
 
 func (g *gate) answered(id any) {
@@ -320,9 +323,8 @@ func (f *filter) pass(msg []byte) {
 		f.refuse(idOf(msg), -32600, "invalid request: "+err.Error())
 		return
 	}
-	if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() && !f.gate.admit(req.ID.Raw(), len(msg)) {
-		f.refuse(idOf(msg), -32600, "invalid request: the id of a call still running")
-		return
+	if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+		f.gate.admit(req.ID.Raw(), len(msg))
 	}
 	if _, err := f.pw.Write(append(msg, '\n')); err != nil {
 		return // the SDK stopped reading
