@@ -342,6 +342,7 @@ func TestClientThatSendsWithoutReading(t *testing.T) {
 	}()
 	select {
 	case <-stalled:
+		t.Logf("the server paused its input with %d calls sent", sent.Load())
 	case <-written:
 		close(stop)
 		<-peak.done
