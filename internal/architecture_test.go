@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"internal/kubevalidation":                    nil,
 	"internal/schemas/builtin":                   nil,
 	"internal/schemas/builtin/gen":               {"internal/schemas/builtin/internal/generate"},
-	"internal/schemas/builtin/internal/generate": nil,
+	"internal/schemas/builtin/internal/generate": {"internal/schemas"},
 	"internal/workspace":                         {"internal/schemas", "internal/schemas/builtin"},
 	"internal/analysis":                          {"internal/document", "internal/schemas", "internal/fieldpath", "internal/composition", "internal/render", "internal/composite", "internal/functions", "internal/severity", "internal/gvk", "internal/structural", "internal/k8srules", "internal/suggest", "internal/paved", "internal/functions/patchandtransform", "internal/functions/dummy", "internal/functions/environmentconfigs", "internal/functions/gotemplating", "internal/functions/known"},
 	"internal/paved":                             {"internal/fieldpath", "internal/jsonnum"},

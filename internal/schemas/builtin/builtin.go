@@ -21,10 +21,16 @@
 //
 // Each set is one multi-document YAML file under data/, where every
 // document is preceded by a "# source: <origin>" comment. The files are
-// embedded uncompressed: a set is split on first use straight from the
-// binary's read-only data (no copy), and every crd-lsp process (each
-// check, each server start) is spared decompressing 8 MB of Kubernetes
-// schemas, which cost about 35 ms of CPU; git stores them compressed.
+// embedded uncompressed: every crd-lsp process (each check, each server
+// start) is spared decompressing 8 MB of Kubernetes schemas, which cost
+// about 35 ms of CPU; git stores them compressed. Each has a generated
+// index (<file>.index, see generate.Index): its documents' offsets,
+// lengths and origins, and what the schema store's scanner records of
+// each (File.Index). A set is split by its index, without reading the
+// bundle, and the store indexes it without reading the documents: the
+// embedded data is file-backed, and a page of it read once stays
+// resident, so a process holds only the documents of the kinds it
+// validates or describes (issue 35).
 // The older Kubernetes minors, read only when chosen, are embedded
 // gzipped as line edits of the newest's documents (about 12 KB each;
 // kubernetes.go rebuilds one in about 25 ms).
@@ -53,21 +59,30 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"strconv"
 	"sync"
 )
 
-// The bundles, as generated (see generate.Files).
+// The bundles and their indexes, as generated (see generate.Files).
 var (
 	//go:embed data/kubernetes-v1.37.yaml
 	kubernetesData []byte
+	//go:embed data/kubernetes-v1.37.yaml.index
+	kubernetesIndex []byte
 	//go:embed data/kubernetes-v1.34.diff.yaml.gz data/kubernetes-v1.35.diff.yaml.gz data/kubernetes-v1.36.diff.yaml.gz
 	olderKubernetes embed.FS
 	//go:embed data/crossplane-v1.20.11.yaml
 	crossplane1Data []byte
+	//go:embed data/crossplane-v1.20.11.yaml.index
+	crossplane1Index []byte
 	//go:embed data/crossplane-v2.3.4.yaml
 	crossplane2Data []byte
+	//go:embed data/crossplane-v2.3.4.yaml.index
+	crossplane2Index []byte
 	//go:embed data/functions.yaml
 	functionsData []byte
+	//go:embed data/functions.yaml.index
+	functionsIndex []byte
 )
 
 // separator starts every document of a bundle (see internal/generate).
@@ -99,6 +114,12 @@ type File struct {
 	// Data is one YAML document, newline-terminated. It is shared by all
 	// callers and must not be modified.
 	Data []byte
+	// Index is what schemas.IndexPersisted records of Data (its kinds,
+	// versions, names, description, length and checksum), generated
+	// with the bundle, so that schemas.DecodeIndexed indexes the
+	// document without reading it; nil when none was generated (an older
+	// Kubernetes minor's own documents). Shared, not to be modified.
+	Index []byte
 }
 
 type loaded struct {
@@ -111,8 +132,8 @@ var (
 	kubernetes, crossplane1, crossplane2, functions loaded
 )
 
-func (l *loaded) get(file string, raw []byte, name, version string, kind SetKind) (Set, error) {
-	l.once.Do(func() { l.set, l.err = read(file, raw, name, version, kind) })
+func (l *loaded) get(file string, raw, index []byte, name, version string, kind SetKind) (Set, error) {
+	l.once.Do(func() { l.set, l.err = readIndexed(file, raw, index, name, version, kind) })
 	set := l.set
 	// Callers get their own Files slice header; the documents themselves
 	// are shared and must not be modified.
@@ -120,7 +141,42 @@ func (l *loaded) get(file string, raw []byte, name, version string, kind SetKind
 	return set, l.err
 }
 
-// read splits one bundle into its documents. The documents are
+// readIndexed splits one bundle into its documents by its generated
+// index (see generate.Index): the bundle itself is not read, so none of
+// its pages is touched (the embedded data is file-backed, and a page read
+// once stays resident) until a document is used.
+func readIndexed(file string, raw, index []byte, name, version string, kind SetKind) (Set, error) {
+	set := Set{Name: name, Version: version, Kind: kind}
+	set.Files = make([]File, 0, bytes.Count(index, []byte("\n")))
+	for line := range bytes.Lines(index) {
+		bad := func(why string) (Set, error) {
+			return Set{}, fmt.Errorf("built-in schemas %s%s: %s in line %d", file, indexSuffix, why, len(set.Files)+1)
+		}
+		offs, rest, ok1 := bytes.Cut(line, []byte("\t"))
+		lens, rest, ok2 := bytes.Cut(rest, []byte("\t"))
+		src, defs, ok3 := bytes.Cut(rest, []byte("\t"))
+		defs, ok4 := bytes.CutSuffix(defs, []byte("\n"))
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return bad("too few fields")
+		}
+		off, err1 := strconv.Atoi(string(offs))
+		n, err2 := strconv.Atoi(string(lens))
+		if err1 != nil || err2 != nil || off < 0 || n < 0 || off > len(raw)-n {
+			return bad("a document outside the bundle")
+		}
+		set.Files = append(set.Files, File{Name: string(src), Data: raw[off : off+n : off+n], Index: defs[:len(defs):len(defs)]})
+	}
+	if len(set.Files) == 0 {
+		return Set{}, fmt.Errorf("built-in schemas %s%s: empty", file, indexSuffix)
+	}
+	return set, nil
+}
+
+// indexSuffix ends an index file's name (generate.IndexSuffix).
+const indexSuffix = ".index"
+
+// read splits one bundle into its documents by scanning it (an older
+// Kubernetes minor's difference, which has no index). The documents are
 // sub-slices (capacity-clipped) of the embedded bundle, so a Set holds no
 // more than its File headers.
 func read(file string, raw []byte, name, version string, kind SetKind) (Set, error) {
@@ -151,7 +207,7 @@ func read(file string, raw []byte, name, version string, kind SetKind) (Set, err
 // Kubernetes returns the built-in Kubernetes kinds of the newest
 // built-in minor.
 func Kubernetes() (Set, error) {
-	return kubernetes.get("kubernetes-v"+NewestKubernetes+".yaml", kubernetesData, "kubernetes", "v"+NewestKubernetes, KindKubernetes)
+	return kubernetes.get("kubernetes-v"+NewestKubernetes+".yaml", kubernetesData, kubernetesIndex, "kubernetes", "v"+NewestKubernetes, KindKubernetes)
 }
 
 // Crossplane returns Crossplane's core CRDs for a major version: 1 is
@@ -159,14 +215,14 @@ func Kubernetes() (Set, error) {
 func Crossplane(major int) (Set, error) {
 	switch major {
 	case 1:
-		return crossplane1.get("crossplane-v1.20.11.yaml", crossplane1Data, "crossplane", "v1.20.11", KindCrossplane)
+		return crossplane1.get("crossplane-v1.20.11.yaml", crossplane1Data, crossplane1Index, "crossplane", "v1.20.11", KindCrossplane)
 	case 2:
-		return crossplane2.get("crossplane-v2.3.4.yaml", crossplane2Data, "crossplane", "v2.3.4", KindCrossplane)
+		return crossplane2.get("crossplane-v2.3.4.yaml", crossplane2Data, crossplane2Index, "crossplane", "v2.3.4", KindCrossplane)
 	}
 	return Set{}, fmt.Errorf("no built-in schemas for Crossplane v%d (have v1 and v2)", major)
 }
 
 // Functions returns the input CRDs of common composition functions.
 func Functions() (Set, error) {
-	return functions.get("functions.yaml", functionsData, "functions", "", KindFunctions)
+	return functions.get("functions.yaml", functionsData, functionsIndex, "functions", "", KindFunctions)
 }

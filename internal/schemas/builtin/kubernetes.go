@@ -67,9 +67,9 @@ func readOlder(minor string) (Set, error) {
 	if err != nil {
 		return Set{}, err
 	}
-	byKey := make(map[string][]byte, len(newest.Files))
+	byKey := make(map[string]File, len(newest.Files))
 	for _, f := range newest.Files {
-		byKey[kubernetesKey(f.Name)] = f.Data
+		byKey[kubernetesKey(f.Name)] = f
 	}
 	for i, f := range diff.Files {
 		isSame, isEdit := string(f.Data) == same, bytes.HasPrefix(f.Data, []byte(edited))
@@ -81,10 +81,11 @@ func readOlder(minor string) (Set, error) {
 			return Set{}, fmt.Errorf("built-in schemas %s: %s refers to a document the newest bundle lacks", file, f.Name)
 		}
 		if isSame {
-			diff.Files[i].Data = base
+			// The same text: the newest's index holds.
+			diff.Files[i].Data, diff.Files[i].Index = base.Data, base.Index
 			continue
 		}
-		d, err := applyEdits(base, f.Data[len(edited):])
+		d, err := applyEdits(base.Data, f.Data[len(edited):])
 		if err != nil {
 			return Set{}, fmt.Errorf("built-in schemas %s: %s: %w", file, f.Name, err)
 		}

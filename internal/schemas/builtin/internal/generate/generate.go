@@ -60,7 +60,8 @@ var Sets = []Set{
 	}},
 }
 
-// Files are the names of every file Run writes.
+// Files are the names of every file Run writes: the bundles and the
+// index of each uncompressed one (Indexed).
 func Files() []string {
 	var out []string
 	for _, r := range KubernetesReleases {
@@ -68,6 +69,17 @@ func Files() []string {
 	}
 	for _, s := range Sets {
 		out = append(out, s.File)
+	}
+	return append(out, Indexed()...)
+}
+
+// Indexed are the index files of the uncompressed bundles (Index): the
+// newest Kubernetes minor's and every Set's. The older minors, rebuilt
+// in memory from their differences, are indexed when read.
+func Indexed() []string {
+	out := []string{Newest().File() + IndexSuffix}
+	for _, s := range Sets {
+		out = append(out, s.File+IndexSuffix)
 	}
 	return out
 }
@@ -104,6 +116,14 @@ func Build(corpus string, modDirs map[string]string) (map[string][]byte, error) 
 			return nil, err
 		}
 		out[set.File] = raw
+	}
+	for _, name := range Indexed() {
+		bundle := strings.TrimSuffix(name, IndexSuffix)
+		ix, err := Index(out[bundle])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", bundle, err)
+		}
+		out[name] = ix
 	}
 	return out, nil
 }
