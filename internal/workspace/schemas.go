@@ -108,10 +108,30 @@ func loadBuiltins(major int, minor string) (*schemas.Store, error) {
 			if set.Kind == builtin.KindKubernetes {
 				src.Kubernetes = release
 			}
-			batch = append(batch, schemas.FileInput{Source: src, Path: "builtin:" + f.Name, Content: f.Data})
+			batch = append(batch, builtinInput(src, "builtin:"+f.Name, f))
 		}
 	}
 	return st.WithFiles(batch), nil
+}
+
+// builtinInput is one built-in document for the store: indexed from its
+// generated index when it has one, so that the document's text (embedded,
+// file-backed: a page read once stays resident) is read only when its
+// kind is validated or described, not at every start; else scanned.
+func builtinInput(src schemas.Source, path string, f builtin.File) schemas.FileInput {
+	in := schemas.FileInput{Source: src, Path: path, Content: f.Data}
+	if f.Index == nil {
+		return in
+	}
+	data := f.Data
+	ix, err := schemas.DecodeIndexed(src, path, f.Index, func() ([]byte, error) { return data, nil })
+	if err != nil {
+		// Cannot happen with the generated index (builtin's
+		// TestIndexIsCurrent); scanning gives the same store.
+		return in
+	}
+	in.Indexed = ix
+	return in
 }
 
 // Source is the schema source of a workspace file.
