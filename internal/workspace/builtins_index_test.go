@@ -38,11 +38,15 @@ func scannedBuiltins(t *testing.T, major int, minor string) *schemas.Store {
 			name += " " + set.Version
 		}
 		for _, f := range set.Files {
+			data, err := f.Text()
+			if err != nil {
+				t.Fatal(err)
+			}
 			src := schemas.Source{Kind: schemas.SourceBuiltin, Name: name, Version: set.Version, File: f.Name}
 			if set.Kind == builtin.KindKubernetes {
 				src.Kubernetes = release
 			}
-			batch = append(batch, schemas.FileInput{Source: src, Path: "builtin:" + f.Name, Content: f.Data})
+			batch = append(batch, schemas.FileInput{Source: src, Path: "builtin:" + f.Name, Content: data})
 		}
 	}
 	return schemas.NewStore().WithFiles(batch)

@@ -114,24 +114,20 @@ func loadBuiltins(major int, minor string) (*schemas.Store, error) {
 	return st.WithFiles(batch), nil
 }
 
-// builtinInput is one built-in document for the store: indexed from its
-// generated index when it has one, so that the document's text (embedded,
-// file-backed: a page read once stays resident) is read only when its
-// kind is validated or described, not at every start; else scanned.
+// builtinInput is one built-in document for the store, indexed from its
+// generated index, so that the document's text (embedded, file-backed: a
+// page read once stays resident; or an older minor's, built on first
+// read) is read only when its kind is validated or described, not at
+// every start.
 func builtinInput(src schemas.Source, path string, f builtin.File) schemas.FileInput {
-	in := schemas.FileInput{Source: src, Path: path, Content: f.Data}
-	if f.Index == nil {
-		return in
-	}
-	data := f.Data
-	ix, err := schemas.DecodeIndexed(src, path, f.Index, func() ([]byte, error) { return data, nil })
+	ix, err := schemas.DecodeIndexed(src, path, f.Index, f.Text)
 	if err != nil {
-		// Cannot happen with the generated index (builtin's
-		// TestIndexIsCurrent); scanning gives the same store.
-		return in
+		// Cannot happen with the generated indexes (builtin's
+		// TestIndexIsCurrent); scanning the text gives the same store.
+		data, _ := f.Text()
+		return schemas.FileInput{Source: src, Path: path, Content: data}
 	}
-	in.Indexed = ix
-	return in
+	return schemas.FileInput{Source: src, Path: path, Indexed: ix}
 }
 
 // Source is the schema source of a workspace file.

@@ -41,7 +41,11 @@ func corpus() string {
 func decode(t testing.TB, f File) (*apiextensionsv1.CustomResourceDefinition, *apiextensions.CustomResourceDefinition) {
 	t.Helper()
 	var v1 apiextensionsv1.CustomResourceDefinition
-	if err := sigsyaml.UnmarshalStrict(f.Data, &v1); err != nil {
+	data, err := f.Text()
+	if err != nil {
+		t.Fatalf("%s: %v", f.Name, err)
+	}
+	if err := sigsyaml.UnmarshalStrict(data, &v1); err != nil {
 		t.Fatalf("%s: %v", f.Name, err)
 	}
 	if v1.APIVersion != "apiextensions.k8s.io/v1" || v1.Kind != "CustomResourceDefinition" {
@@ -536,8 +540,12 @@ func TestGeneratedIsCurrent(t *testing.T) {
 		}
 		var got bytes.Buffer
 		for _, f := range set.Files {
+			data, err := f.Text()
+			if err != nil {
+				t.Fatal(err)
+			}
 			got.WriteString(generate.Separator + f.Name + "\n")
-			got.Write(f.Data)
+			got.Write(data)
 		}
 		if !bytes.Equal(got.Bytes(), want) {
 			t.Errorf("Kubernetes %s rebuilt from data/ differs from its bundle (first difference at byte %d)", r.Minor, firstDiff(got.Bytes(), want))

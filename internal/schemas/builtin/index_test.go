@@ -17,26 +17,55 @@ var bundles = map[string]struct{ data, index []byte }{
 }
 
 // TestIndexIsCurrent checks every committed index against the index the
-// generator makes of the committed bundle now, with the schema store's
-// scanner as it is now: a bundle edited by hand, or a scanner that reads
-// kinds, versions or descriptions differently, fails here even where
+// generator makes of the committed bundle now (an older minor's: of the
+// whole bundle its difference rebuilds), with the schema store's scanner
+// as it is now: a bundle edited by hand, or a scanner that reads kinds,
+// versions or descriptions differently, fails here even where
 // TestGeneratedIsCurrent cannot run (no corpus or module proxy).
 func TestIndexIsCurrent(t *testing.T) {
-	if len(bundles) != len(generate.Indexed()) {
-		t.Errorf("%d embedded indexes, the generator writes %d", len(bundles), len(generate.Indexed()))
+	wholes := map[string][]byte{}
+	for name, b := range bundles {
+		wholes[name] = b.data
+	}
+	embedded := map[string][]byte{}
+	for name, b := range bundles {
+		embedded[name+generate.IndexSuffix] = b.index
+	}
+	for _, m := range KubernetesMinors[:len(KubernetesMinors)-1] {
+		set, err := KubernetesMinor(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var whole bytes.Buffer
+		for _, f := range set.Files {
+			data, err := f.Text()
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole.WriteString(generate.Separator + f.Name + "\n")
+			whole.Write(data)
+		}
+		name := "kubernetes-v" + m + ".yaml"
+		wholes[name] = whole.Bytes()
+		if embedded[name+generate.IndexSuffix], err = olderKubernetes.ReadFile("data/" + name + generate.IndexSuffix); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(embedded) != len(generate.Indexed()) {
+		t.Errorf("%d embedded indexes, the generator writes %d", len(embedded), len(generate.Indexed()))
 	}
 	for _, name := range generate.Indexed() {
-		b, ok := bundles[strings.TrimSuffix(name, generate.IndexSuffix)]
+		index, ok := embedded[name]
 		if !ok {
 			t.Errorf("%s is not embedded", name)
 			continue
 		}
-		want, err := generate.Index(b.data)
+		want, err := generate.Index(wholes[strings.TrimSuffix(name, generate.IndexSuffix)])
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !bytes.Equal(b.index, want) {
-			t.Errorf("%s is stale: run go generate ./internal/schemas/builtin/ (first difference at byte %d)", name, firstDiff(b.index, want))
+		if !bytes.Equal(index, want) {
+			t.Errorf("%s is stale: run go generate ./internal/schemas/builtin/ (first difference at byte %d)", name, firstDiff(index, want))
 		}
 	}
 }
@@ -92,10 +121,11 @@ func TestIndexRefused(t *testing.T) {
 	}
 }
 
-// TestOlderMinorsShareIndex: an older minor's document that is the
-// newest's text carries the newest's index; one of its own has none
-// (the store scans it).
-func TestOlderMinorsShareIndex(t *testing.T) {
+// TestOlderMinorsLazy: an older minor's document that is the newest's
+// text is the newest's (no copy), with the same index; one that is an
+// edit of the newest's is built only when first read, and every document
+// has its index.
+func TestOlderMinorsLazy(t *testing.T) {
 	newest, err := Kubernetes()
 	if err != nil {
 		t.Fatal(err)
@@ -109,23 +139,57 @@ func TestOlderMinorsShareIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shared, own := 0, 0
+		shared, edited, own := 0, 0, 0
 		for _, f := range set.Files {
-			ix, same := byData[string(f.Data)]
-			switch {
-			case same && !bytes.Equal(f.Index, ix):
-				t.Errorf("%s %s: the newest's text without the newest's index", minor, f.Name)
-			case !same && f.Index != nil:
-				t.Errorf("%s %s: a text of its own with index %q", minor, f.Name, f.Index)
-			case same:
+			if len(f.Index) == 0 {
+				t.Errorf("%s %s: no index", minor, f.Name)
+			}
+			if f.build != nil {
+				if f.Data != nil {
+					t.Errorf("%s %s: built on first read, yet has Data", minor, f.Name)
+				}
+				edited++
+				continue
+			}
+			if ix, same := byData[string(f.Data)]; same {
+				if !bytes.Equal(f.Index, ix) {
+					t.Errorf("%s %s: the newest's text without the newest's index", minor, f.Name)
+				}
 				shared++
-			default:
+			} else {
 				own++
 			}
 		}
-		if shared == 0 || own == 0 {
-			t.Errorf("Kubernetes %s: %d documents shared with the newest, %d of its own; want some of each", minor, shared, own)
+		if shared == 0 || edited == 0 {
+			t.Errorf("Kubernetes %s: %d documents shared with the newest, %d edits of them; want some of each", minor, shared, edited)
 		}
-		t.Logf("Kubernetes %s: %d documents shared with the newest, %d of its own", minor, shared, own)
+		t.Logf("Kubernetes %s: %d documents shared with the newest, %d edits of them, %d of its own", minor, shared, edited, own)
+	}
+
+	// Reading one edited document builds that one only, once.
+	set, err := KubernetesMinor(KubernetesMinors[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built []File
+	for _, f := range set.Files {
+		if f.build != nil {
+			built = append(built, f)
+		}
+	}
+	a, err := built[0].Text()
+	if err != nil || len(a) == 0 {
+		t.Fatalf("%s: %v", built[0].Name, err)
+	}
+	if b, _ := built[0].Text(); &a[0] != &b[0] {
+		t.Errorf("%s built twice", built[0].Name)
+	}
+	again, _ := KubernetesMinor(KubernetesMinors[0])
+	for _, f := range again.Files {
+		if f.Name == built[0].Name {
+			if c, _ := f.Text(); &c[0] != &a[0] {
+				t.Errorf("%s built again for another caller", f.Name)
+			}
+		}
 	}
 }

@@ -27,9 +27,11 @@ var olderLoaded sync.Map // minor → *loaded
 
 // KubernetesMinor returns the built-in Kubernetes kinds of one minor of
 // KubernetesMinors ("1.34"). The newest is Kubernetes(); an older one is
-// rebuilt on first use from its compressed difference from the newest:
-// its documents are the newest's where they are the same (shared, no
-// copy) and its own otherwise.
+// read on first use from its compressed difference from the newest and
+// its generated index: its documents are the newest's where they are the
+// same (shared, no copy), its own where it has them, and the newest's
+// edited where they differ — an edited document is built when first read
+// (File.Text), so that a process holds only the documents it uses.
 func KubernetesMinor(minor string) (Set, error) {
 	if minor == NewestKubernetes {
 		return Kubernetes()
@@ -67,11 +69,27 @@ func readOlder(minor string) (Set, error) {
 	if err != nil {
 		return Set{}, err
 	}
+	indexFile := "kubernetes-v" + minor + ".yaml" + indexSuffix
+	index, err := olderKubernetes.ReadFile("data/" + indexFile)
+	if err != nil {
+		return Set{}, fmt.Errorf("built-in schemas %s: %w", indexFile, err)
+	}
+	entries, err := parseIndex(indexFile, index)
+	if err != nil {
+		return Set{}, err
+	}
+	if len(entries) != len(diff.Files) {
+		return Set{}, fmt.Errorf("built-in schemas %s: %d documents, its index %d", file, len(diff.Files), len(entries))
+	}
 	byKey := make(map[string]File, len(newest.Files))
 	for _, f := range newest.Files {
 		byKey[kubernetesKey(f.Name)] = f
 	}
 	for i, f := range diff.Files {
+		if entries[i].name != f.Name {
+			return Set{}, fmt.Errorf("built-in schemas %s: document %d is %s, its index says %s", file, i+1, f.Name, entries[i].name)
+		}
+		diff.Files[i].Index = entries[i].defs
 		isSame, isEdit := string(f.Data) == same, bytes.HasPrefix(f.Data, []byte(edited))
 		if !isSame && !isEdit {
 			continue
@@ -81,15 +99,18 @@ func readOlder(minor string) (Set, error) {
 			return Set{}, fmt.Errorf("built-in schemas %s: %s refers to a document the newest bundle lacks", file, f.Name)
 		}
 		if isSame {
-			// The same text: the newest's index holds.
-			diff.Files[i].Data, diff.Files[i].Index = base.Data, base.Index
+			diff.Files[i].Data = base.Data
 			continue
 		}
-		d, err := applyEdits(base.Data, f.Data[len(edited):])
-		if err != nil {
-			return Set{}, fmt.Errorf("built-in schemas %s: %s: %w", file, f.Name, err)
-		}
-		diff.Files[i].Data = d
+		script, name := f.Data[len(edited):], f.Name
+		diff.Files[i].Data = nil
+		diff.Files[i].build = &lazyText{fn: func() ([]byte, error) {
+			d, err := applyEdits(base.Data, script)
+			if err != nil {
+				return nil, fmt.Errorf("built-in schemas %s: %s: %w", file, name, err)
+			}
+			return d, nil
+		}}
 	}
 	return diff, nil
 }

@@ -29,7 +29,8 @@ func TestKubernetesMinors(t *testing.T) {
 			served[m][k] = true
 		}
 		for _, f := range set.Files {
-			if !strings.HasPrefix(f.Name, "kubernetes/v"+m+"/") || len(f.Data) == 0 || f.Data[len(f.Data)-1] != '\n' {
+			data, err := f.Text()
+			if err != nil || !strings.HasPrefix(f.Name, "kubernetes/v"+m+"/") || len(data) == 0 || data[len(data)-1] != '\n' {
 				t.Errorf("%s: bad document %q", m, f.Name)
 			}
 		}
@@ -58,7 +59,7 @@ func TestKubernetesMinors(t *testing.T) {
 	older, _ := KubernetesMinor("1.36")
 	shared := 0
 	for _, f := range older.Files {
-		if d := byName[kubernetesKey(f.Name)]; len(d) > 0 && &d[0] == &f.Data[0] {
+		if d := byName[kubernetesKey(f.Name)]; len(d) > 0 && len(f.Data) > 0 && &d[0] == &f.Data[0] {
 			shared++
 		}
 	}

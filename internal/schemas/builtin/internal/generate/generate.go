@@ -73,11 +73,14 @@ func Files() []string {
 	return append(out, Indexed()...)
 }
 
-// Indexed are the index files of the uncompressed bundles (Index): the
-// newest Kubernetes minor's and every Set's. The older minors, rebuilt
-// in memory from their differences, are indexed when read.
+// Indexed are the index files (Index): of every Kubernetes minor's whole
+// bundle — for an older minor, the bundle its difference rebuilds, which
+// is not itself written — and of every Set.
 func Indexed() []string {
-	out := []string{Newest().File() + IndexSuffix}
+	var out []string
+	for _, r := range KubernetesReleases {
+		out = append(out, r.Bundle()+IndexSuffix)
+	}
 	for _, s := range Sets {
 		out = append(out, s.File+IndexSuffix)
 	}
@@ -117,8 +120,9 @@ func Build(corpus string, modDirs map[string]string) (map[string][]byte, error) 
 		}
 		out[set.File] = raw
 	}
-	for _, name := range Indexed() {
-		bundle := strings.TrimSuffix(name, IndexSuffix)
+	for _, s := range Sets {
+		name := s.File + IndexSuffix
+		bundle := s.File
 		ix, err := Index(out[bundle])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", bundle, err)

@@ -46,6 +46,10 @@ var KubernetesReleases = []Release{
 // Newest is the newest built-in release.
 func Newest() Release { return KubernetesReleases[len(KubernetesReleases)-1] }
 
+// Bundle is the name of the release's whole bundle: the File of the
+// newest; an older one's is rebuilt from its difference, never written.
+func (r Release) Bundle() string { return "kubernetes-v" + r.Minor + ".yaml" }
+
 // File is the bundle file of a release under data/.
 func (r Release) File() string {
 	if r == Newest() {
@@ -101,6 +105,13 @@ func BuildKubernetes(modDirs map[string]string) (map[string][]byte, error) {
 	}
 	newest := Newest()
 	out := map[string][]byte{newest.File(): full[newest.Minor]}
+	for _, r := range KubernetesReleases {
+		ix, err := Index(full[r.Minor])
+		if err != nil {
+			return nil, fmt.Errorf("Kubernetes %s: %w", r.Minor, err)
+		}
+		out[r.Bundle()+IndexSuffix] = ix
+	}
 	for _, r := range KubernetesReleases[:len(KubernetesReleases)-1] {
 		d, err := Diff(full[r.Minor], full[newest.Minor])
 		if err != nil {
