@@ -3,7 +3,6 @@ package generate
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -28,43 +27,28 @@ const IndexSuffix = ".index"
 // the bundle: a document is read when its kind is first validated or
 // described.
 func Index(bundle []byte) ([]byte, error) {
-	sep := []byte(Separator)
-	if !bytes.HasPrefix(bundle, sep) {
-		return nil, fmt.Errorf("the bundle does not start with %q", Separator)
+	docs, err := Split(bundle)
+	if err != nil {
+		return nil, err
 	}
 	var out bytes.Buffer
-	for off := 0; off < len(bundle); {
-		off += len(sep)
-		nl := bytes.IndexByte(bundle[off:], '\n')
-		if nl < 0 {
-			return nil, fmt.Errorf("a truncated document at byte %d", off)
+	off := 0 // the documents are contiguous: separator, origin, body
+	for _, d := range docs {
+		if strings.ContainsAny(d.Origin, "\t\r") {
+			return nil, fmt.Errorf("origin %q holds a tab or carriage return", d.Origin)
 		}
-		origin := string(bundle[off : off+nl])
-		if strings.ContainsAny(origin, "\t\r") {
-			return nil, fmt.Errorf("origin %q holds a tab or carriage return", origin)
-		}
-		start := off + nl + 1
-		end := bytes.Index(bundle[start:], []byte("\n"+Separator))
-		if end < 0 {
-			end = len(bundle)
-		} else {
-			end += start + 1 // keep the document's final newline
-		}
-		doc := bundle[start:end:end]
-		open := func() ([]byte, error) { return doc, nil }
-		_, defs := schemas.IndexPersisted(schemas.FileInput{Path: origin, Content: doc, Open: open})
+		off += len(Separator) + len(d.Origin) + 1
+		body := d.Body
+		open := func() ([]byte, error) { return body, nil }
+		_, defs := schemas.IndexPersisted(schemas.FileInput{Path: d.Origin, Content: body, Open: open})
 		if defs == nil || bytes.ContainsAny(defs, "\n\t") {
-			return nil, fmt.Errorf("%s: no one-line index of its definitions", origin)
+			return nil, fmt.Errorf("%s: no one-line index of its definitions", d.Origin)
 		}
-		out.WriteString(strconv.Itoa(start))
-		out.WriteByte('\t')
-		out.WriteString(strconv.Itoa(end - start))
-		out.WriteByte('\t')
-		out.WriteString(origin)
-		out.WriteByte('\t')
-		out.Write(defs)
-		out.WriteByte('\n')
-		off = end
+		fmt.Fprintf(&out, "%d\t%d\t%s\t%s\n", off, len(body), d.Origin, defs)
+		off += len(body)
+	}
+	if off != len(bundle) {
+		return nil, fmt.Errorf("the documents cover %d of the bundle's %d bytes", off, len(bundle))
 	}
 	return out.Bytes(), nil
 }
