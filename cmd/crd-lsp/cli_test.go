@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // The command line as users type it, through the built binary.
@@ -80,7 +83,7 @@ func runBin(t *testing.T, env []string, stdin string, args ...string) (int, stri
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err := testfixtures.Run(t, cmd, 5*time.Minute)
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
