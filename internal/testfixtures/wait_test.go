@@ -73,7 +73,17 @@ func TestWaitReturns(t *testing.T) {
 // TestHangingChild is the child process of TestRunKillsAHangingChild:
 // it says it started, then hangs (it is meant to be killed).
 func TestHangingChild(t *testing.T) {
-	if os.Getenv("TESTFIXTURES_HANG") != "1" {
+	switch os.Getenv("TESTFIXTURES_HANG") {
+	case "1":
+	case "2": // a grandchild, given our stdout, outlives us
+		g := exec.Command(os.Args[0], "-test.run=^TestHangingChild$")
+		g.Env = append(os.Environ(), "TESTFIXTURES_HANG=1")
+		g.Stdout = os.Stdout
+		if err := g.Start(); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("grandchild %d\n", g.Process.Pid)
+	default:
 		t.Skip("the child process of TestRunKillsAHangingChild")
 	}
 	fmt.Println("child started, now hanging")
@@ -93,6 +103,28 @@ func TestRunKillsAHangingChild(t *testing.T) {
 	}
 	if el := time.Since(start); el > time.Minute {
 		t.Errorf("the kill took %v", el)
+	}
+
+	// A grandchild holding the output pipe does not keep Run waiting
+	// once the child is killed (WaitDelay).
+	cmd = exec.Command(os.Args[0], "-test.run=^TestHangingChild$")
+	cmd.Env = append(os.Environ(), "TESTFIXTURES_HANG=2")
+	start = time.Now()
+	msg = fatalOf(t, func(tb testing.TB) { _, _ = CombinedOutput(tb, cmd, 2*time.Second) })
+	var grandchild int
+	if i := strings.Index(msg, "grandchild "); i >= 0 {
+		fmt.Sscanf(msg[i:], "grandchild %d", &grandchild)
+	}
+	if grandchild > 0 {
+		if p, err := os.FindProcess(grandchild); err == nil {
+			_ = p.Kill()
+		}
+	}
+	if !strings.Contains(msg, "still running after 2s; killed") || grandchild == 0 {
+		t.Errorf("with a grandchild: failed with %q", msg)
+	}
+	if el := time.Since(start); el > time.Minute {
+		t.Errorf("with a grandchild holding the pipe, the kill took %v", el)
 	}
 
 	out, err := CombinedOutput(t, exec.Command(os.Args[0], "-test.run=^TestHangingChild$", "-test.v"), Patience)
