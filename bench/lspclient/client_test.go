@@ -8,6 +8,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // A fake server on pipes: it answers initialize, asks the client for its
@@ -76,7 +78,7 @@ func TestConn(t *testing.T) {
 	}
 	cw.Close()
 	sw.Close()
-	<-c.Done()
+	testfixtures.Await(t, c.Done(), "the connection to end once both pipes closed")
 }
 
 func TestReadProc(t *testing.T) {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // The command line as users type it, through the built binary.
@@ -32,10 +37,18 @@ func builtBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "crd-lsp")
-		cmd := exec.Command("go", "build", "-buildvcs=auto", "-o", binPath, ".")
+		// Bounded: a stuck build fails the tests that need the binary,
+		// by name, instead of hanging them.
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=auto", "-o", binPath, ".")
+		cmd.WaitDelay = 10 * time.Second
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
+			if ctx.Err() != nil {
+				err = fmt.Errorf("still running after 15 minutes; killed")
+			}
 			binErr = &buildError{err, out.String()}
 		}
 	})
@@ -80,7 +93,7 @@ func runBin(t *testing.T, env []string, stdin string, args ...string) (int, stri
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err := testfixtures.Run(t, cmd, 5*time.Minute)
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()

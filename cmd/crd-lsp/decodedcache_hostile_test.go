@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -28,8 +29,11 @@ func TestDecodedCacheHostile(t *testing.T) {
 	cacheDir := t.TempDir()
 	var cmds []*exec.Cmd
 	var outs []*bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	for range 4 {
-		cmd := exec.Command(bin, args...)
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.WaitDelay = 10 * time.Second
 		cmd.Env = append(os.Environ(), "CRD_LSP_SCHEMA_CACHE="+cacheDir)
 		var out bytes.Buffer
 		cmd.Stdout = &out
@@ -40,6 +44,9 @@ func TestDecodedCacheHostile(t *testing.T) {
 	}
 	for i, cmd := range cmds {
 		_ = cmd.Wait() // findings: exit 1
+		if ctx.Err() != nil {
+			t.Fatalf("process %d of 4 sharing the cache still running after 5 minutes; killed", i)
+		}
 		if code := cmd.ProcessState.ExitCode(); code != 1 {
 			t.Errorf("process %d exited %d", i, code)
 		}

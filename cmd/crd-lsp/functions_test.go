@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
@@ -171,8 +172,10 @@ func startFunction(t *testing.T, bin string) string {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	// Wait for it to listen (or to die): each dial attempt fails fast.
-	for {
+	// Wait for it to listen (or to die, or a minute to pass): each dial
+	// attempt fails fast.
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
 		select {
 		case err := <-exited:
 			t.Fatalf("the function exited before listening: %v", err)
@@ -183,6 +186,8 @@ func startFunction(t *testing.T, bin string) string {
 			return addr
 		}
 	}
+	t.Fatalf("the function %s did not listen on %s within a minute", bin, addr)
+	return ""
 }
 
 // TestRenderNativeStepsWithRealAutoReady: a pipeline of steps crd-lsp

@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 	"github.com/crd-lsp/crd-lsp/internal/rusage"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // TestCheckHostileTemplates (issue 25): go-templating templates nested
@@ -34,7 +36,7 @@ func TestCheckHostileTemplates(t *testing.T) {
 		}
 	}
 	cmd := exec.Command(bin, "check", "--cache-dir", t.TempDir(), dir)
-	out, err := cmd.CombinedOutput()
+	out, err := testfixtures.CombinedOutput(t, cmd, 5*time.Minute)
 	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 {
 		t.Fatalf("check: %v, want exit 1 (the ConfigMap's error)\n%.2000s", err, out)
 	}

@@ -5,12 +5,19 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(stdin), &out, &errb)
+	done := make(chan int, 1)
+	go func() { done <- run(args, strings.NewReader(stdin), &out, &errb) }()
+	// A run that never returns fails its test by name (its output is not
+	// shown: the stuck run may still be writing it).
+	code := testfixtures.AwaitWithin(t, done, 5*time.Minute, "crd-lsp "+strings.Join(args, " ")+" (in process) to return")
 	return code, out.String(), errb.String()
 }
 

@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // TestCheckWindowsShapedFiles: the quickstart example as a Windows user
@@ -43,7 +45,7 @@ func TestCheckWindowsShapedFiles(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "check", "--cache-dir", t.TempDir(), dir)
 	cmd.Env = append(os.Environ(), "CRD_LSP_SCHEMA_CACHE=off")
-	out, err := cmd.Output()
+	out, err := testfixtures.Output(t, cmd, 5*time.Minute)
 	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 {
 		t.Fatalf("check: %v, want exit 1 (the example's errors)\n%s", err, out)
 	}
@@ -67,7 +69,7 @@ func TestCheckWindowsShapedFiles(t *testing.T) {
 	if strings.Contains(string(out), "\r") {
 		t.Errorf("a CR from the files reached the output:\n%q", out)
 	}
-	js, _ := exec.Command(bin, "check", "--cache-dir", t.TempDir(), "--output", "json", dir).Output()
+	js, _ := testfixtures.Output(t, exec.Command(bin, "check", "--cache-dir", t.TempDir(), "--output", "json", dir), 5*time.Minute)
 	var parsed struct {
 		Files []struct {
 			Path        string

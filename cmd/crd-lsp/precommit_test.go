@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // TestPreCommitHook runs the repository's .pre-commit-hooks.yaml through
@@ -42,7 +45,7 @@ func TestPreCommitHook(t *testing.T) {
 	sh := func(name string, args ...string) (string, error) {
 		cmd := exec.Command(name, args...)
 		cmd.Dir, cmd.Env = work, env
-		out, err := cmd.CombinedOutput()
+		out, err := testfixtures.CombinedOutput(t, cmd, 10*time.Minute) // pre-commit installs the hook: a go build
 		return string(out), err
 	}
 	for _, f := range []string{"crd.yaml", "resources.yaml"} {

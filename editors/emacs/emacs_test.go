@@ -11,8 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 type diagnostic struct {
@@ -123,7 +125,7 @@ func TestEglot(t *testing.T) {
 	cmd := exec.Command(emacs, "--batch", "-Q", "-l", script)
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), "CRD_LSP_PLAN="+planFile, "HOME="+dir)
-	output, err := cmd.CombinedOutput()
+	output, err := testfixtures.CombinedOutput(t, cmd, 10*time.Minute) // e2e.el waits a minute at most per step
 	raw, rerr := os.ReadFile(out)
 	if rerr != nil {
 		t.Fatalf("emacs wrote no result (%v): %v\n%s", err, rerr, output)

@@ -11,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 type result struct {
@@ -81,7 +83,7 @@ func TestNeovim(t *testing.T) {
 	cmd := exec.Command(nvim, "--headless", "-u", "NONE", "-c", "luafile "+script)
 	cmd.Env = append(os.Environ(), "CRD_LSP_FILE="+file, "CRD_LSP_OUT="+outFile, "CRD_LSP_HOVER="+hoverAt(lineOf("storageGB")), "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir)
 	cmd.Env = append(cmd.Env, docBlocks(t, dir, bin)...)
-	b, err := cmd.CombinedOutput()
+	b, err := testfixtures.CombinedOutput(t, cmd, 5*time.Minute) // e2e.lua waits 20 s at most per step
 	raw, rerr := os.ReadFile(outFile)
 	if rerr != nil {
 		t.Fatalf("nvim wrote no result (%v): %v\n%s", err, rerr, b)
@@ -198,7 +200,7 @@ func TestNeovimPreviewRendered(t *testing.T) {
 	cmd := exec.Command(nvim, "--headless", "-u", "NONE", "-c", "luafile "+script)
 	cmd.Env = append(os.Environ(), "CRD_LSP_FILE="+filepath.Join(dir, "classic.yaml"), "CRD_LSP_OUT="+outFile, "CRD_LSP_LENS=1", "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CACHE_HOME="+dir)
 	cmd.Env = append(cmd.Env, docBlocks(t, dir, bin)...)
-	b, err := cmd.CombinedOutput()
+	b, err := testfixtures.CombinedOutput(t, cmd, 5*time.Minute) // e2e.lua waits 20 s at most per step
 	raw, rerr := os.ReadFile(outFile)
 	if rerr != nil {
 		t.Fatalf("nvim wrote no result (%v): %v\n%s", err, rerr, b)
@@ -247,8 +249,8 @@ func TestLspConfigFile(t *testing.T) {
 		}
 		t.Skip("nvim not installed")
 	}
-	out, err := exec.Command(nvim, "--headless", "--clean", "-c",
-		`lua io.stdout:write(vim.fn.json_encode(dofile('lsp/crd_lsp.lua')))`, "-c", "qa!").Output()
+	out, err := testfixtures.Output(t, exec.Command(nvim, "--headless", "--clean", "-c",
+		`lua io.stdout:write(vim.fn.json_encode(dofile('lsp/crd_lsp.lua')))`, "-c", "qa!"), 2*time.Minute)
 	if err != nil {
 		t.Fatalf("nvim: %v\n%s", err, out)
 	}

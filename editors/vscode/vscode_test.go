@@ -10,16 +10,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/flock"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 func npm(t *testing.T, env []string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("npm", args...)
 	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
+	out, err := testfixtures.CombinedOutput(t, cmd, 20*time.Minute) // a cold npm ci downloads hundreds of packages
 	if err != nil {
 		t.Fatalf("npm %v: %v\n%s", args, err, out)
 	}

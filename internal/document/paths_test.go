@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/crd-lsp/crd-lsp/internal/fieldpath"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 const spansSrc = `# head
@@ -325,7 +326,7 @@ func TestConcurrentQueries(t *testing.T) {
 		}()
 	}
 	for g := 0; g < 4; g++ {
-		<-done
+		testfixtures.Await(t, done, "the concurrent readers of one file")
 	}
 	if h, _ := f.At(strings.LastIndex(src, "x]")); h.Path.String() != "long[300]" {
 		t.Errorf("At(last item) = %s", h.Path)

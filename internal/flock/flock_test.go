@@ -46,8 +46,12 @@ func TestLockExcludesProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Process.Kill()
+	// A holder stuck for two minutes is killed: its stdout ends and the
+	// test fails below rather than reading (or waiting) for ever.
+	stuck := time.AfterFunc(2*time.Minute, func() { _ = holder.Process.Kill() })
+	defer stuck.Stop()
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "locked\n" {
-		t.Fatalf("holder said %q, %v", line, err)
+		t.Fatalf("holder said %q, %v (killed if it said nothing for two minutes)", line, err)
 	}
 	got := make(chan func(), 1)
 	go func() {

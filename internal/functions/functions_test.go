@@ -22,6 +22,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // testRegistry runs crd-lsp's test function (testdata/fn, a real
@@ -400,7 +401,7 @@ func TestHangTimesOutWithoutBlocking(t *testing.T) {
 	default:
 	}
 	cancel()
-	if err := <-done; err == nil || !strings.Contains(err.Error(), "the call was cancelled") {
+	if err := testfixtures.Await(t, done, "the hung call to return once cancelled"); err == nil || !strings.Contains(err.Error(), "the call was cancelled") {
 		t.Errorf("cancelled hung call: %v", err)
 	}
 	// Through the pipeline, a hang is a step error at the timeout.

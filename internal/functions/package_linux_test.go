@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/functions/fntest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // packageRegistry is a Registry running "function-test" from a package
@@ -255,7 +256,7 @@ func TestPreparePullsBeforeTheCall(t *testing.T) {
 	}
 	// The front end hears that a call gave up waiting (the editor then
 	// diagnoses again).
-	if run := <-told; !run.Missed || !run.Runs {
+	if run := testfixtures.Await(t, told, "the front end to be told the call gave up waiting"); !run.Missed || !run.Runs {
 		t.Errorf("told %+v", run)
 	}
 }

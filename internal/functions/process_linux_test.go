@@ -63,6 +63,9 @@ func TestKilledServerTakesWrappedFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = server.Process.Kill(); _ = server.Wait() })
+	// A helper that never says it started is killed (its stdout then
+	// ends) and the test fails below, rather than reading for ever.
+	stuck := time.AfterFunc(2*time.Minute, func() { _ = server.Process.Kill() })
 	sc := bufio.NewScanner(stdout)
 	shell := 0
 	for shell == 0 && sc.Scan() {
@@ -71,6 +74,9 @@ func TestKilledServerTakesWrappedFunctions(t *testing.T) {
 		} else if len(f) > 0 && f[0] == "error" {
 			t.Fatal(sc.Text())
 		}
+	}
+	if !stuck.Stop() {
+		t.Fatalf("the helper server did not start its function within 2 minutes; killed")
 	}
 	if shell == 0 {
 		t.Fatalf("the helper server did not start its function: %v", sc.Err())

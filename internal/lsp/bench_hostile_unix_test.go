@@ -20,6 +20,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // BenchmarkHostileInputs drives the crd-lsp binary through the hostile
@@ -225,7 +226,7 @@ func hostileRun(b *testing.B) {
 		time.Sleep(2 * time.Second) // a benchmark: the hover below runs two seconds into the storm
 	})
 	close(stop)
-	<-stormed
+	testfixtures.Await(b, stormed, "the CRD rewriter to stop")
 	step("30,000 findings on one line", func() {
 		var line strings.Builder
 		line.WriteString("apiVersion: example.org/v1\nkind: Database\nmetadata:\n  name: x\nspec: {engine: postgres")

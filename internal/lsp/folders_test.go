@@ -14,6 +14,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // TestNonFileWorkspaceFolders: a workspace folder that is not a file: URI
@@ -81,7 +82,7 @@ func TestFolderChurnCoalescesLoads(t *testing.T) {
 		}
 	}
 	change(protocol.WorkspaceFoldersChangeEvent{Added: folder})
-	<-entered
+	testfixtures.Await(t, entered, "the load the added folder starts")
 	const churn = 100
 	for range churn {
 		change(protocol.WorkspaceFoldersChangeEvent{Removed: folder})

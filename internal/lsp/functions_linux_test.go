@@ -29,7 +29,7 @@ func TestKilledBinaryTakesItsFunctions(t *testing.T) {
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		n, err := unix.Poll(fds, int(time.Until(deadline).Milliseconds()))
+		n, err := unix.Poll(fds, int(max(0, time.Until(deadline).Milliseconds()))) // a negative timeout waits for ever
 		if err == unix.EINTR {
 			continue
 		}

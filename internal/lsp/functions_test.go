@@ -220,8 +220,10 @@ func runDevelopmentFunction(t *testing.T, bin string) (string, <-chan string) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
-	// Wait for it to listen (or to die): each dial attempt fails fast.
-	for {
+	// Wait for it to listen (or to die, or a minute to pass): each dial
+	// attempt fails fast.
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
 		select {
 		case err := <-exited:
 			t.Fatalf("the function exited before listening: %v", err)
@@ -232,6 +234,8 @@ func runDevelopmentFunction(t *testing.T, bin string) (string, <-chan string) {
 			return addr, lines
 		}
 	}
+	t.Fatalf("the function %s did not listen on %s within a minute", bin, addr)
+	return "", nil
 }
 
 // developmentFunction is a functions file naming the test function,

@@ -42,7 +42,7 @@ func TestRemoteSourcesHangEditor(t *testing.T) {
 			close(ended[which])
 		}
 	}))
-	defer srv.Close()
+	defer func() { srv.CloseClientConnections(); srv.Close() }() // Close alone waits for the hanging answers
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "crd.yaml"), []byte(dbCRD), 0o644); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/lsp"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // stormSession is a workspace with the Database CRD and its object open
@@ -56,7 +57,7 @@ func startStorm(t *testing.T, settings map[string]any) *stormSession {
 	})
 	// The first event starts the worker, which holds.
 	st.notify(t, protocol.FileEvent{URI: uri.File(filepath.Join(st.dir, "crd.yaml")), Type: protocol.FileChangeTypeChanged})
-	<-entered
+	testfixtures.Await(t, entered, "the watch worker to take the first event")
 	return st
 }
 

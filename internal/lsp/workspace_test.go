@@ -16,6 +16,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/lsp"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 const dbCRD = `apiVersion: apiextensions.k8s.io/v1
@@ -235,7 +236,7 @@ func TestNothingSchemaDependentBeforeLoad(t *testing.T) {
 	})
 	t.Cleanup(func() { lsp.SetLoadHook(nil) })
 	e := lsptest.StartInProcess(t, lsptest.Config{Dir: dir})
-	<-reached // the load has read the disk and waits
+	testfixtures.Await(t, reached, "the load to read the disk") // and it waits
 	e.Open("db.yaml", "apiVersion: example.org/v1\nkind: Database\nmetadata:\n  name: orders\nspec:\n  engine: postgres\n  teir: gold\n---\nbad: [\n")
 	early := e.AwaitDiagnostics("db.yaml", 1, 10*time.Second)
 	if got := codes(early); got != "yaml-syntax" {

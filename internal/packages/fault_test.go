@@ -183,7 +183,10 @@ func emptyPagesForever() xpkgtest.Fault {
 func TestCancelDuringLayer(t *testing.T) {
 	e := newFaultEnv(t)
 	e.faults.Set(e.layer, xpkgtest.Stall())
-	ctx, cancel := context.WithCancel(context.Background())
+	// Bounded: a Resolve that ignores the cancellation fails the test
+	// (with the deadline's error) rather than hanging.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	go func() {
 		<-e.faults.Hits() // the layer was asked for
 		cancel()

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/corpus"
 	"github.com/crd-lsp/crd-lsp/internal/packages/xpkgtest"
@@ -130,8 +131,13 @@ func TestDockerRegistry(t *testing.T) {
 		pcache := t.TempDir()
 		var cmds []*exec.Cmd
 		var outs []*strings.Builder
+		// Children stuck (on the cache's lock, say) are killed: the test
+		// fails by name instead of hanging.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
 		for i := 0; i < 2; i++ {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestPullChildProcess$", "-test.v")
+			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestPullChildProcess$", "-test.v")
+			cmd.WaitDelay = 10 * time.Second
 			cmd.Env = append(os.Environ(), "CRD_LSP_PULL_CHILD="+reg.Host+"|"+pcache)
 			out := &strings.Builder{}
 			cmd.Stdout, cmd.Stderr = out, out
@@ -142,6 +148,9 @@ func TestDockerRegistry(t *testing.T) {
 		}
 		for i, cmd := range cmds {
 			if err := cmd.Wait(); err != nil {
+				if ctx.Err() != nil {
+					t.Fatalf("child %d still running after 5 minutes; killed:\n%s", i, outs[i])
+				}
 				t.Fatalf("child %d: %v\n%s", i, err, outs[i])
 			}
 			if !strings.Contains(outs[i].String(), "PASS: TestPullChildProcess") {

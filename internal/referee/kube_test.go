@@ -17,6 +17,7 @@ import (
 	"github.com/crd-lsp/crd-lsp/internal/referee/apiserver"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
 	"github.com/crd-lsp/crd-lsp/internal/severity"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"github.com/crd-lsp/crd-lsp/internal/workspace"
 )
 
@@ -75,7 +76,7 @@ func builtinServed(t *testing.T, st *schemas.Store) map[string]served {
 // Go command fetches it (never trusting the module cache to hold it).
 func kubeModuleDir(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("go", "mod", "download", "-json", "k8s.io/kubernetes@"+apiserver.KubeVersion).Output()
+	out, err := testfixtures.Output(t, exec.Command("go", "mod", "download", "-json", "k8s.io/kubernetes@"+apiserver.KubeVersion), 10*time.Minute) // a cold download of a big module
 	if err != nil {
 		apiserver.Need(t, "k8s.io/kubernetes %s not available from the Go module proxy: %v", apiserver.KubeVersion, err)
 	}

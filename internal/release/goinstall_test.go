@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"golang.org/x/mod/module"
 	modzip "golang.org/x/mod/zip"
 )
@@ -91,7 +92,7 @@ func TestGoInstallAtVersion(t *testing.T) {
 	cmd.Env = append(os.Environ(),
 		"GOPROXY=file://"+filepath.ToSlash(proxy)+","+strings.TrimSpace(string(upstream)),
 		"GONOSUMDB="+modulePath, "GOFLAGS=", "GOBIN="+gobin)
-	if b, err := cmd.CombinedOutput(); err != nil {
+	if b, err := testfixtures.CombinedOutput(t, cmd, 15*time.Minute); err != nil { // a cold build of the module
 		t.Fatalf("go install %s/cmd/crd-lsp@%s: %v\n%s", modulePath, version, err, b)
 	}
 	bin := filepath.Join(gobin, "crd-lsp")
@@ -101,7 +102,7 @@ func TestGoInstallAtVersion(t *testing.T) {
 	}
 	check := exec.Command(bin, "check", filepath.Join(root, "examples", "quickstart"))
 	check.Env = append(os.Environ(), "CRD_LSP_SCHEMA_CACHE=off")
-	res, _ := check.Output()
+	res, _ := testfixtures.Output(t, check, 5*time.Minute)
 	if check.ProcessState.ExitCode() != 1 || !strings.Contains(string(res), "4 files checked: 8 errors, 2 warnings, 1 info") {
 		t.Errorf("crd-lsp check examples/quickstart: exit %d\n%s", check.ProcessState.ExitCode(), res)
 	}

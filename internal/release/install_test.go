@@ -9,6 +9,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // readmeBlock is the fenced block of README.md that follows a line
@@ -68,7 +71,7 @@ func TestInstallFromArchiveAsREADMESays(t *testing.T) {
 		"HTTP_PROXY=" + nowhere, "HTTPS_PROXY=" + nowhere, "http_proxy=" + nowhere, "https_proxy=" + nowhere, "NO_PROXY=", "no_proxy="}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	err := testfixtures.Run(t, cmd, 5*time.Minute)
 	if lp, _ := exec.LookPath("/usr/bin/go"); lp != "" {
 		t.Logf("note: /usr/bin/go exists; the script did not need it")
 	}

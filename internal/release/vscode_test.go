@@ -8,6 +8,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // codeServer is the VS Code (code-server, at the version
@@ -62,7 +65,7 @@ func TestVSIXInstallsAsREADMESays(t *testing.T) {
 	cmd := exec.Command(cs, "--user-data-dir", filepath.Join(tmp, "user-data"), "--extensions-dir", ext, "--install-extension", vsix)
 	cmd.Env = append(os.Environ(), "HOME="+tmp, "XDG_DATA_HOME="+filepath.Join(tmp, "data"),
 		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"), "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
-	out, err := cmd.CombinedOutput()
+	out, err := testfixtures.CombinedOutput(t, cmd, 5*time.Minute)
 	if err != nil || !strings.Contains(string(out), "was successfully installed") {
 		t.Fatalf("code-server --install-extension %s: %v\n%s", filepath.Base(vsix), err, out)
 	}

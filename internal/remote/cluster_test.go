@@ -51,7 +51,7 @@ func TestClusterSourceAnswers(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	defer srv.Close()
+	defer func() { srv.CloseClientConnections(); srv.Close() }() // Close alone waits for answers in flight
 	dir := t.TempDir()
 	kc := filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(kc, []byte("apiVersion: v1\nkind: Config\nclusters:\n- cluster: {server: \""+srv.URL+"\", insecure-skip-tls-verify: true}\n  name: c\ncontexts:\n- context: {cluster: c, user: u}\n  name: dev-eu\ncurrent-context: dev-eu\nusers:\n- name: u\n  user: {token: t0k3n}\n"), 0o600); err != nil {

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // TestPeakRSS: a child that holds 64 MiB resident reports at least that
@@ -25,7 +27,7 @@ func TestPeakRSS(t *testing.T) {
 	}
 	cmd := exec.Command(exe, "-test.run=^TestPeakRSS$")
 	cmd.Env = append(os.Environ(), "RUSAGE_CHILD=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := testfixtures.CombinedOutput(t, cmd, testfixtures.Patience); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	peak, ok := PeakRSS(cmd.ProcessState)

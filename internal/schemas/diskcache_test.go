@@ -237,8 +237,13 @@ func TestDecodedCacheTwoProcesses(t *testing.T) {
 	dir := t.TempDir()
 	var cmds []*exec.Cmd
 	var outs []*bytes.Buffer
+	// Children stuck (on the cache's lock, say) are killed: the test fails
+	// by name instead of hanging.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	for i := range 2 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestDecodedCacheChild$", "-test.count=1")
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestDecodedCacheChild$", "-test.count=1")
+		cmd.WaitDelay = 10 * time.Second
 		cmd.Env = append(os.Environ(), dcChildEnv+"="+dir, fmt.Sprintf("%s_ORDER=%d", dcChildEnv, i))
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -249,6 +254,9 @@ func TestDecodedCacheTwoProcesses(t *testing.T) {
 	}
 	for i, cmd := range cmds {
 		if err := cmd.Wait(); err != nil {
+			if ctx.Err() != nil {
+				t.Fatalf("child %d still running after 5 minutes; killed:\n%s", i, outs[i])
+			}
 			t.Fatalf("child %d: %v\n%s", i, err, outs[i])
 		}
 	}

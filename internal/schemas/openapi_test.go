@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 )
@@ -105,7 +106,7 @@ func TestOpenAPIValidatorReuse(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
+	testfixtures.Wait(t, wg.Wait, "the validators reused concurrently")
 }
 
 func gvkOf(o map[string]any) (GVK, bool) {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // stCRD is a minimal CRD document for store tests.
@@ -372,6 +374,6 @@ func TestStoreConcurrentReaders(t *testing.T) {
 		}()
 	}
 	for range 8 {
-		<-done
+		testfixtures.Await(t, done, "the concurrent store users to finish")
 	}
 }

@@ -3,6 +3,8 @@ package schemas
 import (
 	"context"
 	"testing"
+
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
@@ -194,9 +196,9 @@ func TestValidateConcurrentFirstUse(t *testing.T) {
 			results <- dump(sc.Validate(context.Background(), obj(t, gadgetHead+"spec: {min: 5, max: 3}\n")))
 		}()
 	}
-	first := <-results
+	first := testfixtures.Await(t, results, "a concurrent first validation")
 	for range 7 {
-		if got := <-results; got != first {
+		if got := testfixtures.Await(t, results, "a concurrent first validation"); got != first {
 			t.Errorf("results differ:\n%s\nvs\n%s", first, got)
 		}
 	}

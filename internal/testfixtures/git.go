@@ -54,7 +54,7 @@ func GitRepo(t testing.TB, files map[string]string) string {
 		cmd := exec.Command(git, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := CombinedOutput(t, cmd, Patience); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}

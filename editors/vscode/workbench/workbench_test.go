@@ -27,6 +27,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/flock"
 	"github.com/crd-lsp/crd-lsp/internal/lsp/lsptest"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // ext is the extension's folder (package.json, node_modules, scripts).
@@ -115,7 +116,7 @@ func npmCI(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(ext, "node_modules", dep, "package.json")); err != nil {
 			cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
 			cmd.Dir = ext
-			if out, err := cmd.CombinedOutput(); err != nil {
+			if out, err := testfixtures.CombinedOutput(t, cmd, 20*time.Minute); err != nil { // a cold npm ci downloads hundreds of packages
 				t.Fatalf("npm ci: %v\n%s", err, out)
 			}
 			return
@@ -209,7 +210,7 @@ func startCodeServer(t *testing.T, bin string, args []string, env []string) stri
 		}
 		// Whatever of the group is left (extension host, crd-lsp) goes too.
 		stopGroup(cmd, true)
-		<-done
+		testfixtures.Await(t, done, "code-server's output to end once its process group was killed")
 	})
 	listening := regexp.MustCompile(`HTTP server listening on (http://127\.0\.0\.1:\d+)/`)
 	urls := make(chan string, 1)
@@ -308,7 +309,7 @@ func TestWorkbench(t *testing.T) {
 	// build of the module, too slow for a test).
 	pack := exec.Command("bash", filepath.Join(stage, "scripts", "package-platforms.sh"), "linux-x64")
 	pack.Env = append(os.Environ(), "VSIX_OUT="+tmp, "CRD_LSP_SERVER="+bin)
-	if out, err := pack.CombinedOutput(); err != nil {
+	if out, err := testfixtures.CombinedOutput(t, pack, 10*time.Minute); err != nil {
 		t.Fatalf("package-platforms.sh linux-x64: %v\n%s", err, out)
 	}
 	vsix := filepath.Join(tmp, "crd-lsp-linux-x64.vsix")
@@ -379,7 +380,7 @@ func TestWorkbench(t *testing.T) {
 	common := []string{"--config", config, "--user-data-dir", userData, "--extensions-dir", extensions}
 	install := exec.Command(codeServer, append(common, "--install-extension", vsix)...)
 	install.Env = env
-	if out, err := install.CombinedOutput(); err != nil || !strings.Contains(string(out), "was successfully installed") {
+	if out, err := testfixtures.CombinedOutput(t, install, 5*time.Minute); err != nil || !strings.Contains(string(out), "was successfully installed") {
 		t.Fatalf("installing %s: %v\n%s", vsix, err, out)
 	}
 	serve := append(common, "--auth", "none", "--bind-addr", "127.0.0.1:0",
@@ -436,6 +437,9 @@ func TestWorkbench(t *testing.T) {
 	start := time.Now()
 	driver := exec.CommandContext(ctx, nodePath, filepath.Join(stage, "out", "workbench", "driver.js"), planFile)
 	driver.Env = env
+	// Killed at the deadline, the driver leaves Chromium behind holding
+	// the output pipe: stop waiting for the pipe ten seconds later.
+	driver.WaitDelay = 10 * time.Second
 	out, runErr := driver.CombinedOutput()
 	t.Logf("driver ran %s (screenshots in %s)", time.Since(start).Round(time.Second), shots)
 	raw, err := os.ReadFile(filepath.Join(tmp, "result.json"))

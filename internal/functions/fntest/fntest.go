@@ -10,6 +10,7 @@ package fntest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -101,9 +102,15 @@ func autoReady(t testing.TB, key string, env []string) string {
 		}
 		defer os.RemoveAll(dir)
 		var dl bytes.Buffer
-		cmd := exec.Command(goBin, "mod", "download", "-json", autoReadyModule+"@"+AutoReadyVersion)
+		ctx, cancel := context.WithTimeout(context.Background(), goLimit)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, goBin, "mod", "download", "-json", autoReadyModule+"@"+AutoReadyVersion)
 		cmd.Dir, cmd.Stdout = dir, &dl
+		cmd.WaitDelay = 10 * time.Second
 		if err := cmd.Run(); err != nil {
+			if ctx.Err() != nil {
+				err = fmt.Errorf("still running after %v; killed", goLimit)
+			}
 			return fmt.Errorf("go mod download %s@%s: %w", autoReadyModule, AutoReadyVersion, err)
 		}
 		var mod struct{ Dir string }
@@ -206,13 +213,24 @@ func check(t testing.TB, r result) string {
 	return r.path
 }
 
+// goLimit bounds each go command a build runs (a cold download and build
+// of a function takes a few minutes on a loaded CI machine): a stuck one
+// fails the test that asked for the function instead of hanging it.
+const goLimit = 15 * time.Minute
+
 func run(dir string, env []string, goBin string, args ...string) error {
-	cmd := exec.Command(goBin, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), goLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "GOWORK=off"), env...)
+	cmd.WaitDelay = 10 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("still running after %v; killed", goLimit)
+		}
 		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out.String())
 	}
 	return nil

@@ -164,6 +164,10 @@ func StartBinary(t testing.TB, cfg Config, args ...string) *Editor {
 	}
 	e.stderr = &lockedBuffer{}
 	cmd.Stderr = e.stderr
+	// Wait (and so cleanup's wait after the kill) stops copying stderr ten
+	// seconds after the process ended, though a child it started (a
+	// function) still holds the pipe.
+	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

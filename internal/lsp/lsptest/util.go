@@ -5,6 +5,7 @@ package lsptest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/crd-lsp/crd-lsp/internal/corpus"
 )
@@ -68,9 +70,17 @@ func build() (string, error) {
 	_ = tmp.Close()
 	defer os.Remove(tmpName) // only left behind when the build failed
 	// go test puts its own GOROOT/bin first on PATH.
-	cmd := exec.Command("go", "build", "-o", tmpName, "./cmd/crd-lsp")
+	// Bounded: a stuck build fails the tests that need the binary, by
+	// name, instead of hanging them.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmpName, "./cmd/crd-lsp")
 	cmd.Dir = root
+	cmd.WaitDelay = 10 * time.Second
 	if out, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("still running after 15 minutes; killed")
+		}
 		return "", fmt.Errorf("go build ./cmd/crd-lsp in %s: %v\n%s", root, err, out)
 	}
 	final := filepath.Join(dir, name)

@@ -297,7 +297,9 @@ func MemRegistry(t testing.TB, wrap func(http.Handler) http.Handler) string {
 		h = wrap(h)
 	}
 	s := httptest.NewServer(h)
-	t.Cleanup(s.Close)
+	// Connections are cut first: Close waits for every request in flight,
+	// and a faulted one (Hang, Stall) lasts until its client gives up.
+	t.Cleanup(func() { s.CloseClientConnections(); s.Close() })
 	return strings.TrimPrefix(s.URL, "http://")
 }
 
@@ -365,6 +367,7 @@ func StartDockerRegistry(t testing.TB) *DockerRegistry {
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=none")
+	cmd.WaitDelay = 10 * time.Second // Stop's wait after the kill ends, whoever holds the log pipe
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -372,8 +375,11 @@ func StartDockerRegistry(t testing.TB) *DockerRegistry {
 	go func() { _ = cmd.Wait(); close(r.done) }()
 	t.Cleanup(r.Stop)
 	deadline := time.Now().Add(15 * time.Second)
+	// Each probe is bounded too: a registry that takes the connection and
+	// never answers fails the test at the deadline instead of hanging.
+	probe := &http.Client{Timeout: 5 * time.Second}
 	for {
-		resp, err := http.Get("http://" + host + "/v2/")
+		resp, err := probe.Get("http://" + host + "/v2/")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {

@@ -246,7 +246,9 @@ func startEtcd(t testing.TB, dir string) string {
 		"--listen-client-urls", etcdURL, "--advertise-client-urls", etcdURL,
 		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
 		"--initial-cluster", "referee="+peerURL, "--log-level", "warn", "--logger", "zap")
-	waitReady(t, http.DefaultClient, etcdURL+"/health", etcdExited, etcdLog)
+	// Each probe bounded: an etcd that takes the connection and never
+	// answers would keep waitReady from reaching its deadline.
+	waitReady(t, &http.Client{Timeout: 10 * time.Second}, etcdURL+"/health", etcdExited, etcdLog)
 	return etcdURL
 }
 
