@@ -13,8 +13,8 @@ import (
 )
 
 // idle measures what an editor session costs before it reads anything
-// (issue 35): the server started in an empty folder, initialized, and
-// then its resident memory split as the kernel counts it — RssFile (pages
+// (issue 35): the server started in an empty folder, initialized, its
+// workspace loaded ("schemas loaded" logged), and then its resident memory split as the kernel counts it — RssFile (pages
 // of the binary and other files) and RssAnon (heap, stacks) — with each
 // mapping of the executable's resident MiB of its size, and how the
 // resident text lies: in how many 64 KiB blocks a page is mapped and in
@@ -43,6 +43,13 @@ func idle(args []string) error {
 		}
 		s, err := startSession(argv, dir, nil, nil)
 		if err != nil {
+			os.RemoveAll(dir)
+			return err
+		}
+		// Idle means after the workspace's load (the built-in stores
+		// included), not between initialized and the load.
+		if _, err := s.awaitLog("schemas loaded", 2*time.Minute); err != nil {
+			s.stop()
 			os.RemoveAll(dir)
 			return err
 		}

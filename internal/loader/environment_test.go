@@ -9,6 +9,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/functions/environmentconfigs"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 func ecYAML(name string) string {
@@ -29,7 +30,6 @@ func names(objs []map[string]any) string {
 // its own), nearest first; an edit to one changes SchemaGen, so open
 // Compositions are diagnosed again.
 func TestWorldEnvironmentConfigs(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"tests/a/setup/composition.yaml": "kind: Composition\n",
 		"tests/a/setup/configs.yaml":     ecYAML("one") + "---\n" + ecYAML("two"),
@@ -38,15 +38,7 @@ func TestWorldEnvironmentConfigs(t *testing.T) {
 		"envs/prod.yaml":                 ecYAML("prod"),
 		"apis/x/local/near.yaml":         ecYAML("near"),
 	}
-	for p, text := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testfixtures.Tree(t, files)
 	w, _, _, err := Load(context.Background(), Config{Roots: []string{dir}})
 	if err != nil {
 		t.Fatal(err)
@@ -78,21 +70,12 @@ func TestWorldEnvironmentConfigs(t *testing.T) {
 // (the World decodes them only when asked, so the headers alone must
 // not count).
 func TestWorldEnvironmentConfigsUndecodable(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"apis/y/composition.yaml":  "kind: Composition\n",
 		"apis/y/local/broken.yaml": "apiVersion: apiextensions.crossplane.io/v1beta1\nkind: EnvironmentConfig\nmetadata: {name: [\n",
 		"envs/prod.yaml":           ecYAML("prod"),
 	}
-	for p, text := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testfixtures.Tree(t, files)
 	w, _, _, err := Load(context.Background(), Config{Roots: []string{dir}})
 	if err != nil {
 		t.Fatal(err)
