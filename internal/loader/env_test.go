@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
-
 	"github.com/crd-lsp/crd-lsp/internal/analysis"
 	"github.com/crd-lsp/crd-lsp/internal/document"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 var lazyXRD = testfixtures.XRD{APIVersion: "v2", Group: "example.org", Kind: "XBucket", Plural: "xbuckets", Scope: "Namespaced", Version: "v1", Schema: `
