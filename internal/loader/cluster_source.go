@@ -66,7 +66,16 @@ func (s clusterSource) Cached(*World) Served {
 // Fetch reads the cluster (the network, bounded by its timeout). One that
 // cannot be read keeps its cached copy, said in the problem.
 func (s clusterSource) Fetch(ctx context.Context, w *World) Fetched {
-	snap, err := s.c.ReadCluster(ctx)
+	// The cached stream the World serves stands for the cache file: a
+	// cluster's crds.yaml (tens of MB with many CRDs) is then held once,
+	// not read a second time to learn what the refresh may skip.
+	var held []byte
+	if w != nil {
+		if sv := w.served[SourceCluster]; len(sv.Inputs) == 1 {
+			held = sv.Inputs[0].Content
+		}
+	}
+	snap, err := s.c.ReadClusterHolding(ctx, held)
 	if ctx.Err() != nil {
 		return Fetched{Source: SourceCluster}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/crd-lsp/crd-lsp/internal/remote"
 	"github.com/crd-lsp/crd-lsp/internal/schemas"
@@ -55,6 +56,11 @@ func TestClusterFetchSame(t *testing.T) {
 	f := w2.Source(SourceCluster).Fetch(context.Background(), w2)
 	if !f.Same || !f.Changes() {
 		t.Fatalf("fetch of an unchanged cluster: Same %v, Changes %v (%v)", f.Same, f.Changes(), f.Problems)
+	}
+	// The cached stream is held once: the read took the World's copy for
+	// the cache file instead of reading crds.yaml a second time.
+	if held, got := w2.served[SourceCluster].Inputs[0].Content, f.Served.Inputs[0].Content; unsafe.SliceData(held) != unsafe.SliceData(got) {
+		t.Error("the fetch read the cached crds.yaml again: the cluster's CRDs are held twice")
 	}
 	if FetchForCheck(context.Background(), w2, func(p string) { t.Error(p) }) != w2 {
 		t.Error("check took a new World for an unchanged cluster")

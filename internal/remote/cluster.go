@@ -174,11 +174,18 @@ func (s ClusterSource) CachedCluster() (*ClusterSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.cached(r, nil)
+}
+
+// cached is the cluster's cached snapshot; held, when it is byte for byte
+// the cached crds.yaml (cluster.json's checksum says), is used instead of
+// reading that file again.
+func (s ClusterSource) cached(r resolved, held []byte) (*ClusterSnapshot, error) {
 	dir, err := s.cacheDir(r)
 	if err != nil {
 		return nil, err
 	}
-	snap, err := readSnapshot(dir)
+	snap, err := readSnapshot(dir, held)
 	if err != nil {
 		return nil, err
 	}
@@ -193,8 +200,10 @@ func (s ClusterSource) CachedCluster() (*ClusterSnapshot, error) {
 // readSnapshot reads a cached snapshot, refusing a crds.yaml that is not
 // the one its cluster.json was written with (cut short, or written by
 // another process between the two renames): a refused cache is read again
-// whole at the next refresh.
-func readSnapshot(dir string) (*ClusterSnapshot, error) {
+// whole at the next refresh. held, if it is that crds.yaml's content,
+// stands for the file (a caller already holding the stream does not hold
+// it twice: it is the largest thing a cluster's read keeps).
+func readSnapshot(dir string, held []byte) (*ClusterSnapshot, error) {
 	meta, err := os.ReadFile(filepath.Join(dir, "cluster.json"))
 	if err != nil {
 		return nil, err
@@ -204,6 +213,14 @@ func readSnapshot(dir string) (*ClusterSnapshot, error) {
 		return nil, fmt.Errorf("cluster cache %s: %w", dir, err)
 	}
 	snap.Path = filepath.Join(dir, "crds.yaml")
+	if fi, err := os.Stat(snap.Path); err == nil && held != nil && fi.Size() == int64(len(held)) {
+		// The file is still there, at its size (a cache whose crds.yaml
+		// was removed or cut short is read, refused and written again).
+		if sum := sha256.Sum256(held); snap.YAMLSHA256 == hex.EncodeToString(sum[:]) {
+			snap.YAML = held
+			return &snap, nil
+		}
+	}
 	if snap.YAML, err = os.ReadFile(snap.Path); err != nil {
 		return nil, err
 	}
@@ -217,11 +234,22 @@ func readSnapshot(dir string) (*ClusterSnapshot, error) {
 // bounded by the Timeout) and caches them. On failure the error names the
 // context and the reason; the cached copy, if any, is returned with it.
 func (s ClusterSource) ReadCluster(ctx context.Context) (*ClusterSnapshot, error) {
+	return s.ReadClusterHolding(ctx, nil)
+}
+
+// ReadClusterHolding is ReadCluster for a caller that holds a cluster's
+// crds.yaml already (the loader serves the cached copy): when held is the
+// cached stream, it is not read from disk again, and a refresh that finds
+// nothing changed returns held itself as the snapshot's YAML. Any other
+// held is ignored.
+func (s ClusterSource) ReadClusterHolding(ctx context.Context, held []byte) (*ClusterSnapshot, error) {
 	r, err := s.resolve()
 	if err != nil {
 		return nil, err
 	}
-	prev, _ := s.CachedCluster()
+	// A cached copy that cannot be used (none yet, or refused) is read
+	// again whole.
+	prev, _ := s.cached(r, held)
 	snap, err := s.read(ctx, r, prev)
 	if err != nil {
 		cerr := &ClusterError{Context: r.context, Server: r.config.Host, Err: err}

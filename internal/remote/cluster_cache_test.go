@@ -2,12 +2,17 @@ package remote
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+	"unsafe"
 )
 
 // TestClusterCacheHostile: the cluster cache's two files (crds.yaml, then
@@ -56,7 +61,7 @@ func TestClusterCacheHostile(t *testing.T) {
 					return
 				default:
 				}
-				snap, err := readSnapshot(dir)
+				snap, err := readSnapshot(dir, nil)
 				mu.Lock()
 				switch {
 				case err != nil:
@@ -85,7 +90,7 @@ func TestClusterCacheHostile(t *testing.T) {
 	}
 
 	// Whatever the last writer left is consistent and served.
-	if _, err := readSnapshot(dir); err != nil {
+	if _, err := readSnapshot(dir, nil); err != nil {
 		t.Fatalf("the cache after the writers: %v", err)
 	}
 	// Cut short: refused, saying so.
@@ -97,7 +102,61 @@ func TestClusterCacheHostile(t *testing.T) {
 	if err := os.WriteFile(path, b[:len(b)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readSnapshot(dir); err == nil || !strings.Contains(err.Error(), "cut short") {
+	if _, err := readSnapshot(dir, nil); err == nil || !strings.Contains(err.Error(), "cut short") {
 		t.Fatalf("a crds.yaml cut short was served (err %v)", err)
+	}
+}
+
+// TestClusterReadHolding: a caller holding the cached crds.yaml (the
+// loader serves it) refreshes an unchanged cluster without a second copy:
+// the snapshot's YAML is the held slice itself. A held stream that is not
+// the cache's, or a cache whose crds.yaml is gone, is read as before.
+func TestClusterReadHolding(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/version":
+			w.Write([]byte(`{"gitVersion":"v1.35.1"}`))
+		case "/apis/apiextensions.k8s.io/v1/customresourcedefinitions":
+			w.Write([]byte(`{"metadata":{},"items":[{"metadata":{"name":"as.example.org","resourceVersion":"9"},"spec":{"group":"example.org"}}]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer func() { srv.CloseClientConnections(); srv.Close() }()
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kc, []byte("apiVersion: v1\nkind: Config\nclusters:\n- cluster: {server: \""+srv.URL+"\", insecure-skip-tls-verify: true}\n  name: c\ncontexts:\n- context: {cluster: c, user: u}\n  name: dev\ncurrent-context: dev\nusers:\n- name: u\n  user: {token: t}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := ClusterSource{Kubeconfig: kc, CacheDir: filepath.Join(dir, "cache"), Timeout: 30 * time.Second}
+	first, err := src.ReadCluster(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := bytes.Clone(first.YAML)
+	again, err := src.ReadClusterHolding(context.Background(), held)
+	if err != nil || len(again.Downloaded) != 0 {
+		t.Fatalf("refresh: %v, downloaded %v", err, again.Downloaded)
+	}
+	if unsafe.SliceData(again.YAML) != unsafe.SliceData(held) {
+		t.Error("an unchanged refresh read crds.yaml again instead of the held copy")
+	}
+	// Another stream held (a changed cache, another cluster's): ignored.
+	other := append(bytes.Clone(held[:len(held)-1]), ' ', '\n')
+	got, err := src.ReadClusterHolding(context.Background(), other)
+	if err != nil || unsafe.SliceData(got.YAML) == unsafe.SliceData(other) || !bytes.Equal(got.YAML, held) {
+		t.Errorf("a held stream that is not the cache's was used: %v", err)
+	}
+	// The cache's crds.yaml removed: the held copy is not taken for it,
+	// and the refresh writes the file again.
+	if err := os.Remove(first.Path); err != nil {
+		t.Fatal(err)
+	}
+	got, err = src.ReadClusterHolding(context.Background(), held)
+	if err != nil || !bytes.Equal(got.YAML, held) || len(got.Downloaded) != 1 {
+		t.Fatalf("refresh without crds.yaml: %v, downloaded %v", err, got.Downloaded)
+	}
+	if b, err := os.ReadFile(first.Path); err != nil || !bytes.Equal(b, held) {
+		t.Errorf("crds.yaml not written again: %v", err)
 	}
 }
