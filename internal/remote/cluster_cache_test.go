@@ -123,12 +123,8 @@ func TestClusterReadHolding(t *testing.T) {
 		}
 	}))
 	defer func() { srv.CloseClientConnections(); srv.Close() }()
-	dir := t.TempDir()
-	kc := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kc, []byte("apiVersion: v1\nkind: Config\nclusters:\n- cluster: {server: \""+srv.URL+"\", insecure-skip-tls-verify: true}\n  name: c\ncontexts:\n- context: {cluster: c, user: u}\n  name: dev\ncurrent-context: dev\nusers:\n- name: u\n  user: {token: t}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	src := ClusterSource{Kubeconfig: kc, CacheDir: filepath.Join(dir, "cache"), Timeout: 30 * time.Second}
+	kc := hostileKubeconfig(t, srv.URL, "    token: t\n")
+	src := ClusterSource{Kubeconfig: kc, CacheDir: filepath.Join(t.TempDir(), "cache"), Timeout: 30 * time.Second}
 	first, err := src.ReadCluster(context.Background())
 	if err != nil {
 		t.Fatal(err)
