@@ -23,18 +23,6 @@ import (
 // Timeout and a margin, never hanging), allocate boundedly, and fail with
 // a message naming the context and what went wrong.
 
-// hostileKubeconfig writes a kubeconfig for server, context "hostile",
-// whose user stanza is user (YAML indented under "user:").
-func hostileKubeconfig(t *testing.T, server, user string) string {
-	t.Helper()
-	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- cluster: {server: \"" + server + "\", insecure-skip-tls-verify: true}\n  name: c\ncontexts:\n- context: {cluster: c, user: u}\n  name: hostile\ncurrent-context: hostile\nusers:\n- name: u\n  user:\n" + user
-	if err := os.WriteFile(kc, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return kc
-}
-
 // readBounded runs ReadCluster, failing the test if it has not returned
 // within limit (a hang), and reports the peak heap in use meanwhile
 // (sampled every 5 ms, a measurement: nothing waits on it).

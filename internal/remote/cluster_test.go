@@ -203,3 +203,16 @@ func TestClusterRefreshManyChanged(t *testing.T) {
 		t.Errorf("YAML:\n%s", snap.YAML)
 	}
 }
+
+// hostileKubeconfig writes a kubeconfig for server (every OS: the hostile
+// tests are Unix-only, TestClusterReadHolding is not), context "hostile",
+// whose user stanza is user (YAML indented under "user:").
+func hostileKubeconfig(t *testing.T, server, user string) string {
+	t.Helper()
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- cluster: {server: \"" + server + "\", insecure-skip-tls-verify: true}\n  name: c\ncontexts:\n- context: {cluster: c, user: u}\n  name: hostile\ncurrent-context: hostile\nusers:\n- name: u\n  user:\n" + user
+	if err := os.WriteFile(kc, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kc
+}
