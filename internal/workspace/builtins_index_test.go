@@ -14,40 +14,12 @@ import (
 // indexes: every document's text given to the store, which scans it.
 func scannedBuiltins(t *testing.T, major int, minor string) *schemas.Store {
 	t.Helper()
-	k8s, err := builtin.KubernetesMinor(minor)
+	batch, err := builtinInputs(major, minor, func(src schemas.Source, path string, f builtin.File) (schemas.FileInput, error) {
+		data, err := f.Text()
+		return schemas.FileInput{Source: src, Path: path, Content: data}, err
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	sets := []builtin.Set{k8s}
-	if major != 0 {
-		xp, err := builtin.Crossplane(major)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fns, err := builtin.Functions()
-		if err != nil {
-			t.Fatal(err)
-		}
-		sets = append(sets, xp, fns)
-	}
-	release := kubernetesRelease(minor)
-	var batch []schemas.FileInput
-	for _, set := range sets {
-		name := set.Name
-		if set.Version != "" {
-			name += " " + set.Version
-		}
-		for _, f := range set.Files {
-			data, err := f.Text()
-			if err != nil {
-				t.Fatal(err)
-			}
-			src := schemas.Source{Kind: schemas.SourceBuiltin, Name: name, Version: set.Version, File: f.Name}
-			if set.Kind == builtin.KindKubernetes {
-				src.Kubernetes = release
-			}
-			batch = append(batch, schemas.FileInput{Source: src, Path: "builtin:" + f.Name, Content: data})
-		}
 	}
 	return schemas.NewStore().WithFiles(batch)
 }

@@ -79,20 +79,32 @@ func kubernetesRelease(minor string) *schemas.KubernetesRelease {
 }
 
 func loadBuiltins(major int, minor string) (*schemas.Store, error) {
-	st := schemas.NewStore()
+	batch, err := builtinInputs(major, minor, func(src schemas.Source, path string, f builtin.File) (schemas.FileInput, error) {
+		return builtinInput(src, path, f), nil
+	})
+	if err != nil {
+		return schemas.NewStore(), err
+	}
+	return schemas.NewStore().WithFiles(batch), nil
+}
+
+// builtinInputs are the store inputs of the built-in sets for a Crossplane
+// major (0: none) and Kubernetes minor, each document's source named
+// here and its input made by input.
+func builtinInputs(major int, minor string, input func(schemas.Source, string, builtin.File) (schemas.FileInput, error)) ([]schemas.FileInput, error) {
 	k8s, err := builtin.KubernetesMinor(minor)
 	if err != nil {
-		return st, fmt.Errorf("built-in Kubernetes schemas: %w", err)
+		return nil, fmt.Errorf("built-in Kubernetes schemas: %w", err)
 	}
 	sets := []builtin.Set{k8s}
 	if major != 0 {
 		xp, err := builtin.Crossplane(major)
 		if err != nil {
-			return st, fmt.Errorf("built-in Crossplane schemas: %w", err)
+			return nil, fmt.Errorf("built-in Crossplane schemas: %w", err)
 		}
 		fns, err := builtin.Functions()
 		if err != nil {
-			return st, fmt.Errorf("built-in function schemas: %w", err)
+			return nil, fmt.Errorf("built-in function schemas: %w", err)
 		}
 		sets = append(sets, xp, fns)
 	}
@@ -108,17 +120,16 @@ func loadBuiltins(major int, minor string) (*schemas.Store, error) {
 			if set.Kind == builtin.KindKubernetes {
 				src.Kubernetes = release
 			}
-			batch = append(batch, builtinInput(src, "builtin:"+f.Name, f))
+			in, err := input(src, "builtin:"+f.Name, f)
+			if err != nil {
+				return nil, err
+			}
+			batch = append(batch, in)
 		}
 	}
-	return st.WithFiles(batch), nil
+	return batch, nil
 }
 
-// builtinInput is one built-in document for the store, indexed from its
-// generated index, so that the document's text (embedded, file-backed: a
-// page read once stays resident; or an older minor's, built on first
-// read) is read only when its kind is validated or described, not at
-// every start.
 func builtinInput(src schemas.Source, path string, f builtin.File) schemas.FileInput {
 	ix, err := schemas.DecodeIndexed(src, path, f.Index, f.Text)
 	if err != nil {
