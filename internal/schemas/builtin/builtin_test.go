@@ -36,6 +36,22 @@ func corpus() string {
 	return defaultCorpusDir
 }
 
+// bundleOf is set written back as a bundle (generate's layout: each
+// document after its separator line), its built documents built.
+func bundleOf(t testing.TB, set Set) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, f := range set.Files {
+		data, err := f.Text()
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		b.WriteString(generate.Separator + f.Name + "\n")
+		b.Write(data)
+	}
+	return b.Bytes()
+}
+
 // decode reads a File strictly as a v1 CRD and converts it to the
 // internal type, as the API server does on create.
 func decode(t testing.TB, f File) (*apiextensionsv1.CustomResourceDefinition, *apiextensions.CustomResourceDefinition) {
@@ -538,17 +554,8 @@ func TestGeneratedIsCurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got bytes.Buffer
-		for _, f := range set.Files {
-			data, err := f.Text()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got.WriteString(generate.Separator + f.Name + "\n")
-			got.Write(data)
-		}
-		if !bytes.Equal(got.Bytes(), want) {
-			t.Errorf("Kubernetes %s rebuilt from data/ differs from its bundle (first difference at byte %d)", r.Minor, firstDiff(got.Bytes(), want))
+		if got := bundleOf(t, set); !bytes.Equal(got, want) {
+			t.Errorf("Kubernetes %s rebuilt from data/ differs from its bundle (first difference at byte %d)", r.Minor, firstDiff(got, want))
 		}
 	}
 

@@ -36,17 +36,8 @@ func TestIndexIsCurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var whole bytes.Buffer
-		for _, f := range set.Files {
-			data, err := f.Text()
-			if err != nil {
-				t.Fatal(err)
-			}
-			whole.WriteString(generate.Separator + f.Name + "\n")
-			whole.Write(data)
-		}
 		name := "kubernetes-v" + m + ".yaml"
-		wholes[name] = whole.Bytes()
+		wholes[name] = bundleOf(t, set)
 		if embedded[name+generate.IndexSuffix], err = olderKubernetes.ReadFile("data/" + name + generate.IndexSuffix); err != nil {
 			t.Fatal(err)
 		}
