@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"internal/lsp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/remote", "internal/loader", "internal/functions", "internal/overlays", "internal/severity", "internal/fileuri"},
 	"internal/loader":                            {"internal/analysis", "internal/composition", "internal/document", "internal/schemas", "internal/workspace", "internal/packages", "internal/remote", "internal/gvk", "internal/functions", "internal/severity", "internal/functions/environmentconfigs", "internal/functions/gotemplating"},
 	"internal/mcp":                               {"internal/analysis", "internal/composition", "internal/document", "internal/fieldpath", "internal/functions", "internal/loader", "internal/packages", "internal/workspace", "internal/severity"},
-	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus", "internal/fileuri"},
+	"internal/lsp/lsptest":                       {"internal/lsp", "internal/corpus", "internal/fileuri", "internal/testfixtures"},
 	"internal/corpus":                            nil,
 	"internal/testfixtures":                      {"internal/jsonnum"},
 	"internal/release":                           nil, // tests only

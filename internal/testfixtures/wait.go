@@ -127,25 +127,26 @@ func Output(t testing.TB, cmd *exec.Cmd, limit time.Duration) ([]byte, error) {
 // cmd.CombinedOutput.
 func CombinedOutput(t testing.TB, cmd *exec.Cmd, limit time.Duration) ([]byte, error) {
 	t.Helper()
-	var out lockedBuffer
+	var out LockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := Run(t, cmd, limit)
 	return out.buf.Bytes(), err
 }
 
-// lockedBuffer is a bytes.Buffer two pipes' copiers may write to at once.
-type lockedBuffer struct {
+// LockedBuffer is a bytes.Buffer several writers (two pipes' copiers, a
+// process's output and a test reading it) may use at once.
+type LockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *LockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+func (b *LockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()

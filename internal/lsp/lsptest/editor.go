@@ -25,6 +25,7 @@ import (
 
 	"github.com/crd-lsp/crd-lsp/internal/fileuri"
 	"github.com/crd-lsp/crd-lsp/internal/lsp"
+	"github.com/crd-lsp/crd-lsp/internal/testfixtures"
 )
 
 // Config describes the editor session to start.
@@ -70,7 +71,7 @@ type Editor struct {
 	// binary mode
 	cmd      *exec.Cmd
 	stdin    *lockedWriter
-	stderr   *lockedBuffer
+	stderr   *testfixtures.LockedBuffer
 	waitDone chan struct{}
 	waitErr  error
 	exitCode atomic.Int64
@@ -78,7 +79,7 @@ type Editor struct {
 	// in-process mode
 	serveDone chan struct{}
 	serveErr  error
-	serverLog *lockedBuffer
+	serverLog *testfixtures.LockedBuffer
 
 	mu            sync.Mutex
 	wake          chan struct{} // closed and replaced whenever anything is recorded
@@ -123,7 +124,7 @@ func startInProcess(t testing.TB, cfg Config, serve func(context.Context, io.Rea
 	c2s, s2c := newPipe(), newPipe()
 	serverEnd := pipeRWC{r: c2s, w: s2c}
 	clientEnd := pipeRWC{r: s2c, w: c2s}
-	e.serverLog = &lockedBuffer{}
+	e.serverLog = &testfixtures.LockedBuffer{}
 	logger := slog.New(slog.NewTextHandler(e.serverLog, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e.serveDone = make(chan struct{})
 	go func() {
@@ -162,7 +163,7 @@ func StartBinary(t testing.TB, cfg Config, args ...string) *Editor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.stderr = &lockedBuffer{}
+	e.stderr = &testfixtures.LockedBuffer{}
 	cmd.Stderr = e.stderr
 	// Wait (and so cleanup's wait after the kill) stops copying stderr ten
 	// seconds after the process ended, though a child it started (a

@@ -122,23 +122,6 @@ func CorpusDir(t testing.TB) string {
 	return corpus.Dir(t)
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // lockedWriter serialises writes to the binary's stdin (the connection's
 // and WriteRaw's).
 type lockedWriter struct {
